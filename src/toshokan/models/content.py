@@ -1,0 +1,83 @@
+"""Works, chapters and tags: what a source returns about its content."""
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import Field, field_validator
+
+from toshokan.models.base import Number, Slug, SpecModel, Timestamp
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class Classification(StrEnum):
+    UNKNOWN = "Unknown"
+    SAFE = "Safe"
+    SUGGESTIVE = "Suggestive"
+    EXPLICIT = "Explicit"
+    PORNOGRAPHIC = "Pornographic"
+
+
+class Publication(StrEnum):
+    UNKNOWN = "Unknown"
+    ONGOING = "Ongoing"
+    COMPLETED = "Completed"
+    CANCELLED = "Cancelled"
+    HIATUS = "Hiatus"
+
+
+class Tag(SpecModel):
+    slug: Slug
+    name: str = Field(min_length=1, max_length=50)
+    nsfw: bool = False
+
+
+class Entry(SpecModel):
+    """One search result: only what a result list shows."""
+
+    slug: Slug
+    title: str = "Unknown Title"
+    cover: str | None = None
+
+
+def _default_if_blank(default: str):  # type: ignore[no-untyped-def]
+    def fill(value: str | None) -> str:
+        return value if value and value.strip() else default
+
+    return fill
+
+
+class Manga(SpecModel):
+    slug: Slug
+    url: str
+    title: str = "Unknown Title"
+    alternativeTitles: list[str] = Field(default_factory=list)
+    authors: list[str] = Field(default_factory=list)
+    synopsis: str = "No Description."
+    covers: list[str] = Field(default_factory=list)
+    tags: list[Slug] = Field(default_factory=list)
+    classification: Classification = Classification.UNKNOWN
+    publication: Publication = Publication.UNKNOWN
+    createdAt: Timestamp = EPOCH
+    updatedAt: Timestamp = EPOCH
+
+    _title = field_validator("title", mode="before")(_default_if_blank("Unknown Title"))
+    _synopsis = field_validator("synopsis", mode="before")(_default_if_blank("No Description."))
+
+
+class Chapter(SpecModel):
+    slug: Slug
+    url: str
+    title: str = "No Title"
+    number: Number = Field(default=0, ge=0, allow_inf_nan=False)
+    date: Timestamp = EPOCH
+    language: str = "en"
+    scanlator: str = "Unknown Scanlator"
+
+    _title = field_validator("title", mode="before")(_default_if_blank("No Title"))
+    _scanlator = field_validator("scanlator", mode="before")(_default_if_blank("Unknown Scanlator"))
+
+
+def newest_first(chapters: list[Chapter]) -> list[Chapter]:
+    """Order chapters as DECISIONS.md rules: date descending, ties by number descending."""
+    return sorted(chapters, key=lambda c: (c.date, c.number), reverse=True)

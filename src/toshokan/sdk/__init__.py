@@ -1,0 +1,75 @@
+"""The source SDK: everything an adapter author imports.
+
+An adapter is a subclass of :class:`Source` that declares its configuration
+(:meth:`Source.configuration`) and answers four questions (search, manga,
+chapters, pages). The host validates the configuration at start-up, checks
+every request against it, handles authentication, caching and errors, and
+hands the adapter a shared upstream HTTP client through :class:`HostServices`.
+"""
+
+from toshokan.errors import (
+    ChapterNotFound,
+    HostError,
+    InvalidCredentials,
+    InvalidRequest,
+    MangaNotFound,
+    RateLimited,
+    UpstreamError,
+    UpstreamTimeout,
+)
+from toshokan.models import (
+    AuthConfig,
+    AuthType,
+    Chapter,
+    Classification,
+    Entry,
+    FilterKey,
+    Manga,
+    Preset,
+    Publication,
+    SearchConfig,
+    SearchRequest,
+    SearchResponse,
+    SortOption,
+    SourceConfiguration,
+    Tag,
+)
+from toshokan.sdk.auth import Credentials, headers_for
+from toshokan.sdk.context import HostServices, RequestContext
+from toshokan.sdk.http import UpstreamClient
+from toshokan.sdk.slugs import slugify
+from toshokan.sdk.source import NoSettings, Source
+
+__all__ = [
+    "AuthConfig",
+    "AuthType",
+    "Chapter",
+    "ChapterNotFound",
+    "Classification",
+    "Credentials",
+    "Entry",
+    "FilterKey",
+    "HostError",
+    "HostServices",
+    "InvalidCredentials",
+    "InvalidRequest",
+    "Manga",
+    "MangaNotFound",
+    "NoSettings",
+    "Preset",
+    "Publication",
+    "RateLimited",
+    "RequestContext",
+    "SearchConfig",
+    "SearchRequest",
+    "SearchResponse",
+    "SortOption",
+    "Source",
+    "SourceConfiguration",
+    "Tag",
+    "UpstreamClient",
+    "UpstreamError",
+    "UpstreamTimeout",
+    "headers_for",
+    "slugify",
+]

@@ -1,0 +1,1 @@
+"""The adapters that ship with toshokan; each is a package registered as an entry point."""
