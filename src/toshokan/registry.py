@@ -40,7 +40,11 @@ def _load(name: str, target: str, load: object) -> type[Source]:
     try:
         cls = load()  # type: ignore[operator]
     except Exception as error:  # a broken plugin must name itself, not crash the host blindly
-        raise AdapterLoadError(f"source adapter {name!r} ({target}) failed to import: {error}") from error
+        raise AdapterLoadError(
+            f"source adapter {name!r} ({target}) failed to import: {error}"
+        ) from error
     if not (isinstance(cls, type) and issubclass(cls, Source)):
-        raise AdapterLoadError(f"source adapter {name!r} ({target}) is not a toshokan Source subclass")
+        raise AdapterLoadError(
+            f"source adapter {name!r} ({target}) is not a toshokan Source subclass"
+        )
     return cls

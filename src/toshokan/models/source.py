@@ -72,5 +72,5 @@ def preset_problem(request: SearchRequest, search: SearchConfig) -> str | None:
     return None
 
 
-def _names(values: list) -> str:  # type: ignore[type-arg]
+def _names(values: list) -> str:
     return ", ".join(str(v) for v in values) or "none"

@@ -77,7 +77,9 @@ def credentials_from_headers(auth_type: AuthType, headers: Mapping[str, str]) ->
             except ValueError:
                 return None
             username, sep, password = decoded.partition(":")
-            return Credentials(type=auth_type, username=username, password=password) if sep else None
+            return (
+                Credentials(type=auth_type, username=username, password=password) if sep else None
+            )
         case AuthType.BEARER:
             scheme, _, token = value.partition(" ")
             ok = scheme.lower() == "bearer" and token

@@ -143,9 +143,13 @@ class UpstreamClient:
         try:
             response = await self._http.request(method, url, **kwargs)
         except httpx.TimeoutException:
-            raise _Retryable(UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")) from None
+            raise _Retryable(
+                UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")
+            ) from None
         except httpx.TransportError as error:
-            raise _Retryable(UpstreamError(f"The upstream could not be reached: {type(error).__name__}.")) from None
+            raise _Retryable(
+                UpstreamError(f"The upstream could not be reached: {type(error).__name__}.")
+            ) from None
         if response.is_success:
             return response
         return self._fail(response, not_found)
@@ -155,7 +159,9 @@ class UpstreamClient:
         detail = self.error_detail(response)
         if status == 429:
             wait = retry_after_seconds(response)
-            limited = RateLimited(f"The upstream is rate-limiting the host: {detail}", retry_after=wait)
+            limited = RateLimited(
+                f"The upstream is rate-limiting the host: {detail}", retry_after=wait
+            )
             if wait is not None and wait <= self.max_retry_wait:
                 raise _Retryable(limited, wait=wait)
             raise limited
@@ -173,7 +179,9 @@ class UpstreamClient:
         try:
             return response.json()
         except ValueError:
-            raise UpstreamError(f"The upstream sent data that is not JSON for {_path(url)}.") from None
+            raise UpstreamError(
+                f"The upstream sent data that is not JSON for {_path(url)}."
+            ) from None
 
 
 def _path(url: str) -> str:

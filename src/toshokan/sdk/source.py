@@ -89,7 +89,7 @@ class Source(abc.ABC):
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
         """Absolute page image URLs in reading order."""
 
-    async def ping(self) -> None:
+    async def ping(self) -> None:  # noqa: B027 - optional hook
         """Make one light request to the upstream; raise if it is unreachable."""
 
     # -- authentication ------------------------------------------------------------

@@ -1,0 +1,169 @@
+"""The running host: its adapters, their validated configurations and the manifest."""
+
+import logging
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from toshokan import __version__
+from toshokan.app.hashing import content_hash
+from toshokan.config import HostSettings, SourceSection
+from toshokan.errors import SourceNotFound
+from toshokan.models import HostManifest, SourceConfiguration, SourceManifestEntry, SourceStatus
+from toshokan.models.base import SOURCE_SLUG_PATTERN
+from toshokan.registry import AdapterLoadError, adapter
+from toshokan.sdk.context import HostServices
+from toshokan.sdk.source import Source
+
+log = logging.getLogger("toshokan.host")
+
+
+class ConfigurationError(Exception):
+    """The configuration cannot be served; the message names the source and the problem."""
+
+
+@dataclass
+class HostedSource:
+    slug: str
+    adapter_name: str
+    status: SourceStatus
+    source: Source
+
+    def configuration(self) -> SourceConfiguration:
+        """The adapter's configuration with version and hash filled in, validated."""
+        try:
+            config = self.source.configuration()
+            config = SourceConfiguration.model_validate(config.model_dump())
+        except ValidationError as error:
+            raise ConfigurationError(describe(self.slug, error)) from None
+        if config.slug != self.slug:
+            raise ConfigurationError(
+                f"source {self.slug!r}: configuration declares slug {config.slug!r}; "
+                "it must use the slug the host gave it"
+            )
+        config.version = self.source.version
+        config.hash = content_hash(config.model_dump(mode="json"))
+        return config
+
+
+def describe(slug: str, error: ValidationError) -> str:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'configuration'}: {e['msg']}"
+        for e in error.errors()
+    )
+    return f"source {slug!r}: {problems}"
+
+
+class Host:
+    """Builds adapters from settings, starts them, and answers what the manifest needs."""
+
+    def __init__(self, settings: HostSettings, services: HostServices, sources: list[HostedSource]):
+        self.settings = settings
+        self.services = services
+        self.sources = {s.slug: s for s in sources}
+
+    @classmethod
+    def from_settings(cls, settings: HostSettings) -> "Host":
+        services = HostServices(
+            user_agent=f"toshokan/{__version__} (+{settings.host.repository})",
+            data_dir=settings.host.data_dir,
+            secret=host_secret(settings),
+            public_url=settings.host.public_url,
+            http_timeout=settings.server.upstream_timeout,
+        )
+        hosted = [
+            build_source(slug, section, services)
+            for slug, section in settings.sources.items()
+            if section.enabled
+        ]
+        return cls(settings, services, hosted)
+
+    async def startup(self) -> None:
+        """Start every adapter and validate its configuration; any failure stops the host."""
+        started: list[HostedSource] = []
+        try:
+            for hosted in self.serving():
+                await hosted.source.startup()
+                started.append(hosted)
+                hosted.configuration()
+        except BaseException:
+            for hosted in reversed(started):
+                await hosted.source.shutdown()
+            await self.services.aclose()
+            raise
+
+    async def shutdown(self) -> None:
+        for hosted in reversed(list(self.serving())):
+            try:
+                await hosted.source.shutdown()
+            except Exception:
+                log.exception("source %s failed to shut down cleanly", hosted.slug)
+        await self.services.aclose()
+
+    def serving(self) -> list[HostedSource]:
+        return [s for s in self.sources.values() if s.status is not SourceStatus.REMOVED]
+
+    def get(self, slug: str) -> HostedSource:
+        hosted = self.sources.get(slug)
+        if hosted is None:
+            raise SourceNotFound(f"No source has the slug {slug!r}.")
+        if hosted.status is SourceStatus.REMOVED:
+            raise SourceNotFound(f"The source {slug!r} has been removed from this host.")
+        return hosted
+
+    def manifest(self) -> HostManifest:
+        entries = {}
+        for slug, hosted in sorted(self.sources.items()):
+            if hosted.status is SourceStatus.REMOVED:
+                digest = content_hash(
+                    {"slug": slug, "status": "removed", "version": hosted.source.version}
+                )
+            else:
+                digest = hosted.configuration().hash
+            entries[slug] = SourceManifestEntry(
+                version=hosted.source.version, hash=digest, status=hosted.status
+            )
+        manifest = HostManifest(
+            name=self.settings.host.name,
+            author=self.settings.host.author,
+            repository=self.settings.host.repository,
+            version=__version__,
+            sources=[s.slug for s in self.serving()],
+            manifest=entries,
+        )
+        manifest.hash = content_hash(manifest.model_dump(mode="json"))
+        return manifest
+
+
+def build_source(slug: str, section: SourceSection, services: HostServices) -> HostedSource:
+    if not re.fullmatch(SOURCE_SLUG_PATTERN, slug):
+        raise ConfigurationError(f"source {slug!r}: a source slug is lowercase letters a-z only")
+    name = section.adapter or slug
+    try:
+        cls = adapter(name)
+    except AdapterLoadError as error:
+        raise ConfigurationError(f"source {slug!r}: {error}") from None
+    try:
+        settings = cls.Settings.model_validate(section.adapter_settings())
+    except ValidationError as error:
+        raise ConfigurationError(describe(slug, error).replace(": ", ": settings ", 1)) from None
+    return HostedSource(
+        slug=slug, adapter_name=name, status=section.status, source=cls(slug, settings, services)
+    )
+
+
+def host_secret(settings: HostSettings) -> bytes:
+    """The signing key: configured, or generated once and kept beside the indexes."""
+    if settings.host.secret:
+        return settings.host.secret.encode()
+    path: Path = settings.host.data_dir / "secret"
+    if path.is_file():
+        return path.read_bytes().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_hex(32).encode()
+    path.write_bytes(value)
+    path.chmod(0o600)
+    return value

@@ -1,0 +1,72 @@
+"""Per-client request limits, counted by the ``limits`` library.
+
+Counters live in memory for one process, or in Redis (``limits.storage``)
+so that every replica behind a load balancer shares them. Health checks are
+exempt so a load balancer is never refused, and so are CORS preflights,
+which browsers send on their own.
+"""
+
+import re
+import time
+
+from limits import RateLimitItem, RateLimitItemPerMinute
+from limits.aio.strategies import MovingWindowRateLimiter
+from limits.storage import storage_from_string
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from toshokan.app.responses import error_response
+
+EXEMPT = re.compile(r"^/[a-z]+/health/?$")
+
+
+def async_storage_uri(uri: str) -> str:
+    return uri if uri.startswith("async+") else f"async+{uri}"
+
+
+class Limiter:
+    """A moving-window limit per key, shared by the rate-limit middleware and auth attempts."""
+
+    def __init__(
+        self, per_minute: int, storage_uri: str = "memory://", namespace: str = "toshokan"
+    ):
+        self.item: RateLimitItem = RateLimitItemPerMinute(per_minute, namespace=namespace)
+        self.strategy = MovingWindowRateLimiter(storage_from_string(async_storage_uri(storage_uri)))
+
+    async def hit(self, key: str) -> float | None:
+        """Count one request; None when allowed, else seconds until the client may retry."""
+        if await self.strategy.hit(self.item, key):
+            return None
+        return await self.retry_after(key)
+
+    async def exceeded(self, key: str) -> float | None:
+        """Like :meth:`hit` without counting: None when another request would be allowed."""
+        if await self.strategy.test(self.item, key):
+            return None
+        return await self.retry_after(key)
+
+    async def retry_after(self, key: str) -> float:
+        stats = await self.strategy.get_window_stats(self.item, key)
+        return max(1.0, stats.reset_time - time.time())
+
+
+class RateLimitMiddleware:
+    def __init__(self, app: ASGIApp, limiter: Limiter):
+        self.app = app
+        self.limiter = limiter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] == "OPTIONS" or EXEMPT.match(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        wait = await self.limiter.hit(client[0] if client else "unknown")
+        if wait is None:
+            await self.app(scope, receive, send)
+            return
+        response = error_response(
+            "RATE_LIMITED",
+            f"Too many requests from this address; retry in {round(wait)} s.",
+            429,
+            {"Retry-After": str(round(wait))},
+        )
+        await response(scope, receive, send)

@@ -1,0 +1,90 @@
+"""Checking a raw search body against a source's declared search, as DECISIONS.md rules.
+
+The host does this, not the adapter, so every source rejects the same bad
+input with the same code and a message naming the field and what is allowed.
+"""
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from toshokan.errors import InvalidRequest, MissingFields
+from toshokan.models import FILTER_TYPES, FilterKey, SearchConfig, SearchRequest
+
+REQUIRED = ("page", "sort")
+KNOWN_FIELDS = ("query", "page", "limit", "sort", "direction", "filters")
+
+
+def parse_search(body: Any, search: SearchConfig) -> SearchRequest:
+    if not isinstance(body, dict):
+        raise InvalidRequest("The search body must be a JSON object.")
+    missing = [f for f in REQUIRED if body.get(f) is None]
+    if missing:
+        raise MissingFields(f"Missing required field(s): {', '.join(missing)}.")
+    # Fields the spec does not define are ignored, as a reader written for another host may send some.
+    body = {k: v for k, v in body.items() if k in KNOWN_FIELDS}
+    _check_scalars(body)
+    allowed_sorts = [s.value for s in search.sort]
+    if body["sort"] not in allowed_sorts:
+        raise InvalidRequest(
+            f"sort {body['sort']!r} is not supported; allowed: {', '.join(allowed_sorts)}."
+        )
+    filters = body.get("filters", {})
+    if filters is None:
+        filters = {}
+    if not isinstance(filters, dict):
+        raise InvalidRequest("filters must be a JSON object.")
+    _check_filters(filters, search)
+    try:
+        return SearchRequest.model_validate({**body, "filters": filters})
+    except ValidationError as error:  # everything was checked above; this is a safety net
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InvalidRequest(f"{where}: {first['msg']}.") from None
+
+
+def _is_int(value: Any) -> bool:
+    # JSON has one number type; 2.0 is a whole number, true is not.
+    return not isinstance(value, bool) and (
+        isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    )
+
+
+def _check_scalars(body: dict[str, Any]) -> None:
+    if not _is_int(body["page"]) or body["page"] < 1:
+        raise InvalidRequest("page must be a whole number >= 1.")
+    limit = body.get("limit", 20)
+    if not _is_int(limit) or not 1 <= limit <= 100:
+        raise InvalidRequest("limit must be a whole number from 1 to 100.")
+    if not isinstance(body["sort"], str):
+        raise InvalidRequest("sort must be a string.")
+    if body.get("direction", "desc") not in ("asc", "desc"):
+        raise InvalidRequest("direction must be 'asc' or 'desc'.")
+    if not isinstance(body.get("query", ""), str):
+        raise InvalidRequest("query must be a string.")
+
+
+def _check_filters(filters: dict[str, Any], search: SearchConfig) -> None:
+    declared = [f.value for f in search.filters]
+    tags = {t.slug for t in search.tags}
+    for key, value in filters.items():
+        if key not in declared:
+            raise InvalidRequest(
+                f"filter {key!r} is not supported by this source; allowed: {', '.join(declared) or 'none'}."
+            )
+        expected = FILTER_TYPES[FilterKey(key)]
+        if expected is list:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise InvalidRequest(f"filters.{key} must be an array of strings.")
+        elif expected is int:
+            if not _is_int(value):
+                raise InvalidRequest(f"filters.{key} must be a whole number.")
+        elif not isinstance(value, str):
+            raise InvalidRequest(f"filters.{key} must be a string.")
+        if key in (FilterKey.INCLUDE_TAG, FilterKey.EXCLUDE_TAG):
+            unknown = [slug for slug in value if slug not in tags]
+            if unknown:
+                raise InvalidRequest(
+                    f"filters.{key}: unknown tag slug(s) {', '.join(map(repr, unknown))}; "
+                    "the source's tags are listed in GET /:source under search.tags."
+                )

@@ -1,0 +1,160 @@
+"""Deployment configuration: one TOML file, overridden by environment variables.
+
+Precedence, highest first: command-line flags, ``TOSHOKAN_*`` environment
+variables, the TOML file, built-in defaults. Nested keys use ``__`` in
+environment names: ``TOSHOKAN_SERVER__PORT=9000`` sets ``[server] port``,
+``TOSHOKAN_SOURCES__LOCAL__ROOT=/srv/comics`` sets ``[sources.local] root``.
+List values are given as JSON (``TOSHOKAN_SERVER__TRUSTED_PROXIES='["10.0.0.1"]'``).
+"""
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from toshokan.models.host import LOWER_AZ_2_50, SourceStatus
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "toshokan"
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class HostSection(Section):
+    name: str = Field(
+        "toshokan", pattern=LOWER_AZ_2_50, description="Host name shown to readers (a-z, 2-50)."
+    )
+    author: str = Field("toshokan", pattern=LOWER_AZ_2_50, description="Maintainer (a-z, 2-50).")
+    repository: str = Field(
+        "https://github.com/toshokan-host/toshokan",
+        description="URL of the host's code repository.",
+    )
+    public_url: str | None = Field(
+        None,
+        description="The address readers reach the host at (https://comics.example.org). "
+        "Used for links the host builds; when unset, each request's own origin is used.",
+    )
+    data_dir: Path = Field(
+        default_factory=default_data_dir, description="Where indexes and state live."
+    )
+    secret: str | None = Field(
+        None,
+        description="Key for signed page URLs. Set the same value on every replica; when unset, "
+        "one is generated once and kept in data_dir.",
+    )
+
+    @field_validator("public_url")
+    @classmethod
+    def _no_trailing_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else None
+
+
+class ServerSection(Section):
+    host: str = Field("127.0.0.1", description="Listen address (0.0.0.0 for every interface).")
+    port: int = Field(8000, ge=0, le=65535, description="Listen port.")
+    tls_cert: Path | None = Field(None, description="PEM certificate: serve HTTPS directly.")
+    tls_key: Path | None = Field(None, description="PEM private key for tls_cert.")
+    trusted_proxies: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1", "::1"],
+        description="Addresses or networks whose X-Forwarded-For/-Proto/-Host are believed.",
+    )
+    upstream_timeout: float = Field(15.0, gt=0, description="Seconds an upstream has to answer.")
+
+
+class CorsSection(Section):
+    origins: list[str] = Field(
+        default_factory=lambda: ["*"], description="Allowed origins; '*' is any."
+    )
+    tools_origin: str | None = Field(
+        None,
+        description="Origin of the companion migration tool; always allowed when origins are restricted.",
+    )
+
+
+class LimitsSection(Section):
+    rate_limit: int = Field(
+        100, ge=0, description="Requests per minute per client address; 0 disables."
+    )
+    auth_attempts: int = Field(
+        10, ge=1, description="Failed authenticate calls per client and source per minute."
+    )
+    storage: str = Field(
+        "memory://",
+        description="Where rate-limit counters live: memory:// for one process, "
+        "redis://host:6379 to share them between replicas.",
+    )
+
+
+class CacheSection(Section):
+    configuration: int = Field(3600, ge=0, description="Seconds source metadata is cached.")
+    search: int = Field(120, ge=0, description="Seconds search results are cached.")
+    manga: int = Field(900, ge=0, description="Seconds manga details are cached.")
+    chapters: int = Field(120, ge=0, description="Seconds chapter lists are cached.")
+    max_entries: int = Field(
+        10_000, ge=0, description="Entries kept per kind; 0 disables the cache."
+    )
+
+
+class SourceSection(BaseModel):
+    """One ``[sources.<slug>]`` table: the host's keys; every other key goes to the adapter."""
+
+    model_config = ConfigDict(extra="allow")
+
+    adapter: str | None = Field(None, description="Installed adapter name; defaults to the slug.")
+    status: SourceStatus = SourceStatus.ACTIVE
+    enabled: bool = True
+
+    def adapter_settings(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class HostSettings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="TOSHOKAN_", env_nested_delimiter="__", extra="forbid"
+    )
+
+    host: HostSection = Field(default_factory=HostSection)
+    server: ServerSection = Field(default_factory=ServerSection)
+    cors: CorsSection = Field(default_factory=CorsSection)
+    limits: LimitsSection = Field(default_factory=LimitsSection)
+    cache: CacheSection = Field(default_factory=CacheSection)
+    sources: dict[str, SourceSection] = Field(default_factory=dict)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = _CONFIG_FILE.get("path")
+        toml = (TomlConfigSettingsSource(settings_cls, toml_file=toml_file),) if toml_file else ()
+        return (init_settings, env_settings, *toml)
+
+
+# The file is chosen per load; pydantic-settings reads sources from the class, hence this slot.
+_CONFIG_FILE: dict[str, Path | None] = {}
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> HostSettings:
+    """Read the configuration: flags (``overrides``) over environment over file over defaults."""
+    if config_file is not None and not config_file.is_file():
+        raise FileNotFoundError(f"configuration file {config_file} does not exist")
+    _CONFIG_FILE["path"] = config_file
+    try:
+        return HostSettings(**overrides)
+    finally:
+        _CONFIG_FILE.clear()
