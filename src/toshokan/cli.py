@@ -126,10 +126,9 @@ def serve(
     "--settings", "show_settings", is_flag=True, help="Also list each adapter's settings."
 )
 def list_sources(show_settings: bool) -> None:
-    try:
-        adapters = installed_adapters()
-    except AdapterLoadError as error:
-        raise click.ClickException(str(error)) from None
+    adapters, broken = installed_adapters()
+    for name, problem in sorted(broken.items()):
+        click.echo(f"{name:<12} BROKEN   {problem}")
     for name, cls in sorted(adapters.items()):
         click.echo(
             f"{name:<12} {cls.version:<8} {cls.__module__}.{cls.__qualname__}  {cls.summary}"
@@ -179,10 +178,7 @@ def _or_exit(action: Any) -> Any:
 
 
 def _add_adapter_commands() -> None:
-    try:
-        adapters = installed_adapters()
-    except AdapterLoadError:
-        return  # `toshokan sources` reports the broken plugin
+    adapters, _ = installed_adapters()  # `toshokan sources` reports broken plugins
     for cls in adapters.values():
         for command in cls.commands():
             main.add_command(command)

@@ -20,12 +20,21 @@ class AdapterLoadError(Exception):
     pass
 
 
-def installed_adapters() -> dict[str, type[Source]]:
-    """Every adapter installed in this environment, by entry-point name."""
+def installed_adapters() -> tuple[dict[str, type[Source]], dict[str, str]]:
+    """Every adapter installed in this environment by entry-point name, and those that fail to load.
+
+    One broken plugin must not hide the others, so failures are collected, not raised.
+    """
     found: dict[str, type[Source]] = {}
+    broken: dict[str, str] = {}
     for point in entry_points(group=GROUP):
-        found.setdefault(point.name, _load(point.name, point.value, point.load))
-    return found
+        if point.name in found or point.name in broken:
+            continue
+        try:
+            found[point.name] = _load(point.name, point.value, point.load)
+        except AdapterLoadError as error:
+            broken[point.name] = str(error)
+    return found, broken
 
 
 def adapter(name: str) -> type[Source]:

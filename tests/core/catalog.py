@@ -4,7 +4,7 @@ import asyncio
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from toshokan.errors import ChapterNotFound, MangaNotFound, UpstreamError
 from toshokan.models import (
@@ -25,10 +25,17 @@ from toshokan.models import (
 from toshokan.sdk import Credentials, HostServices, RequestContext, Source
 
 BASE = datetime(2024, 1, 1, tzinfo=UTC)
-SECRETS = {"username": "reader", "password": "s3cret-pass", "apiKey": "key-123456", "token": "tok-abcdef"}
+SECRETS = {
+    "username": "reader",
+    "password": "s3cret-pass",
+    "apiKey": "key-123456",
+    "token": "tok-abcdef",
+}
 
 
 class CatalogSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     titles: int = 45
     auth: AuthType = AuthType.NONE
     required: bool = False
@@ -66,11 +73,24 @@ class Catalog(Source):
             auth=AuthConfig(type=self.conf.auth, required=self.conf.required),
             search=SearchConfig(
                 sort=[SortOption.RELEVANCE, SortOption.TITLE, SortOption.LATEST],
-                filters=[FilterKey.INCLUDE_TAG, FilterKey.EXCLUDE_TAG, FilterKey.YEAR, FilterKey.AUTHOR, FilterKey.STATUS],
-                tags=[Tag(slug="action", name="Action"), Tag(slug="romance", name="Romance"), Tag(slug="gore", name="Gore", nsfw=True)],
+                filters=[
+                    FilterKey.INCLUDE_TAG,
+                    FilterKey.EXCLUDE_TAG,
+                    FilterKey.YEAR,
+                    FilterKey.AUTHOR,
+                    FilterKey.STATUS,
+                ],
+                tags=[
+                    Tag(slug="action", name="Action"),
+                    Tag(slug="romance", name="Romance"),
+                    Tag(slug="gore", name="Gore", nsfw=True),
+                ],
             ),
             presets=[
-                Preset(name="A to Z", request=SearchRequest(page=1, sort=SortOption.TITLE, direction="asc")),
+                Preset(
+                    name="A to Z",
+                    request=SearchRequest(page=1, sort=SortOption.TITLE, direction="asc"),
+                ),
             ],
             updatedAt=BASE,
         )
@@ -97,23 +117,45 @@ class Catalog(Source):
         if manga_slug == "flaky":
             raise UpstreamError("The upstream failed with HTTP 503: maintenance")
         title = self._title(manga_slug)
-        return Manga(slug=manga_slug, url=f"https://catalog.example/{manga_slug}", title=title, tags=["action"])
+        return Manga(
+            slug=manga_slug,
+            url=f"https://catalog.example/{manga_slug}",
+            title=title,
+            tags=["action"],
+        )
 
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
         self._count("chapters", ctx)
         self._title(manga_slug)
         # Deliberately out of order: the host sorts newest first.
         return [
-            Chapter(slug=f"c{n}", url=f"https://catalog.example/{manga_slug}/{n}", number=n, date=BASE + timedelta(days=n))
+            Chapter(
+                slug=f"c{n}",
+                url=f"https://catalog.example/{manga_slug}/{n}",
+                number=n,
+                date=BASE + timedelta(days=n),
+            )
             for n in (2, 5, 1, 4, 3)
-        ] + [Chapter(slug="c5-alt", url="https://catalog.example/alt", number=5, date=BASE + timedelta(days=5), scanlator="Other")]
+        ] + [
+            Chapter(
+                slug="c5-alt",
+                url="https://catalog.example/alt",
+                number=5,
+                date=BASE + timedelta(days=5),
+                scanlator="Other",
+            )
+        ]
 
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
         self._count("pages", ctx)
         self._title(manga_slug)
+        if chapter_slug == "hosted":  # pages the host itself would serve: links built from base_url
+            return [f"{ctx.base_url}/_/{self.slug}/pages/1"]
         if chapter_slug not in {"c1", "c2", "c3", "c4", "c5", "c5-alt"}:
             raise ChapterNotFound()
-        return [f"https://img.catalog.example/{manga_slug}/{chapter_slug}/{i}.png" for i in range(1, 4)]
+        return [
+            f"https://img.catalog.example/{manga_slug}/{chapter_slug}/{i}.png" for i in range(1, 4)
+        ]
 
     async def ping(self) -> None:
         self._count("ping")
@@ -124,7 +166,10 @@ class Catalog(Source):
         self._count("verify")
         match credentials.type:
             case AuthType.BASIC | AuthType.SESSION:
-                return credentials.username == SECRETS["username"] and credentials.password == SECRETS["password"]
+                return (
+                    credentials.username == SECRETS["username"]
+                    and credentials.password == SECRETS["password"]
+                )
             case AuthType.API_KEY:
                 return credentials.apiKey == SECRETS["apiKey"]
             case AuthType.BEARER:

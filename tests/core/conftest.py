@@ -18,7 +18,9 @@ from toshokan.sdk import HostServices
 HostFactory = Callable[..., Any]
 
 
-def build_host(tmp_path: Path, sources: dict[str, dict[str, Any]] | None = None, **settings: Any) -> Host:
+def build_host(
+    tmp_path: Path, sources: dict[str, dict[str, Any]] | None = None, **settings: Any
+) -> Host:
     settings.setdefault("host", {}).setdefault("data_dir", str(tmp_path))
     config = load_settings(None, **settings)
     services = HostServices(user_agent="toshokan-test", data_dir=tmp_path, secret=b"k" * 32)
@@ -38,7 +40,9 @@ def make_client(tmp_path: Path) -> Callable[..., Any]:
 
     @asynccontextmanager
     async def factory(
-        sources: dict[str, dict[str, Any]] | None = None, client_ip: str = "203.0.113.7", **settings: Any
+        sources: dict[str, dict[str, Any]] | None = None,
+        client_ip: str = "203.0.113.7",
+        **settings: Any,
     ) -> AsyncIterator[tuple[httpx.AsyncClient, Host]]:
         host = build_host(tmp_path, sources, **settings)
         app = create_app(host.settings, host)

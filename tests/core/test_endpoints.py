@@ -8,7 +8,10 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_manifest_lists_sources_with_versions_and_hashes(make_client):
-    async with make_client(sources={"catalog": {}, "other": {"status": "deprecated"}}) as (client, _):
+    async with make_client(sources={"catalog": {}, "other": {"status": "deprecated"}}) as (
+        client,
+        _,
+    ):
         response = await client.get("/")
     assert response.status_code == 200
     manifest = HostManifest.model_validate(response.json())
@@ -56,7 +59,9 @@ async def test_search_pages_and_more(make_client):
 
 async def test_search_defaults(make_client):
     async with make_client() as (client, _):
-        body = (await client.post("/catalog/search", json={"page": 1, "sort": "relevance", "query": ""})).json()
+        body = (
+            await client.post("/catalog/search", json={"page": 1, "sort": "relevance", "query": ""})
+        ).json()
     assert len(body["results"]) == 20  # limit defaults to 20
     assert body["results"][0]["title"] == "Title 044"  # direction defaults to desc
 
@@ -64,7 +69,10 @@ async def test_search_defaults(make_client):
 async def test_details_chapters_pages(make_client):
     async with make_client() as (client, _):
         manga = Manga.model_validate((await client.get("/catalog/title-001")).json())
-        chapters = [Chapter.model_validate(c) for c in (await client.get("/catalog/title-001/chapters")).json()]
+        chapters = [
+            Chapter.model_validate(c)
+            for c in (await client.get("/catalog/title-001/chapters")).json()
+        ]
         pages = await client.get("/catalog/title-001/chapters/c2")
     assert manga.title == "Title 001" and manga.synopsis == "No Description."
     assert [c.number for c in chapters] == [5, 5, 4, 3, 2, 1]  # newest first

@@ -26,12 +26,32 @@ def assert_error(response, status: int, code: str) -> dict:
         (b'{"page": 1}', "MISSING_FIELDS", "sort"),
         (b'{"sort": "title"}', "MISSING_FIELDS", "page"),
         (b'{"page": 1, "sort": "views"}', "INVALID_REQUEST", "relevance, title, latest"),
-        (b'{"page": 1, "sort": "title", "filters": {"genre": ["x"]}}', "INVALID_REQUEST", "includeTag"),
+        (
+            b'{"page": 1, "sort": "title", "filters": {"genre": ["x"]}}',
+            "INVALID_REQUEST",
+            "includeTag",
+        ),
         (b'{"page": 1, "sort": "title", "filters": {"year": "2020"}}', "INVALID_REQUEST", "year"),
-        (b'{"page": 1, "sort": "title", "filters": {"author": ["a"]}}', "INVALID_REQUEST", "author"),
-        (b'{"page": 1, "sort": "title", "filters": {"status": "ongoing"}}', "INVALID_REQUEST", "array"),
-        (b'{"page": 1, "sort": "title", "filters": {"includeTag": ["nope"]}}', "INVALID_REQUEST", "nope"),
-        (b'{"page": 1, "sort": "title", "filters": {"excludeTag": ["action", 3]}}', "INVALID_REQUEST", "excludeTag"),
+        (
+            b'{"page": 1, "sort": "title", "filters": {"author": ["a"]}}',
+            "INVALID_REQUEST",
+            "author",
+        ),
+        (
+            b'{"page": 1, "sort": "title", "filters": {"status": "ongoing"}}',
+            "INVALID_REQUEST",
+            "array",
+        ),
+        (
+            b'{"page": 1, "sort": "title", "filters": {"includeTag": ["nope"]}}',
+            "INVALID_REQUEST",
+            "nope",
+        ),
+        (
+            b'{"page": 1, "sort": "title", "filters": {"excludeTag": ["action", 3]}}',
+            "INVALID_REQUEST",
+            "excludeTag",
+        ),
         (b'{"page": 1, "sort": "title", "filters": []}', "INVALID_REQUEST", "filters"),
         (b'{"page": 1, "sort": "title", "limit": 0}', "INVALID_REQUEST", "limit"),
         (b'{"page": 1, "sort": "title", "limit": 101}', "INVALID_REQUEST", "limit"),
@@ -57,7 +77,13 @@ async def test_valid_filters_pass(make_client):
     body = {
         "page": 1,
         "sort": "title",
-        "filters": {"includeTag": ["action"], "excludeTag": ["gore"], "year": 2020.0, "author": "x", "status": []},
+        "filters": {
+            "includeTag": ["action"],
+            "excludeTag": ["gore"],
+            "year": 2020.0,
+            "author": "x",
+            "status": [],
+        },
         "extra": "ignored",
     }
     async with make_client() as (client, _):
@@ -68,14 +94,22 @@ async def test_valid_filters_pass(make_client):
 async def test_not_found_codes(make_client):
     async with make_client() as (client, _):
         assert_error(await client.get("/nosuch"), 404, "SOURCE_NOT_FOUND")
-        assert_error(await client.post("/nosuch/search", json={"page": 1, "sort": "title"}), 404, "SOURCE_NOT_FOUND")
+        assert_error(
+            await client.post("/nosuch/search", json={"page": 1, "sort": "title"}),
+            404,
+            "SOURCE_NOT_FOUND",
+        )
         assert_error(await client.get("/Catalog"), 404, "SOURCE_NOT_FOUND")
         assert_error(await client.get("/catalog/no-such-title"), 404, "MANGA_NOT_FOUND")
         assert_error(await client.get("/catalog/no-such-title/chapters"), 404, "MANGA_NOT_FOUND")
         assert_error(await client.get("/catalog/title-001/chapters/c99"), 404, "CHAPTER_NOT_FOUND")
         assert_error(await client.get("/catalog/Title%20001"), 404, "MANGA_NOT_FOUND")
-        assert_error(await client.get("/catalog/title-001/chapters/..%2F..%2Fetc"), 404, "NOT_FOUND")
-        assert_error(await client.get("/catalog/title-001/chapters/c1%00.png"), 404, "CHAPTER_NOT_FOUND")
+        assert_error(
+            await client.get("/catalog/title-001/chapters/..%2F..%2Fetc"), 404, "NOT_FOUND"
+        )
+        assert_error(
+            await client.get("/catalog/title-001/chapters/c1%00.png"), 404, "CHAPTER_NOT_FOUND"
+        )
         assert_error(await client.get("/catalog/title-001/extra/path/here/too"), 404, "NOT_FOUND")
         assert_error(await client.get("/_/nothing"), 404, "NOT_FOUND")
         assert_error(await client.get("/catalog/"), 404, "NOT_FOUND")

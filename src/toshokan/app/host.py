@@ -45,7 +45,7 @@ class HostedSource:
                 "it must use the slug the host gave it"
             )
         config.version = self.source.version
-        config.hash = content_hash(config.model_dump(mode="json"))
+        config.hash = content_hash(config.model_dump(mode="json", exclude_none=True))
         return config
 
 

@@ -1,0 +1,5 @@
+"""``python -m toshokan``: the same as the ``toshokan`` command."""
+
+from toshokan.cli import main
+
+main()

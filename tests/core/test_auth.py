@@ -1,0 +1,169 @@
+"""Authentication for all six types: the endpoint, the headers, enforcement and forwarding."""
+
+import base64
+import logging
+
+import pytest
+
+from tests.core.catalog import SECRETS
+
+pytestmark = pytest.mark.anyio
+
+GOOD = {
+    "basic": {"username": SECRETS["username"], "password": SECRETS["password"]},
+    "session": {"username": SECRETS["username"], "password": SECRETS["password"]},
+    "api_key": {"apiKey": SECRETS["apiKey"]},
+    "bearer": {"token": SECRETS["token"]},
+    "cookie": {"cookie": "session=good"},
+}
+BAD = {
+    "basic": {"username": "reader", "password": "wrong"},
+    "session": {"username": "reader", "password": "wrong"},
+    "api_key": {"apiKey": "nope"},
+    "bearer": {"token": "nope"},
+    "cookie": {"cookie": "session=bad"},
+}
+EXPECTED_HEADERS = {
+    "basic": {"Authorization": "Basic " + base64.b64encode(b"reader:s3cret-pass").decode()},
+    "session": {"Cookie": "session=good"},
+    "api_key": {"X-API-Key": SECRETS["apiKey"]},
+    "bearer": {"Authorization": f"Bearer {SECRETS['token']}"},
+    "cookie": {"Cookie": "session=good"},
+}
+FIELDS = {
+    "basic": ["username", "password"],
+    "session": ["username", "password"],
+    "api_key": ["apiKey"],
+    "bearer": ["token"],
+    "cookie": ["cookie"],
+}
+
+
+async def test_none_accepts_anything(make_client):
+    async with make_client() as (client, _):
+        for body in (b"{}", b"", b'{"x": 1}'):
+            response = await client.post("/catalog/authenticate", content=body)
+            assert response.status_code == 200
+            assert response.json() == {"success": True, "headers": {}}
+
+
+@pytest.mark.parametrize("auth_type", list(GOOD))
+async def test_each_type_end_to_end(make_client, auth_type):
+    sources = {"catalog": {"auth": auth_type, "required": True}}
+    async with make_client(sources=sources) as (client, host):
+        config = (await client.get("/catalog")).json()
+        assert config["auth"] == {"type": auth_type, "required": True, "fields": FIELDS[auth_type]}
+
+        missing = await client.post("/catalog/authenticate", json={})
+        assert missing.status_code == 400
+        assert (
+            missing.json()["success"] is False
+            and missing.json()["error"]["code"] == "MISSING_FIELDS"
+        )
+        for name in FIELDS[auth_type]:
+            assert name in missing.json()["error"]["message"]
+
+        bad = await client.post("/catalog/authenticate", json=BAD[auth_type])
+        assert bad.status_code == 401
+        assert bad.json() == {
+            "success": False,
+            "error": {"code": "INVALID_CREDENTIALS", "message": bad.json()["error"]["message"]},
+        }
+
+        good = await client.post("/catalog/authenticate", json=GOOD[auth_type])
+        assert good.status_code == 200, good.text
+        headers = good.json()["headers"]
+        assert good.json()["success"] is True and headers == EXPECTED_HEADERS[auth_type]
+
+        # Required: refused before the adapter is called without or with wrong headers...
+        for sent in ({}, {name: "garbage" for name in headers}):
+            for path in (
+                "/catalog/title-001",
+                "/catalog/title-001/chapters",
+                "/catalog/title-001/chapters/c1",
+            ):
+                refused = await client.get(path, headers=sent)
+                assert (
+                    refused.status_code == 401
+                    and refused.json()["error"]["code"] == "INVALID_CREDENTIALS"
+                )
+            refused = await client.post(
+                "/catalog/search", json={"page": 1, "sort": "title"}, headers=sent
+            )
+            assert refused.status_code == 401
+        source = host.sources["catalog"].source
+        assert not any(source.calls.get(k) for k in ("manga", "chapters", "pages", "search"))
+
+        # ...and served, with the headers forwarded to the adapter, when they are right.
+        ok = await client.get("/catalog/title-001", headers=headers)
+        assert ok.status_code == 200
+        assert ok.headers["cache-control"].startswith("private")
+        assert (
+            await client.post("/catalog/search", json={"page": 1, "sort": "title"}, headers=headers)
+        ).status_code == 200
+        assert (
+            await client.get("/catalog/title-001/chapters/c1", headers=headers)
+        ).status_code == 200
+    assert source.seen_auth and all(seen == headers for seen in source.seen_auth)
+
+
+async def test_bad_bodies_use_failure_form(make_client):
+    async with make_client(sources={"catalog": {"auth": "basic"}}) as (client, _):
+        not_json = await client.post("/catalog/authenticate", content=b"{nope")
+        array = await client.post("/catalog/authenticate", json=["reader"])
+        wrong_type = await client.post(
+            "/catalog/authenticate", json={"username": 1, "password": "x"}
+        )
+    assert not_json.status_code == 400 and not_json.json()["error"]["code"] == "INVALID_REQUEST"
+    assert array.status_code == 400 and array.json()["success"] is False
+    assert wrong_type.json()["error"]["code"] == "MISSING_FIELDS"
+
+
+async def test_too_many_failed_attempts_is_rate_limited(make_client):
+    sources = {"catalog": {"auth": "api_key"}}
+    async with make_client(sources=sources, limits={"auth_attempts": 3}) as (client, host):
+        for _ in range(3):
+            assert (
+                await client.post("/catalog/authenticate", json={"apiKey": "wrong"})
+            ).status_code == 401
+        verified = host.sources["catalog"].source.calls["verify"]
+        limited = await client.post("/catalog/authenticate", json={"apiKey": SECRETS["apiKey"]})
+        assert host.sources["catalog"].source.calls["verify"] == verified  # upstream spared
+    assert limited.status_code == 429
+    assert limited.json()["error"]["code"] == "RATE_LIMITED"
+    assert int(limited.headers["retry-after"]) >= 1
+
+
+async def test_optional_auth_serves_anonymous_requests(make_client):
+    async with make_client(sources={"catalog": {"auth": "bearer", "required": False}}) as (
+        client,
+        host,
+    ):
+        anonymous = await client.get("/catalog/title-001")
+        with_token = await client.get("/catalog/title-001", headers={"Authorization": "Bearer t"})
+    assert anonymous.status_code == 200 and anonymous.headers["cache-control"].startswith("public")
+    assert with_token.headers["cache-control"].startswith("private")
+    assert host.sources["catalog"].source.seen_auth == [{}, {"Authorization": "Bearer t"}]
+
+
+@pytest.mark.parametrize("auth_type", list(GOOD))
+async def test_credentials_never_reach_logs(make_client, caplog, auth_type):
+    caplog.set_level(logging.DEBUG)
+    secrets = [v for v in GOOD[auth_type].values()] + list(EXPECTED_HEADERS[auth_type].values())
+    async with make_client(sources={"catalog": {"auth": auth_type, "required": True}}) as (
+        client,
+        _,
+    ):
+        good = await client.post("/catalog/authenticate", json=GOOD[auth_type])
+        headers = good.json()["headers"]
+        await client.post(
+            "/catalog/authenticate", json={k: v + "x" for k, v in GOOD[auth_type].items()}
+        )
+        await client.get("/catalog/title-001", headers=headers)
+        await client.get("/catalog/crash", headers=headers)
+        await client.post("/catalog/search", json={"page": 1, "sort": "title"}, headers=headers)
+    logged = "\n".join(r.getMessage() + str(r.exc_info or "") + str(r.args) for r in caplog.records)
+    assert "unhandled error" in logged  # the capture really saw the host's logs
+    for secret in secrets:
+        assert secret not in logged
+        assert secret.split(" ")[-1] not in logged

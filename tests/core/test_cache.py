@@ -1,0 +1,84 @@
+"""The server-side cache: identical concurrent requests cost one adapter call."""
+
+import asyncio
+
+import pytest
+
+from toshokan.app.cache import ResultCache
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_concurrent_identical_requests_coalesce(make_client):
+    async with make_client(sources={"catalog": {"delay": 0.2}}) as (client, host):
+        responses = await asyncio.gather(*(client.get("/catalog/title-003") for _ in range(25)))
+        searches = await asyncio.gather(
+            *(
+                client.post("/catalog/search", json={"page": 1, "sort": "title", "query": "1"})
+                for _ in range(10)
+            )
+        )
+        calls = host.sources["catalog"].source.calls
+    assert {r.status_code for r in responses} == {200}
+    assert len({r.content for r in responses}) == 1
+    assert calls["manga"] == 1
+    assert {r.status_code for r in searches} == {200} and calls["search"] == 1
+
+
+async def test_different_requests_are_not_shared(make_client):
+    async with make_client() as (client, host):
+        await client.get("/catalog/title-001")
+        await client.get("/catalog/title-002")
+        await client.post("/catalog/search", json={"page": 1, "sort": "title"})
+        await client.post("/catalog/search", json={"page": 2, "sort": "title"})
+        calls = host.sources["catalog"].source.calls
+    assert calls["manga"] == 2 and calls["search"] == 2
+
+
+async def test_page_lists_are_never_cached(make_client):
+    async with make_client() as (client, host):
+        for _ in range(3):
+            await client.get("/catalog/title-001/chapters/c1")
+        assert host.sources["catalog"].source.calls["pages"] == 3
+
+
+async def test_failures_are_not_cached():
+    cache = ResultCache({"manga": 60}, 100)
+    attempts = 0
+
+    async def flaky() -> str:
+        nonlocal attempts
+        attempts += 1
+        if attempts == 1:
+            raise RuntimeError("first try fails")
+        return "ok"
+
+    with pytest.raises(RuntimeError):
+        await cache.get_or_compute("manga", "k", flaky)
+    assert await cache.get_or_compute("manga", "k", flaky) == "ok"
+    assert await cache.get_or_compute("manga", "k", flaky) == "ok"
+    assert attempts == 2
+
+
+async def test_a_cancelled_waiter_does_not_cancel_the_others():
+    cache = ResultCache({"manga": 60}, 100)
+    release = asyncio.Event()
+
+    async def slow() -> str:
+        await release.wait()
+        return "done"
+
+    first = asyncio.create_task(cache.get_or_compute("manga", "k", slow))
+    second = asyncio.create_task(cache.get_or_compute("manga", "k", slow))
+    await asyncio.sleep(0)
+    first.cancel()
+    release.set()
+    assert await second == "done"
+
+
+async def test_credentials_separate_cache_entries(make_client):
+    async with make_client(sources={"catalog": {"auth": "bearer"}}) as (client, host):
+        await client.get("/catalog/title-001", headers={"Authorization": "Bearer a"})
+        await client.get("/catalog/title-001", headers={"Authorization": "Bearer b"})
+        await client.get("/catalog/title-001", headers={"Authorization": "Bearer a"})
+        assert host.sources["catalog"].source.calls["manga"] == 2

@@ -1,0 +1,110 @@
+"""The real thing: `toshokan serve` in its own process, spoken to over HTTP."""
+
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tests.core.plugins import install_plugin, plugin_env
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path):
+    site = install_plugin(tmp_path / "site")
+    config = tmp_path / "toshokan.toml"
+    config.write_text(
+        f'[host]\nname = "processhost"\ndata_dir = "{tmp_path / "data"}"\n'
+        '[sources.shelf]\nadapter = "catalog"\ntitles = 30\n'
+    )
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toshokan",
+            "serve",
+            "--config",
+            str(config),
+            "--port",
+            str(port),
+            "--rate-limit",
+            "50",
+        ],
+        env=plugin_env(site),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"server exited early:\n{process.stdout.read() if process.stdout else ''}")
+        try:
+            if httpx.get(f"{base}/shelf/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail("server did not become ready in 30 s")
+    yield base
+    process.terminate()
+    try:
+        output, _ = process.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    assert "Traceback" not in output
+
+
+def test_served_over_http(server):
+    with httpx.Client(base_url=server) as client:
+        manifest = client.get("/").json()
+        assert manifest["name"] == "processhost" and manifest["sources"] == ["shelf"]
+        search = client.post("/shelf/search", json={"page": 2, "sort": "title", "limit": 10})
+        assert search.json()["page"] == 2 and len(search.json()["results"]) == 10
+        assert client.get("/shelf/title-001/chapters").status_code == 200
+        missing = client.get("/shelf/nothing-here")
+        assert missing.status_code == 404 and missing.json()["error"]["code"] == "MANGA_NOT_FOUND"
+        preflight = client.options(
+            "/shelf/search",
+            headers={"Origin": "https://r.example", "Access-Control-Request-Method": "POST"},
+        )
+        assert preflight.status_code == 204
+        statuses = [client.get("/shelf").status_code for _ in range(60)]
+    assert statuses.count(429) > 0 and statuses[0] == 200
+
+
+def test_bad_config_stops_with_a_message(tmp_path):
+    site = install_plugin(tmp_path / "site")
+    config = tmp_path / "bad.toml"
+    config.write_text('[sources.shelf]\nadapter = "catalog"\ntitles = "lots"\n')
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "toshokan",
+            "serve",
+            "--config",
+            str(config),
+            "--port",
+            str(free_port()),
+        ],
+        env=plugin_env(site),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "configuration error: source 'shelf': settings titles" in result.stderr
+    assert "Traceback" not in result.stderr
