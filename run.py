@@ -23,7 +23,7 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 
 def ensure_environment(extras: str) -> None:
     """Create the virtualenv and install toshokan with ``extras`` unless already current."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script runs before anything checks
         sys.exit(f"toshokan needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     stamp = VENV / f".installed-{extras or 'base'}"
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
