@@ -25,7 +25,6 @@ def readme_adapter_module() -> types.ModuleType:
     source = next(b for b in blocks if "class MyShelf(Source)" in b)
     module = types.ModuleType("my_shelf")
     exec(compile(source, "README.md", "exec"), module.__dict__)
-    sys.modules.pop("my_shelf", None)
     return module
 
 

@@ -30,7 +30,10 @@ class Limiter:
         self, per_minute: int, storage_uri: str = "memory://", namespace: str = "toshokan"
     ):
         self.item: RateLimitItem = RateLimitItemPerMinute(per_minute, namespace=namespace)
-        self.strategy = MovingWindowRateLimiter(storage_from_string(async_storage_uri(storage_uri)))
+        uri = async_storage_uri(storage_uri)
+        # redis-py rather than limits' default client: it is the one most deployments already have.
+        options = {"implementation": "redispy"} if uri.startswith("async+redis") else {}
+        self.strategy = MovingWindowRateLimiter(storage_from_string(uri, **options))
 
     async def hit(self, key: str) -> float | None:
         """Count one request; None when allowed, else seconds until the client may retry."""
