@@ -1,0 +1,291 @@
+"""The MangaDex source: the spec's four questions answered from api.mangadex.org.
+
+This module wires the pieces together (settings, request building in
+:mod:`.api`, payload mapping in :mod:`.mapping`, the concurrent feed in
+:mod:`.feed`, the shared rate limits in :mod:`.limits`) and owns the parts
+that need state: the upstream clients and the author-name cache.
+
+Being a good citizen of MangaDex: the host's honest User-Agent (never a
+browser's), one limiter per process for the API's ~5 requests/second and
+another for ``/at-home/server``'s 40/minute, 429s answered by waiting the
+API's retry hint (or, when it is long, passing it on as RATE_LIMITED and
+sending nothing more until it expires), and no request sent that the API
+would refuse (offsets past its 10,000 window, ids that are not UUIDs).
+"""
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
+
+import click
+import httpx
+from cachetools import TTLCache
+from pydantic import BaseModel, ValidationError
+
+from toshokan.errors import ChapterNotFound, HostError, MangaNotFound, RateLimited, UpstreamError
+from toshokan.models import (
+    Chapter,
+    Manga,
+    Preset,
+    SearchConfig,
+    SearchRequest,
+    SearchResponse,
+    SortOption,
+    SourceConfiguration,
+)
+from toshokan.models.content import newest_first
+from toshokan.sdk import HostServices, RequestContext, Source
+from toshokan.sources.mangadex import api, mapping
+from toshokan.sources.mangadex.concurrency import gather
+from toshokan.sources.mangadex.feed import fetch_feed
+from toshokan.sources.mangadex.limits import AllOf, SharedLimiter, window_for_rate
+from toshokan.sources.mangadex.settings import Settings
+from toshokan.sources.mangadex.tags import TagCatalogue, shipped_catalogue
+
+#: Ratings that make the source nsfw when searched by default.
+NSFW_RATINGS = frozenset({"erotica", "pornographic"})
+
+
+@contextlib.contextmanager
+def reading(what: str) -> Iterator[None]:
+    """Payloads that do not have MangaDex's documented shape are UPSTREAM_ERROR, not a crash."""
+    try:
+        yield
+    except HostError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, ValidationError) as error:
+        raise UpstreamError(
+            f"MangaDex sent {what} this adapter cannot read ({type(error).__name__})."
+        ) from None
+
+
+class MangaDex(Source):
+    """MangaDex, through its public JSON API."""
+
+    Settings: ClassVar[type[BaseModel]] = Settings
+    version: ClassVar[str] = "1.0.0"
+    summary: ClassVar[str] = "MangaDex (api.mangadex.org): scanlations in many languages"
+
+    def __init__(self, slug: str, settings: BaseModel, services: HostServices):
+        super().__init__(slug, settings, services)
+        self.options: Settings = (
+            settings
+            if isinstance(settings, Settings)
+            else Settings.model_validate(settings.model_dump())
+        )
+        self.catalogue: TagCatalogue = shipped_catalogue()
+        opts = self.options
+        # One budget per upstream address, shared by every request (and every MangaDex source)
+        # of the process; page lists also draw on the stricter at-home budget.
+        upstream = httpx.URL(opts.api_url).netloc.decode() or opts.api_url
+        count, period = window_for_rate(opts.requests_per_second)
+        api_budget = SharedLimiter(f"{upstream} api", count, period)
+        at_home_budget = SharedLimiter(f"{upstream} at-home", opts.at_home_per_minute, 60.0)
+        # The clients' own per-instance limiters are replaced by the process-wide budgets.
+        self.client = services.http_client(
+            opts.api_url, rate_per_second=opts.requests_per_second, error_detail=api.error_detail
+        )
+        self.client.limiter = api_budget
+        self.at_home = services.http_client(
+            opts.api_url, rate_per_second=opts.requests_per_second, error_detail=api.error_detail
+        )
+        self.at_home.limiter = AllOf(at_home_budget, api_budget)
+        self._api_budget, self._at_home_budget = api_budget, at_home_budget
+        self._people: TTLCache[str, tuple[str, ...]] = TTLCache(maxsize=512, ttl=3600)
+
+    # -- declaration -------------------------------------------------------------
+
+    def configuration(self) -> SourceConfiguration:
+        def preset(name: str, description: str, sort: SortOption) -> Preset:
+            return Preset(
+                name=name, description=description, request=SearchRequest(page=1, sort=sort)
+            )
+
+        return SourceConfiguration(
+            name="MangaDex",
+            slug=self.slug,
+            icon="https://mangadex.org/favicon.ico",
+            url="https://mangadex.org",
+            referer="https://mangadex.org/",
+            languages=list(self.options.languages),
+            nsfw=bool(NSFW_RATINGS & set(self.options.content_ratings)),
+            search=SearchConfig(
+                sort=list(api.SORT_FIELDS),
+                filters=list(api.FILTERS),
+                tags=self.catalogue.spec_tags(),
+            ),
+            presets=[
+                preset(
+                    "Latest updates", "Titles with the newest chapters first.", SortOption.LATEST
+                ),
+                preset(
+                    "Most followed", "The titles most MangaDex users follow.", SortOption.FOLLOWS
+                ),
+                preset("Top rated", "The best rated titles.", SortOption.RATING),
+                preset("Recently added", "Titles newest to MangaDex first.", SortOption.CREATED_AT),
+            ],
+            version=self.version,
+            # Fixed: the configuration changes when the adapter or its tag list does.
+            updatedAt=self.catalogue.generated_at,
+        )
+
+    @classmethod
+    def commands(cls) -> Sequence[click.Command]:
+        from toshokan.sources.mangadex.commands import mangadex
+
+        return (mangadex,)
+
+    # -- content -----------------------------------------------------------------
+
+    async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
+        empty = SearchResponse(results=[], page=request.page, more=False)
+        limit = api.window(request.offset, request.limit)
+        if limit == 0:  # past MangaDex's result window: nothing it would serve
+            return empty
+        filters = request.filters
+        authors = await self._person_ids(filters.author) if filters.author else ()
+        artists = await self._person_ids(filters.artist) if filters.artist else ()
+        if (filters.author and not authors) or (filters.artist and not artists):
+            return empty  # nobody by that name, so no work by them either
+        params = api.search_params(
+            request,
+            limit=limit,
+            settings=self.options,
+            tags=self.catalogue,
+            author_ids=authors,
+            artist_ids=artists,
+        )
+        payload = await self.get_json("/manga", params=params)
+        with reading("search results"):
+            prefs, uploads = self.options.title_languages, self.options.uploads_url
+            results = [mapping.entry(item, prefs, uploads) for item in payload["data"]]
+            total = int(payload["total"])
+        return SearchResponse(
+            results=results,
+            page=request.page,
+            more=api.has_more(request.offset, request.limit, total),
+        )
+
+    async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
+        if not api.is_uuid(manga_slug):
+            raise MangaNotFound()
+        details, covers = await gather(
+            self.get_json(
+                f"/manga/{manga_slug}", params=api.manga_params(), not_found=MangaNotFound
+            ),
+            self.get_json("/cover", params=api.covers_params(manga_slug)),
+        )
+        with reading("title details"):
+            item = details["data"]
+            if item.get("id") != manga_slug:
+                raise UpstreamError(
+                    "MangaDex answered with a different title than the one asked for."
+                )
+            return mapping.manga(
+                item,
+                covers.get("data") or [],
+                preference=self.options.title_languages,
+                uploads=self.options.uploads_url,
+                catalogue=self.catalogue,
+            )
+
+    async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
+        if not api.is_uuid(manga_slug):
+            raise MangaNotFound()
+        items = await fetch_feed(self.get_json, manga_slug, self.options)
+        if not items:
+            # An unknown id has an empty feed, not a 404: tell the two apart.
+            await self.get_json(f"/manga/{manga_slug}", not_found=MangaNotFound)
+            return []
+        chapters = []
+        with reading("a chapter feed"):
+            for item in items:
+                attributes = item["attributes"]
+                if attributes.get("isUnavailable"):
+                    continue  # withdrawn from MangaDex: no pages anywhere
+                if mapping.is_external(attributes) and self.options.external_chapters == "exclude":
+                    continue
+                chapters.append(mapping.chapter(item))
+        return newest_first(mapping.distinguish(chapters))
+
+    async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
+        if not api.is_uuid(manga_slug):
+            raise MangaNotFound()
+        if not api.is_uuid(chapter_slug):
+            raise ChapterNotFound()
+        # The chapter is checked first (cheap, general budget) so a wrong pair never
+        # spends one of the 40 at-home requests a minute.
+        chapter = await self.get_json(f"/chapter/{chapter_slug}", not_found=ChapterNotFound)
+        with reading("a chapter"):
+            item = chapter["data"]
+            owners = {r.get("id") for r in mapping.relationships(item, "manga")}
+            attributes = item["attributes"]
+        if manga_slug not in owners:
+            raise ChapterNotFound("This chapter does not belong to this manga.")
+        if mapping.is_external(attributes):
+            where = attributes.get("externalUrl") or mapping.chapter_url(chapter_slug)
+            raise ChapterNotFound(f"This chapter is hosted off-site and has no pages here: {where}")
+        if attributes.get("isUnavailable"):
+            raise ChapterNotFound("This chapter is no longer available on MangaDex.")
+        server = await self.get_json(
+            f"/at-home/server/{chapter_slug}", at_home=True, not_found=ChapterNotFound
+        )
+        with reading("a page list"):
+            base = str(server["baseUrl"]).rstrip("/")
+            info: dict[str, Any] = server["chapter"]
+            quality, files = (
+                ("data-saver", info["dataSaver"])
+                if self.options.data_saver
+                else ("data", info["data"])
+            )
+            return [f"{base}/{quality}/{info['hash']}/{name}" for name in files]
+
+    async def ping(self) -> None:
+        response = await self.client.request("GET", "/ping")
+        if response.text.strip() != "pong":
+            raise UpstreamError(
+                f"MangaDex's /ping answered {response.text.strip()[:50]!r}, not 'pong'."
+            )
+
+    # -- helpers -----------------------------------------------------------------
+
+    async def get_json(self, path: str, *, at_home: bool = False, **options: Any) -> Any:
+        """GET JSON within the budgets, honouring a long wait MangaDex asked for.
+
+        The client already waits out short 429 hints and retries. A long one
+        comes back as RATE_LIMITED; it then pauses the whole budget, so until
+        the hint expires every request (of every MangaDex source in the
+        process) is answered RATE_LIMITED at once instead of being sent.
+        """
+        budgets = [self._at_home_budget, self._api_budget] if at_home else [self._api_budget]
+        waits = [b.resolve().paused_for() for b in budgets]
+        if max(waits) > 0:
+            raise RateLimited(
+                "MangaDex asked this host to slow down; not asking again before it said to.",
+                retry_after=max(waits),
+            )
+        try:
+            return await (self.at_home if at_home else self.client).get_json(path, **options)
+        except RateLimited as limited:
+            if limited.retry_after:
+                budgets[0].resolve().pause(limited.retry_after)
+            raise
+
+    async def _person_ids(self, name: str) -> tuple[str, ...]:
+        """MangaDex ids for an author/artist name: exact matches, else the best match.
+
+        MangaDex filters works by person id, and its name search is fuzzy;
+        exact (case-insensitive) matches are trusted, otherwise its top hit.
+        """
+        key = name.strip().casefold()
+        if not key:
+            return ()
+        if key in self._people:
+            return self._people[key]
+        payload = await self.get_json("/author", params=api.author_params(name.strip()))
+        with reading("author search results"):
+            found = [(p["id"], str(p["attributes"]["name"])) for p in payload["data"]]
+        exact = tuple(pid for pid, pname in found if pname.strip().casefold() == key)
+        ids = exact or tuple(pid for pid, _ in found[:1])
+        self._people[key] = ids
+        return ids
