@@ -1,7 +1,6 @@
 """The adapter example in the README works as printed, against a fake of its upstream."""
 
 import re
-import sys
 import types
 from pathlib import Path
 

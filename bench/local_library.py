@@ -1,0 +1,403 @@
+"""Benchmark of the local library source.
+
+Generates a library (default 5,000 series / 100,000 chapters of tiny .cbz
+archives), then prints:
+
+* full scan time and chapters/s, and an incremental rescan with nothing changed;
+* search latency p50/p99 for text queries and for filtered browsing;
+* page-serving requests/s through the source's page route, next to the same
+  bytes served by Starlette's StaticFiles, on the same uvicorn server, same run.
+
+Usage::
+
+    python bench/local_library.py                       # full size
+    python bench/local_library.py --series 200 --chapters 2000 --requests 2000   # quick run
+"""
+
+import argparse
+import asyncio
+import contextlib
+import io
+import random
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+WORDS = [
+    "star",
+    "moon",
+    "river",
+    "iron",
+    "garden",
+    "lantern",
+    "sea",
+    "clock",
+    "paper",
+    "crane",
+    "storm",
+    "blade",
+    "shadow",
+    "crimson",
+    "silver",
+    "dragon",
+    "spirit",
+    "ocean",
+    "mountain",
+    "winter",
+    "summer",
+    "forest",
+    "city",
+    "dream",
+    "ghost",
+    "knight",
+    "witch",
+    "tower",
+    "glass",
+    "thunder",
+    "echo",
+]
+GENRES = [
+    "Action",
+    "Adventure",
+    "Comedy",
+    "Drama",
+    "Fantasy",
+    "Horror",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Slice of Life",
+    "Sports",
+    "Thriller",
+]
+TAGS = [
+    "Space",
+    "Robots",
+    "School Life",
+    "Magic",
+    "Time Travel",
+    "Music",
+    "Cooking",
+    "Found Family",
+]
+RATINGS = ["Everyone", "Teen", "Mature 17+", "Adults Only 18+"]
+LANGUAGES = ["en", "en", "en", "es", "fr", "ja"]
+
+
+def tiny_jpeg(seed: int) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (16, 16), (seed % 256, 80, 160)).save(buffer, "JPEG", quality=60)
+    return buffer.getvalue()
+
+
+def generate(root: Path, series: int, chapters: int) -> float:
+    """Write the library; returns seconds taken."""
+    started = time.perf_counter()
+    rng = random.Random(42)
+    pages = [tiny_jpeg(n) for n in range(2)]
+    per_series = max(1, chapters // series)
+    extra = chapters - per_series * series
+    for s in range(series):
+        title = " ".join(rng.sample(WORDS, 2)).title() + f" {s}"
+        folder = root / title
+        folder.mkdir(parents=True, exist_ok=True)
+        genres = ", ".join(rng.sample(GENRES, 2))
+        tags = ", ".join(rng.sample(TAGS, 2))
+        writer = f"{rng.choice(WORDS).title()} {rng.choice(WORDS).title()}"
+        year = rng.randint(1980, 2024)
+        rating = rng.choice(RATINGS)
+        language = rng.choice(LANGUAGES)
+        count = per_series + (1 if s < extra else 0)
+        for c in range(1, count + 1):
+            info = (
+                f"<ComicInfo><Series>{title}</Series><Number>{c}</Number><Writer>{writer}</Writer>"
+                f"<Genre>{genres}</Genre><Tags>{tags}</Tags><Year>{year}</Year>"
+                f"<AgeRating>{rating}</AgeRating><LanguageISO>{language}</LanguageISO>"
+                f"<ScanInformation>Bench Scans</ScanInformation></ComicInfo>"
+            ).encode()
+            buffer = io.BytesIO()
+            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+                for n, data in enumerate(pages, 1):
+                    archive.writestr(f"{n:03d}.jpg", data)
+                archive.writestr("ComicInfo.xml", info)
+            (folder / f"{title} Ch.{c:04d} [Bench Scans].cbz").write_bytes(buffer.getvalue())
+    return time.perf_counter() - started
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def bench_search(root: Path, index_path: Path, queries: int) -> None:
+    from toshokan.models import SearchRequest
+    from toshokan.sdk import HostServices, RequestContext
+    from toshokan.sources.local import LocalLibrary, LocalSettings
+
+    services = HostServices(user_agent="bench", data_dir=index_path.parent, secret=b"x" * 32)
+    source = LocalLibrary(
+        "local", LocalSettings(root=root, index_path=index_path, watch=False), services
+    )
+    await source.startup()
+    ctx = RequestContext(base_url="http://bench")
+    rng = random.Random(7)
+    tags = [t.slug for t in source.configuration().search.tags]
+
+    async def timed(request: SearchRequest) -> float:
+        started = time.perf_counter()
+        await source.search(request, ctx)
+        return (time.perf_counter() - started) * 1000
+
+    text = []
+    for _ in range(queries):
+        query = rng.choice(
+            [rng.choice(WORDS), " ".join(rng.sample(WORDS, 2)), rng.choice(WORDS)[:3]]
+        )
+        sort = rng.choice(["relevance", "title", "latest"])
+        text.append(await timed(SearchRequest(query=query, page=1, sort=sort)))
+    browse = []
+    for _ in range(queries):
+        filters: dict[str, object] = rng.choice(
+            [
+                {"genre": [rng.choice(GENRES).lower().replace(" ", "-")]},
+                {"includeTag": rng.sample(tags, 2)},
+                {"excludeTag": [rng.choice(tags)], "contentRating": ["Safe"]},
+                {"year": rng.randint(1980, 2024)},
+                {"minChapters": 20, "translatedLanguage": ["es"]},
+                {"author": rng.choice(WORDS)},
+                {},
+            ]
+        )
+        sort = rng.choice(["title", "latest", "updatedAt", "createdAt", "chapters", "year"])
+        page = rng.choice([1, 1, 2, 5, 20])
+        text_free = SearchRequest.model_validate(
+            {
+                "page": page,
+                "sort": sort,
+                "direction": rng.choice(["asc", "desc"]),
+                "filters": filters,
+            }
+        )
+        browse.append(await timed(text_free))
+    await source.shutdown()
+    print(
+        f"search, text queries ({queries}):      p50 {percentile(text, 0.5):7.2f} ms   "
+        f"p99 {percentile(text, 0.99):7.2f} ms"
+    )
+    print(
+        f"search, filtered browsing ({queries}): p50 {percentile(browse, 0.5):7.2f} ms   "
+        f"p99 {percentile(browse, 0.99):7.2f} ms"
+    )
+
+
+def serve(root: Path, index_path: Path, static_dir: Path, port: int) -> None:
+    """Run in a child process: one uvicorn server with the page route and StaticFiles."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    from toshokan.errors import HostError
+    from toshokan.sdk import HostServices
+    from toshokan.sources.local import LocalLibrary, LocalSettings
+
+    services = HostServices(user_agent="bench", data_dir=index_path.parent, secret=b"x" * 32)
+    source = LocalLibrary(
+        "local",
+        LocalSettings(root=root, index_path=index_path, watch=False, scan_on_start=False),
+        services,
+    )
+
+    async def on_error(request: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, HostError)
+        return JSONResponse({"error": {"code": error.code, "message": error.message}}, error.status)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await source.startup()
+        yield
+        await source.shutdown()
+
+    app = Starlette(
+        routes=[
+            Mount("/_/local", routes=list(source.routes())),
+            Mount("/static", app=StaticFiles(directory=static_dir)),
+        ],
+        lifespan=lifespan,
+    )
+    app.add_exception_handler(HostError, on_error)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+async def load(urls: list[str], total: int, concurrency: int) -> float:
+    """Requests/s over keep-alive connections, with a minimal HTTP/1.1 client.
+
+    A hand-rolled client keeps the load generator from being the bottleneck
+    (httpx tops out well below what uvicorn can serve), so the figures compare
+    the two server-side paths rather than client overhead.
+    """
+    from urllib.parse import urlsplit
+
+    parts = [urlsplit(url) for url in urls]
+    host, port = parts[0].hostname or "127.0.0.1", parts[0].port or 80
+    requests = [
+        f"GET {p.path}{'?' + p.query if p.query else ''} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+        for p in parts
+    ]
+    issued = 0
+    failures = 0
+
+    async def worker(offset: int) -> None:
+        nonlocal issued, failures
+        reader, writer = await asyncio.open_connection(host, port)
+        n = offset
+        try:
+            while issued < total:
+                issued += 1
+                writer.write(requests[n % len(requests)])
+                n += concurrency
+                head = await reader.readuntil(b"\r\n\r\n")
+                status = int(head.split(b" ", 2)[1])
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":", 1)[1])
+                await reader.readexactly(length)
+                if status != 200:
+                    failures += 1
+        finally:
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(i) for i in range(concurrency)))
+    elapsed = time.perf_counter() - started
+    if failures:
+        print(f"  ({failures} failed requests)")
+    return total / elapsed
+
+
+async def bench_pages(root: Path, index_path: Path, requests: int, concurrency: int) -> None:
+    import httpx
+
+    from toshokan.sources.local.index import Index
+
+    index = Index(index_path)
+    rows = (
+        index.reader()
+        .execute(
+            "SELECT s.slug AS manga, c.slug AS chapter, c.relpath FROM chapters c "
+            "JOIN series s ON s.id = c.series_id ORDER BY c.id LIMIT 2000"
+        )
+        .fetchall()
+    )
+    index.close()
+    first = rows[0]
+    with zipfile.ZipFile(root / first["relpath"]) as archive:
+        data = archive.read("001.jpg")
+    static_dir = Path(tempfile.mkdtemp(prefix="toshokan-static-"))
+    (static_dir / "page.jpg").write_bytes(data)
+    port = 8765
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--serve", str(root), str(index_path), str(static_dir), str(port)
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient() as client:
+            for _ in range(600):
+                if child.returncode is not None:
+                    raise SystemExit("the benchmark server failed to start")
+                try:
+                    await client.get(f"{base}/static/page.jpg")
+                    break
+                except httpx.TransportError:
+                    await asyncio.sleep(0.1)
+        one = f"{base}/_/local/pages/{first['manga']}/{first['chapter']}/1"
+        many = [f"{base}/_/local/pages/{r['manga']}/{r['chapter']}/1" for r in rows]
+        static = f"{base}/static/page.jpg"
+        await load([one, static], 200, 4)  # warm up
+        # Interleaved rounds, best of three, so warm-up and noise hit both sides alike.
+        static_rate = route_rate = spread_rate = 0.0
+        for _ in range(3):
+            static_rate = max(static_rate, await load([static], requests, concurrency))
+            route_rate = max(route_rate, await load([one], requests, concurrency))
+            spread_rate = max(spread_rate, await load(many, requests, concurrency))
+    finally:
+        child.terminate()
+        await child.wait()
+        shutil.rmtree(static_dir, ignore_errors=True)
+    print(
+        f"pages ({requests} requests x 3 rounds, best; concurrency {concurrency}; "
+        f"{len(data)}-byte image; one uvicorn worker):"
+    )
+    print(f"  StaticFiles, same bytes:            {static_rate:8.0f} req/s")
+    print(
+        f"  page route, one page:               {route_rate:8.0f} req/s   "
+        f"({route_rate / static_rate:.2f}x static)"
+    )
+    print(
+        f"  page route, {len(many)} different chapters: {spread_rate:8.0f} req/s   "
+        f"({spread_rate / static_rate:.2f}x static)"
+    )
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
+        serve(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5]))
+        return
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--series", type=int, default=5000)
+    parser.add_argument("--chapters", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--requests", type=int, default=5000)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="work folder (default: a temp folder)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the generated library")
+    args = parser.parse_args()
+
+    from toshokan.sources.local.index import Index
+    from toshokan.sources.local.scanner import Scanner
+
+    work = args.dir or Path(tempfile.mkdtemp(prefix="toshokan-bench-"))
+    root = work / "library"
+    index_path = work / "index.sqlite3"
+    try:
+        if not root.exists():
+            seconds = generate(root, args.series, args.chapters)
+            print(f"generated {args.series} series / {args.chapters} chapters in {seconds:.1f} s")
+        index_path.unlink(missing_ok=True)
+        scanner = Scanner(root, Index(index_path))
+        started = time.perf_counter()
+        report = scanner.scan()
+        full = time.perf_counter() - started
+        print(
+            f"full scan: {report.chapters} chapters, {report.series} series in {full:.1f} s "
+            f"({report.chapters / full:,.0f} chapters/s); skipped {len(report.skipped)}"
+        )
+        started = time.perf_counter()
+        again = scanner.scan()
+        print(
+            f"incremental rescan, nothing changed: {time.perf_counter() - started:.2f} s "
+            f"({again.read} chapters re-read)"
+        )
+        scanner.index.close()
+        asyncio.run(bench_search(root, index_path, args.queries))
+        asyncio.run(bench_pages(root, index_path, args.requests, args.concurrency))
+    finally:
+        if not args.keep and args.dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

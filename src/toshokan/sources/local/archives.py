@@ -1,0 +1,445 @@
+"""Readers for the containers a chapter can live in, behind one interface.
+
+A chapter is a zip (``.cbz``), 7z (``.cb7``), RAR (``.cbr``) archive or a
+folder of images. The scanner needs each one's image list and ComicInfo.xml;
+the page route needs one image as a stream. Nothing is ever extracted to disk.
+
+Entry names come from strangers' archives, so they are treated as hostile:
+absolute names, ``..`` segments and symlink entries are ignored (and reported),
+and only names that were listed as safe pages are ever opened.
+"""
+
+import io
+import os
+import shutil
+import stat
+import zipfile
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+import py7zr
+import py7zr.io
+import rarfile
+
+from toshokan.sources.local.names import (
+    RAR_EXTENSIONS,
+    SEVENZIP_EXTENSIONS,
+    ZIP_EXTENSIONS,
+    is_image_name,
+    natural_key,
+)
+
+#: An entry larger than this is not treated as a page (a decompression bomb or not a page at all).
+MAX_PAGE_BYTES = 128 * 1024 * 1024
+
+RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
+
+
+class ArchiveError(Exception):
+    """A chapter that cannot be read; the message is the reason shown to the operator."""
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    size: int
+
+
+@dataclass
+class Listing:
+    """What the scanner learns from opening a chapter once."""
+
+    pages: list[Member]
+    comicinfo: bytes | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def kind_of(path: Path) -> str | None:
+    """The container kind of a file by extension: ``zip``, ``7z``, ``rar``, or None."""
+    suffix = path.suffix.lower()
+    if suffix in ZIP_EXTENSIONS:
+        return "zip"
+    if suffix in SEVENZIP_EXTENSIONS:
+        return "7z"
+    if suffix in RAR_EXTENSIONS:
+        return "rar"
+    return None
+
+
+def safe_member_name(name: str) -> str | None:
+    """The entry name normalised to ``a/b.jpg``, or None when it could point anywhere else."""
+    cleaned = name.replace("\\", "/")
+    if cleaned.startswith("/") or (len(cleaned) > 1 and cleaned[1] == ":") or "\x00" in cleaned:
+        return None
+    parts = [p for p in cleaned.split("/") if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts):
+        return None
+    return "/".join(parts)
+
+
+def _junk(name: str) -> bool:
+    """Resource forks and hidden files that tools leave in archives."""
+    parts = PurePosixPath(name).parts
+    return any(p.startswith(".") or p == "__MACOSX" for p in parts)
+
+
+def rar_tool() -> str | None:
+    """The RAR-capable system tool rarfile can use, or None."""
+    for tool in RAR_TOOLS:
+        if shutil.which(tool):
+            return tool
+    return None
+
+
+def sniff_media_type(head: bytes) -> str | None:
+    """The image type from the first bytes, so a mislabelled page is still served right."""
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if head[4:8] == b"ftyp" and head[8:12] in (b"avif", b"avis"):
+        return "image/avif"
+    return None
+
+
+class ChapterReader(ABC):
+    """One open chapter container. Use as a context manager; not shared between threads."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> "ChapterReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:  # noqa: B027 - most readers hold nothing
+        """Release the container."""
+
+    @abstractmethod
+    def members(self) -> list[tuple[str, int, bool]]:
+        """Every file entry as (raw name, size, is_symlink)."""
+
+    @abstractmethod
+    def read(self, name: str, limit: int) -> bytes:
+        """The whole entry, refusing more than ``limit`` bytes."""
+
+    def open(self, name: str) -> BinaryIO:
+        """A readable (and, where the format allows, seekable) stream of the entry."""
+        return io.BytesIO(self.read(name, MAX_PAGE_BYTES))
+
+    def size(self, name: str) -> int:
+        """The entry's uncompressed size, from the directory where the format has one."""
+        for raw, size, _ in self.members():
+            if raw == name:
+                return size
+        raise ArchiveError("no such entry")
+
+    def listing(self, *, comicinfo_limit: int) -> Listing:
+        """The pages in reading order and the ComicInfo.xml bytes, for the scanner."""
+        pages: list[Member] = []
+        warnings: list[str] = []
+        comicinfo_name: str | None = None
+        unsafe = 0
+        for raw, size, is_link in self.members():
+            name = safe_member_name(raw)
+            if name is None or is_link:
+                unsafe += 1
+                continue
+            if _junk(name):
+                continue
+            if PurePosixPath(name).name.lower() == "comicinfo.xml":
+                if comicinfo_name is None or "/" not in name:
+                    comicinfo_name = raw
+                continue
+            if not is_image_name(name):
+                continue
+            if size > MAX_PAGE_BYTES:
+                warnings.append(f"entry {name[:80]!r} ignored: larger than {MAX_PAGE_BYTES} bytes")
+                continue
+            pages.append(Member(raw, size))
+        if unsafe:
+            warnings.append(f"{unsafe} entries ignored: absolute, '..' or symlink names")
+        pages.sort(key=lambda m: natural_key(m.name.replace("\\", "/")))
+        comicinfo: bytes | None = None
+        if comicinfo_name is not None:
+            try:
+                comicinfo = self.read(comicinfo_name, comicinfo_limit)
+            except ArchiveError as error:
+                warnings.append(f"ComicInfo.xml ignored: {error}")
+        return Listing(pages=pages, comicinfo=comicinfo, warnings=warnings)
+
+
+class ZipReader(ChapterReader):
+    def __init__(self, path: Path):
+        super().__init__(path)
+        try:
+            self._zip = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise ArchiveError(f"not a readable zip archive ({error})") from None
+
+    def close(self) -> None:
+        self._zip.close()
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        out = []
+        for info in self._zip.infolist():
+            if info.is_dir():
+                continue
+            mode = info.external_attr >> 16
+            out.append((info.filename, info.file_size, stat.S_ISLNK(mode)))
+        return out
+
+    def read(self, name: str, limit: int) -> bytes:
+        try:
+            info = self._zip.getinfo(name)
+            if info.file_size > limit:
+                raise ArchiveError(f"entry is larger than {limit} bytes")
+            if info.flag_bits & 0x1:
+                raise ArchiveError("entry is encrypted")
+            with self._zip.open(info) as stream:
+                data = stream.read(limit + 1)
+        except ArchiveError:
+            raise
+        except (zipfile.BadZipFile, OSError, KeyError, EOFError, ValueError, RuntimeError) as error:
+            raise ArchiveError(f"entry cannot be read ({error})") from None
+        if len(data) > limit:
+            raise ArchiveError(f"entry is larger than {limit} bytes")
+        return data
+
+    def size(self, name: str) -> int:
+        try:
+            return self._zip.getinfo(name).file_size
+        except KeyError:
+            raise ArchiveError("no such entry") from None
+
+    def open(self, name: str) -> BinaryIO:
+        try:
+            # ZipExtFile: streams and seeks without extracting anything.
+            return self._zip.open(name)  # type: ignore[return-value]
+        except (zipfile.BadZipFile, OSError, KeyError, EOFError, ValueError, RuntimeError) as error:
+            raise ArchiveError(f"entry cannot be read ({error})") from None
+
+
+class SevenZipReader(ChapterReader):
+    def __init__(self, path: Path):
+        super().__init__(path)
+        try:
+            self._archive = py7zr.SevenZipFile(path, mode="r")
+            if self._archive.needs_password():
+                self._archive.close()
+                raise ArchiveError("7z archive is encrypted")
+        except ArchiveError:
+            raise
+        except Exception as error:  # py7zr raises many unrelated types for damaged files
+            raise ArchiveError(
+                f"not a readable 7z archive ({type(error).__name__}: {error})"
+            ) from None
+
+    def close(self) -> None:
+        self._archive.close()
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        out = []
+        for info in self._archive.files:
+            if info.is_directory:
+                continue
+            out.append((info.filename, int(info.uncompressed or 0), bool(info.is_symlink)))
+        return out
+
+    def read(self, name: str, limit: int) -> bytes:
+        factory = py7zr.io.BytesIOFactory(limit + 1)
+        try:
+            self._archive.reset()
+            self._archive.extract(targets=[name], factory=factory)
+            data = factory.get(name).read()
+        except Exception as error:
+            raise ArchiveError(f"entry cannot be read ({type(error).__name__}: {error})") from None
+        if len(data) > limit:
+            raise ArchiveError(f"entry is larger than {limit} bytes")
+        return bytes(data)
+
+
+class RarReader(ChapterReader):
+    def __init__(self, path: Path):
+        super().__init__(path)
+        try:
+            self._rar = rarfile.RarFile(path)
+            if self._rar.needs_password():
+                self._rar.close()
+                raise ArchiveError("RAR archive is encrypted")
+        except ArchiveError:
+            raise
+        except (rarfile.Error, OSError, EOFError, ValueError) as error:
+            raise ArchiveError(
+                f"not a readable RAR archive ({type(error).__name__}: {error})"
+            ) from None
+
+    def close(self) -> None:
+        self._rar.close()
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        out = []
+        for info in self._rar.infolist():
+            if info.is_dir():
+                continue
+            out.append((info.filename or "", int(info.file_size or 0), bool(info.is_symlink())))
+        return out
+
+    def needs_tool(self, names: list[str]) -> bool:
+        """Whether reading these entries needs an external tool (they are compressed)."""
+        return any(self._rar.getinfo(n).compress_type != rarfile.RAR_M0 for n in names)
+
+    def read(self, name: str, limit: int) -> bytes:
+        try:
+            info = self._rar.getinfo(name)
+            if (info.file_size or 0) > limit:
+                raise ArchiveError(f"entry is larger than {limit} bytes")
+            with self._rar.open(info) as stream:
+                data = stream.read(limit + 1)
+        except ArchiveError:
+            raise
+        except rarfile.RarCannotExec:
+            raise ArchiveError(
+                "entry is compressed and no RAR tool is installed (install unrar, unar, 7z or "
+                "bsdtar, e.g. Debian 'libarchive-tools')"
+            ) from None
+        except (rarfile.Error, OSError, EOFError, ValueError, KeyError) as error:
+            raise ArchiveError(f"entry cannot be read ({type(error).__name__}: {error})") from None
+        if len(data) > limit:
+            raise ArchiveError(f"entry is larger than {limit} bytes")
+        return data
+
+    def open(self, name: str) -> BinaryIO:
+        info = self._rar.getinfo(name)
+        if info.compress_type == rarfile.RAR_M0:
+            try:
+                return self._rar.open(info)
+            except (rarfile.Error, OSError) as error:
+                raise ArchiveError(f"entry cannot be read ({error})") from None
+        return super().open(name)
+
+    def listing(self, *, comicinfo_limit: int) -> Listing:
+        found = super().listing(comicinfo_limit=comicinfo_limit)
+        if found.pages and self.needs_tool([m.name for m in found.pages]) and rar_tool() is None:
+            raise ArchiveError(
+                "RAR chapter has compressed pages and no RAR tool is installed "
+                "(install unrar, unar, 7z or bsdtar, e.g. Debian 'libarchive-tools')"
+            )
+        return found
+
+
+class FolderReader(ChapterReader):
+    """A folder of images. Only regular files directly inside it, never outside ``root``."""
+
+    def __init__(self, path: Path, root: Path):
+        super().__init__(path)
+        self.root = root
+        if not path.is_dir():
+            raise ArchiveError("chapter folder is gone or unreadable")
+
+    def _inside(self, target: Path) -> bool:
+        try:
+            return target.resolve().is_relative_to(self.root)
+        except (OSError, RuntimeError):
+            return False
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        out = []
+        try:
+            entries = list(os.scandir(self.path))
+        except OSError as error:
+            raise ArchiveError(f"chapter folder cannot be listed ({error.strerror})") from None
+        for entry in entries:
+            try:
+                if not entry.is_file():
+                    continue
+                outside = entry.is_symlink() and not self._inside(Path(entry.path))
+                out.append((entry.name, entry.stat().st_size, outside))
+            except OSError:
+                continue
+        return out
+
+    def _target(self, name: str) -> Path:
+        if "/" in name or "\\" in name or name in ("", ".", ".."):
+            raise ArchiveError("not a page of this folder")
+        target = self.path / name
+        if not self._inside(target):
+            raise ArchiveError("page points outside the library")
+        return target
+
+    def size(self, name: str) -> int:
+        try:
+            return self._target(name).stat().st_size
+        except OSError as error:
+            raise ArchiveError(f"file cannot be read ({error.strerror})") from None
+
+    def read(self, name: str, limit: int) -> bytes:
+        target = self._target(name)
+        try:
+            with target.open("rb") as stream:
+                data = stream.read(limit + 1)
+        except OSError as error:
+            raise ArchiveError(f"file cannot be read ({error.strerror})") from None
+        if len(data) > limit:
+            raise ArchiveError(f"file is larger than {limit} bytes")
+        return data
+
+    def open(self, name: str) -> BinaryIO:
+        target = self._target(name)
+        try:
+            return target.open("rb")
+        except OSError as error:
+            raise ArchiveError(f"file cannot be read ({error.strerror})") from None
+
+
+def open_chapter(path: Path, kind: str, root: Path) -> ChapterReader:
+    """Open a chapter container of ``kind`` (``zip``, ``7z``, ``rar`` or ``dir``)."""
+    try:
+        if kind == "zip":
+            return ZipReader(path)
+        if kind == "7z":
+            return SevenZipReader(path)
+        if kind == "rar":
+            return RarReader(path)
+        if kind == "dir":
+            return FolderReader(path, root)
+    except ArchiveError:
+        raise
+    except OSError as error:
+        raise ArchiveError(f"cannot be opened ({error.strerror})") from None
+    raise ArchiveError(f"unknown chapter kind {kind!r}")
+
+
+def iter_chunks(
+    stream: BinaryIO, start: int, length: int, chunk: int = 256 * 1024
+) -> Iterator[bytes]:
+    """``length`` bytes of ``stream`` from ``start``, in chunks; closes the stream."""
+    try:
+        if start:
+            try:
+                stream.seek(start)
+            except (OSError, io.UnsupportedOperation):
+                remaining_skip = start
+                while remaining_skip:
+                    skipped = stream.read(min(chunk, remaining_skip))
+                    if not skipped:
+                        return
+                    remaining_skip -= len(skipped)
+        remaining = length
+        while remaining > 0:
+            data = stream.read(min(chunk, remaining))
+            if not data:
+                return
+            remaining -= len(data)
+            yield data
+    finally:
+        stream.close()

@@ -1,0 +1,97 @@
+"""``toshokan scan``, ``toshokan demo`` and ``toshokan hash-secret``: the library's CLI.
+
+``scan`` builds or updates an index ahead of time and prints what was indexed
+and what was skipped and why; ``demo`` writes the sample library;
+``hash-secret`` turns a password or API key into the hash the settings accept,
+so no plaintext secret needs to sit in the configuration file.
+"""
+
+import getpass
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from toshokan.sources.local.credentials import hash_secret
+from toshokan.sources.local.demo import write_demo_library
+from toshokan.sources.local.index import Index
+from toshokan.sources.local.scanner import LibraryUnavailable, Scanner
+
+
+def default_index_path(slug: str) -> Path:
+    """Where the host keeps this source's index when ``index_path`` is not set."""
+    try:
+        from toshokan.config import default_data_dir
+
+        data_dir = default_data_dir()
+    except ImportError:  # the host package is not importable: fall back to XDG's default
+        data_dir = Path.home() / ".local" / "share" / "toshokan"
+    return data_dir / "local" / f"{slug}.sqlite3"
+
+
+@click.command("scan")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--index",
+    "index_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Index file to create or update (the source's `index_path`). Default: the file "
+    "`toshokan serve` uses for a source named --slug, DATA_DIR/local/<slug>.sqlite3.",
+)
+@click.option("--slug", default="local", show_default=True, help="Source slug the index is for.")
+@click.option(
+    "--language", default="en", show_default=True, help="Language of chapters without one."
+)
+@click.option("--quiet", is_flag=True, help="No progress bar; only the summary.")
+def scan_command(
+    directory: Path, index_path: Path | None, slug: str, language: str, quiet: bool
+) -> None:
+    """Index the local library in DIRECTORY and report what was skipped and why."""
+    root = directory.expanduser().resolve()
+    if not root.is_dir():
+        raise click.ClickException(f"{root} is not a folder")
+    index = Index(index_path or default_index_path(slug))
+    scanner = Scanner(root, index, default_language=language)
+    bar: tqdm | None = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if quiet:
+            return
+        if bar is None:
+            bar = tqdm(total=total, unit="chapter", desc="Reading", leave=False)
+        bar.n = done
+        bar.refresh()
+
+    try:
+        report = scanner.scan(progress=progress)
+    except LibraryUnavailable as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+        index.close()
+    click.echo(report.summary())
+    click.echo(f"Index: {index.path}")
+
+
+@click.command("demo")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--series", default=6, show_default=True, help="Number of series.")
+@click.option("--chapters", default=4, show_default=True, help="Chapters per series.")
+@click.option("--pages", default=3, show_default=True, help="Pages per chapter.")
+def demo_command(directory: Path, series: int, chapters: int, pages: int) -> None:
+    """Write a sample library into DIRECTORY (archives, ComicInfo.xml, covers...)."""
+    write_demo_library(directory, series=series, chapters=chapters, pages=pages)
+    click.echo(f"Wrote a sample library of {series} series to {directory}")
+
+
+@click.command("hash-secret")
+@click.option("--secret", default=None, help="The secret to hash (prompted for when omitted).")
+def hash_secret_command(secret: str | None) -> None:
+    """Print the hash of a password or API key for `password_hash` / `api_key_hash`."""
+    value = secret if secret is not None else getpass.getpass("Secret: ")
+    if not value:
+        raise click.ClickException("an empty secret cannot be used")
+    click.echo(hash_secret(value))

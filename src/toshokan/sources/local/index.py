@@ -1,0 +1,267 @@
+"""The SQLite index: what the scanner learned, in a form search and details read fast.
+
+One file (WAL mode, so readers never wait for the scanner), plain stdlib
+``sqlite3``, an FTS5 table over titles, alternative titles and people. The
+scanner is the only writer and holds :attr:`Index.write_lock`; readers use one
+connection per thread (:meth:`Index.reader`), because a sqlite3 connection
+must not be used from two threads at once and the host calls us from a pool.
+"""
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = "3"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS series(
+    id INTEGER PRIMARY KEY,
+    relpath TEXT NOT NULL UNIQUE,
+    base_slug TEXT NOT NULL,
+    slug TEXT UNIQUE,
+    title TEXT NOT NULL,
+    sort_title TEXT NOT NULL,
+    alt_titles TEXT NOT NULL DEFAULT '[]',
+    synopsis TEXT,
+    url TEXT,
+    writers TEXT NOT NULL DEFAULT '[]',
+    artists TEXT NOT NULL DEFAULT '[]',
+    publisher TEXT,
+    year INTEGER,
+    status TEXT NOT NULL DEFAULT 'Unknown',
+    classification TEXT NOT NULL DEFAULT 'Unknown',
+    original_language TEXT,
+    genres TEXT NOT NULL DEFAULT '[]',
+    tags TEXT NOT NULL DEFAULT '[]',
+    cover_relpath TEXT,
+    cover_kind TEXT,
+    cover_member TEXT,
+    cover_version TEXT,
+    created_at REAL NOT NULL DEFAULT 0,
+    updated_at REAL NOT NULL DEFAULT 0,
+    latest_at REAL NOT NULL DEFAULT 0,
+    chapter_count INTEGER NOT NULL DEFAULT 0,
+    meta_sig TEXT NOT NULL DEFAULT '',
+    series_json TEXT
+);
+CREATE INDEX IF NOT EXISTS series_sort_title ON series(sort_title, slug);
+CREATE INDEX IF NOT EXISTS series_latest ON series(latest_at, slug);
+CREATE INDEX IF NOT EXISTS series_updated ON series(updated_at, slug);
+CREATE INDEX IF NOT EXISTS series_created ON series(created_at, slug);
+CREATE TABLE IF NOT EXISTS chapters(
+    id INTEGER PRIMARY KEY,
+    series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+    relpath TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    sig TEXT NOT NULL,
+    base_slug TEXT NOT NULL,
+    slug TEXT,
+    number REAL NOT NULL,
+    volume REAL,
+    title TEXT NOT NULL,
+    date REAL NOT NULL,
+    mtime REAL NOT NULL,
+    language TEXT NOT NULL,
+    scanlator TEXT NOT NULL,
+    web TEXT,
+    pages TEXT NOT NULL,
+    page_count INTEGER NOT NULL,
+    info TEXT NOT NULL DEFAULT '{}',
+    UNIQUE(series_id, slug)
+);
+CREATE INDEX IF NOT EXISTS chapters_series ON chapters(series_id);
+CREATE TABLE IF NOT EXISTS problems(
+    relpath TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    sig TEXT NOT NULL DEFAULT '',
+    reason TEXT NOT NULL,
+    PRIMARY KEY(relpath, reason)
+);
+CREATE TABLE IF NOT EXISTS series_terms(
+    series_id INTEGER NOT NULL REFERENCES series(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY(kind, value, series_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS series_terms_series ON series_terms(series_id);
+CREATE TABLE IF NOT EXISTS tag_names(slug TEXT PRIMARY KEY, name TEXT NOT NULL, nsfw INTEGER NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS series_fts USING fts5(
+    title, alt_titles, people, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+
+class IndexUnavailable(Exception):
+    """The index file cannot be opened or read."""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection with the pragmas every user of the index needs."""
+    connection = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+    connection.row_factory = sqlite3.Row
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA foreign_keys=ON")
+    connection.execute("PRAGMA busy_timeout=30000")
+    return connection
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The library-wide facts the source configuration shows, refreshed after each scan."""
+
+    tags: list[tuple[str, str, bool]]
+    languages: list[str]
+    updated_at: float
+    series: int
+    chapters: int
+
+
+class Index:
+    """The index file, its schema, and the read queries the source needs."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.write_lock = threading.Lock()
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self.writer() as db:
+            version = None
+            try:
+                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                version = row[0] if row else None
+            except sqlite3.OperationalError:
+                pass
+            if version not in (None, SCHEMA_VERSION):
+                # An index from another version is a cache: drop it and rescan.
+                for table in (
+                    "series_fts",
+                    "series_terms",
+                    "tag_names",
+                    "problems",
+                    "chapters",
+                    "series",
+                    "meta",
+                ):
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
+            db.executescript(SCHEMA)
+            db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+
+    def files(self) -> frozenset[str]:
+        """Absolute paths of the index file and its WAL companions."""
+        base = str(self.path.resolve())
+        return frozenset(base + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+
+    @contextmanager
+    def writer(self) -> Iterator[sqlite3.Connection]:
+        """The single writer connection, under the write lock."""
+        with self.write_lock:
+            connection = connect(self.path)
+            try:
+                yield connection
+            finally:
+                connection.close()
+
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read connection."""
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            try:
+                connection = connect(self.path)
+            except sqlite3.Error as error:
+                raise IndexUnavailable(f"the library index cannot be opened ({error})") from None
+            self._local.connection = connection
+            with self._all_lock:
+                self._all.append(connection)
+        return connection
+
+    def close(self) -> None:
+        with self._all_lock:
+            for connection in self._all:
+                with suppress(sqlite3.Error):
+                    connection.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- reads -------------------------------------------------------------------
+
+    def series_by_slug(self, slug: str) -> sqlite3.Row | None:
+        return self.reader().execute("SELECT * FROM series WHERE slug = ?", (slug,)).fetchone()
+
+    def chapters_of(self, series_id: int) -> list[sqlite3.Row]:
+        return (
+            self.reader()
+            .execute(
+                "SELECT * FROM chapters WHERE series_id = ? AND slug IS NOT NULL "
+                "ORDER BY date DESC, number DESC, relpath DESC",
+                (series_id,),
+            )
+            .fetchall()
+        )
+
+    def chapter(self, series_slug: str, chapter_slug: str) -> sqlite3.Row | None:
+        return (
+            self.reader()
+            .execute(
+                "SELECT c.*, s.slug AS series_slug FROM chapters c JOIN series s ON s.id = c.series_id "
+                "WHERE s.slug = ? AND c.slug = ?",
+                (series_slug, chapter_slug),
+            )
+            .fetchone()
+        )
+
+    def snapshot(self) -> Snapshot:
+        db = self.reader()
+        tags = [
+            (row["slug"], row["name"], bool(row["nsfw"]))
+            for row in db.execute("SELECT slug, name, nsfw FROM tag_names ORDER BY slug")
+        ]
+        languages = [
+            row[0]
+            for row in db.execute(
+                "SELECT DISTINCT value FROM series_terms WHERE kind = 'lang' ORDER BY value"
+            )
+        ]
+        row = db.execute("SELECT value FROM meta WHERE key = 'updated_at'").fetchone()
+        counts = db.execute(
+            "SELECT (SELECT count(*) FROM series WHERE slug IS NOT NULL), "
+            "(SELECT count(*) FROM chapters WHERE slug IS NOT NULL)"
+        ).fetchone()
+        return Snapshot(
+            tags=tags,
+            languages=languages,
+            updated_at=float(row[0]) if row else 0.0,
+            series=counts[0],
+            chapters=counts[1],
+        )
+
+    def problems(self) -> list[sqlite3.Row]:
+        return (
+            self.reader()
+            .execute("SELECT relpath, severity, reason FROM problems ORDER BY relpath, reason")
+            .fetchall()
+        )
+
+    def check(self) -> None:
+        """Raise :class:`IndexUnavailable` unless the index answers a query."""
+        try:
+            self.reader().execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.Error as error:
+            raise IndexUnavailable(f"the library index cannot be read ({error})") from None
+
+
+def loads(value: str | None) -> Any:
+    return json.loads(value) if value else None
+
+
+def now() -> float:
+    return time.time()

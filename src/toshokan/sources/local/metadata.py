@@ -1,0 +1,117 @@
+"""How a series' facts are decided when several places disagree.
+
+Precedence, from strongest to weakest:
+
+* ``series.json`` describes the whole series, so it wins for title, synopsis,
+  publisher, year, status and age rating;
+* ``ComicInfo.xml`` of the chapters comes next (the most common Series value,
+  the summary of the earliest chapter that has one, the union of people,
+  genres and tags, the earliest year, the strictest age rating);
+* the folder or file name is the fallback (title and year).
+
+Each function here is pure, so the rules are easy to test and to read.
+"""
+
+from collections import Counter
+from collections.abc import Iterable
+
+from toshokan.models import Classification, Publication
+from toshokan.sdk import slugify
+
+_STATUS = {
+    "continuing": Publication.ONGOING,
+    "ongoing": Publication.ONGOING,
+    "publishing": Publication.ONGOING,
+    "ended": Publication.COMPLETED,
+    "completed": Publication.COMPLETED,
+    "complete": Publication.COMPLETED,
+    "finished": Publication.COMPLETED,
+    "cancelled": Publication.CANCELLED,
+    "canceled": Publication.CANCELLED,
+    "discontinued": Publication.CANCELLED,
+    "hiatus": Publication.HIATUS,
+    "on hiatus": Publication.HIATUS,
+}
+
+_RATINGS = {
+    "everyone": Classification.SAFE,
+    "g": Classification.SAFE,
+    "early childhood": Classification.SAFE,
+    "kids to adults": Classification.SAFE,
+    "everyone 10+": Classification.SAFE,
+    "pg": Classification.SAFE,
+    "all ages": Classification.SAFE,
+    "teen": Classification.SAFE,
+    "safe": Classification.SAFE,
+    "suggestive": Classification.SUGGESTIVE,
+    "mature 17+": Classification.SUGGESTIVE,
+    "m": Classification.SUGGESTIVE,
+    "ma15+": Classification.SUGGESTIVE,
+    "ma 15+": Classification.SUGGESTIVE,
+    "mature": Classification.SUGGESTIVE,
+    "adults only 18+": Classification.EXPLICIT,
+    "r18+": Classification.EXPLICIT,
+    "erotica": Classification.EXPLICIT,
+    "explicit": Classification.EXPLICIT,
+    "x18+": Classification.PORNOGRAPHIC,
+    "pornographic": Classification.PORNOGRAPHIC,
+}
+
+_SEVERITY = [
+    Classification.UNKNOWN,
+    Classification.SAFE,
+    Classification.SUGGESTIVE,
+    Classification.EXPLICIT,
+    Classification.PORNOGRAPHIC,
+]
+
+#: Tag names that mark adult content, so clients can hide them.
+NSFW_TAGS = frozenset(
+    {"hentai", "ecchi", "smut", "adult", "erotica", "pornographic", "yaoi", "yuri"}
+)
+
+
+def publication(status: str | None) -> Publication:
+    return _STATUS.get((status or "").strip().lower(), Publication.UNKNOWN)
+
+
+def classification(rating: str | None) -> Classification:
+    return _RATINGS.get((rating or "").strip().lower(), Classification.UNKNOWN)
+
+
+def strictest(ratings: Iterable[str | None]) -> Classification:
+    """The most restrictive rating among chapters: one explicit chapter makes the series explicit."""
+    found = [classification(r) for r in ratings]
+    return max(found, key=_SEVERITY.index, default=Classification.UNKNOWN)
+
+
+def most_common(values: Iterable[str | None]) -> str | None:
+    """The most frequent non-empty value; ties go to the one seen first (chapter order)."""
+    present = [v for v in values if v]
+    if not present:
+        return None
+    counts = Counter(present)
+    best = max(counts.values())
+    return next(v for v in present if counts[v] == best)
+
+
+def unique(values: Iterable[str | None], *, key: str = "lower") -> list[str]:
+    """Values without repeats (case-insensitively, or by slug), first occurrence kept."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for value in values:
+        if not value:
+            continue
+        marker = slugify(value, fallback="") if key == "slug" else value.lower()
+        if marker and marker not in seen:
+            seen.add(marker)
+            out.append(value)
+    return out
+
+
+def tag_slug(name: str) -> str:
+    return slugify(name, fallback="tag", max_length=50)
+
+
+def is_nsfw_tag(name: str) -> bool:
+    return name.strip().lower() in NSFW_TAGS

@@ -1,0 +1,358 @@
+"""The routes that serve page images, covers and the icon, mounted under ``/_/<slug>/``.
+
+Images are streamed straight out of their archive (small ones read whole in a
+worker thread, large ones in chunks), never extracted to disk, with the
+headers image loaders and caches expect: a strong ETag, Last-Modified,
+``Accept-Ranges`` and single-range ``Range`` requests (206/416), conditional
+requests (304). When the source requires authentication, URLs carry an expiry
+and an HMAC signature (``?exp=...&sig=...``) so that an image loader that sends
+no auth headers still works, and a leaked URL stops working after the TTL.
+Every path is checked to lie inside the library root before anything is opened.
+"""
+
+import asyncio
+import email.utils
+import hashlib
+import hmac
+import io
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from PIL import Image, ImageDraw
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from toshokan.errors import (
+    ChapterNotFound,
+    InvalidCredentials,
+    InvalidRequest,
+    MangaNotFound,
+    NotFound,
+)
+from toshokan.sources.local.archives import (
+    ArchiveError,
+    ChapterReader,
+    iter_chunks,
+    open_chapter,
+    sniff_media_type,
+)
+from toshokan.sources.local.index import Index
+from toshokan.sources.local.names import media_type
+from toshokan.sources.local.slugs import is_slug
+
+#: Entries up to this size are read whole (one thread hop); larger ones are streamed.
+WHOLE_READ_LIMIT = 2 * 1024 * 1024
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+class RangeNotSatisfiable(InvalidRequest):
+    status, default_message = 416, "The requested byte range is outside the image."
+
+
+def sign(secret: bytes, path: str, expires: int) -> str:
+    """The signature of ``path`` (relative to the source's mount) valid until ``expires``."""
+    message = f"{path}\n{expires}".encode()
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:40]
+
+
+def verify(
+    secret: bytes, path: str, expires: str, signature: str, *, now: float | None = None
+) -> None:
+    """Raise ``InvalidCredentials`` unless the signature is genuine and not expired."""
+    if not expires.isdigit() or len(expires) > 12:
+        raise InvalidCredentials("The image URL signature is malformed.")
+    expected = sign(secret, path, int(expires))
+    if not hmac.compare_digest(expected, signature):
+        raise InvalidCredentials("The image URL signature is invalid.")
+    if int(expires) < (now if now is not None else time.time()):
+        raise InvalidCredentials("The image URL has expired; fetch the page list again.")
+
+
+def parse_range(header: str, size: int) -> tuple[int, int] | None:
+    """``(start, end)`` inclusive for a single ``bytes=`` range; None to send the whole image.
+
+    Raises :class:`RangeNotSatisfiable` when the range starts past the end.
+    """
+    unit, _, spec = header.partition("=")
+    if unit.strip().lower() != "bytes" or "," in spec:
+        return None  # other units or multiple ranges: a full 200 is a valid answer
+    first, dash, last = spec.strip().partition("-")
+    if not dash or (first and not first.isdigit()) or (last and not last.isdigit()):
+        return None
+    if not first:
+        if not last:
+            return None
+        length = int(last)
+        if length == 0 or size == 0:
+            raise _unsatisfiable(size)
+        return max(0, size - length), size - 1
+    start = int(first)
+    end = int(last) if last else size - 1
+    if start >= size:
+        raise _unsatisfiable(size)
+    if end < start:
+        return None
+    return start, min(end, size - 1)
+
+
+def _unsatisfiable(size: int) -> RangeNotSatisfiable:
+    return RangeNotSatisfiable(headers={"Content-Range": f"bytes */{size}"})
+
+
+def _icon_png() -> bytes:
+    image = Image.new("RGBA", (128, 128), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((8, 8, 120, 120), radius=20, fill=(38, 70, 120, 255))
+    draw.rectangle((30, 28, 62, 100), fill=(245, 240, 225, 255))
+    draw.rectangle((66, 28, 98, 100), fill=(245, 240, 225, 255))
+    draw.line((64, 26, 64, 102), fill=(20, 30, 50, 255), width=4)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@dataclass
+class _Opened:
+    reader: ChapterReader | None
+    stream: BinaryIO
+    size: int
+    mtime: float
+    head: bytes | None  # the whole image when it was small enough to read at once
+
+
+Authorizer = Callable[[Request], Awaitable[bool]]
+
+
+class PageServer:
+    """Page, cover and icon routes of one local library source."""
+
+    def __init__(
+        self,
+        *,
+        slug: str,
+        root: Path,
+        index: Callable[[], Index],
+        secret: bytes,
+        signed: Callable[[], bool],
+        ttl: int,
+        authorize_headers: Authorizer,
+    ):
+        self.slug = slug
+        self.root = root
+        self._index = index
+        self.secret = secret
+        self._signed = signed
+        self.ttl = ttl
+        self._authorize_headers = authorize_headers
+        self._icon: bytes | None = None
+
+    # -- URLs ----------------------------------------------------------------------
+
+    def url(self, base_url: str, path: str, version: str | None) -> str:
+        """Absolute URL of ``path`` under the mount, signed when auth is required."""
+        base = f"{base_url.rstrip('/')}/_/{self.slug}/{path}"
+        if self._signed():
+            # Rounded to the minute so a page list fetched twice in a row gives the same URLs.
+            expires = (int(time.time()) // 60 + 1) * 60 + self.ttl
+            return f"{base}?exp={expires}&sig={sign(self.secret, path, expires)}"
+        return f"{base}?v={version}" if version else base
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/icon.png", self.icon, methods=["GET"]),
+            Route("/covers/{manga}", self.cover, methods=["GET"]),
+            Route("/pages/{manga}/{chapter}/{number}", self.page, methods=["GET"]),
+        ]
+
+    # -- handlers --------------------------------------------------------------------
+
+    async def icon(self, request: Request) -> Response:
+        if self._icon is None:
+            self._icon = await asyncio.to_thread(_icon_png)
+        etag = '"' + hashlib.sha1(self._icon).hexdigest()[:24] + '"'
+        headers = {"ETag": etag, "Cache-Control": "public, max-age=86400"}
+        if _etag_matches(request.headers.get("if-none-match"), etag):
+            return Response(status_code=304, headers=headers)
+        return Response(self._icon, media_type="image/png", headers=headers)
+
+    async def cover(self, request: Request) -> Response:
+        manga = request.path_params["manga"]
+        if not is_slug(manga):
+            raise MangaNotFound()
+        await self._check_access(request, f"covers/{manga}")
+        row = await asyncio.to_thread(lambda: self._index().series_by_slug(manga))
+        if row is None:
+            raise MangaNotFound()
+        if not row["cover_relpath"]:
+            raise NotFound("This manga has no cover.")
+        return await self._serve(
+            request,
+            row["cover_relpath"],
+            row["cover_kind"],
+            row["cover_member"],
+            row["cover_version"],
+        )
+
+    async def page(self, request: Request) -> Response:
+        manga = request.path_params["manga"]
+        chapter = request.path_params["chapter"]
+        number = request.path_params["number"]
+        if not (is_slug(manga) and is_slug(chapter)) or not number.isdigit() or len(number) > 6:
+            raise NotFound("No page is at this path.")
+        await self._check_access(request, f"pages/{manga}/{chapter}/{number}")
+        row = await asyncio.to_thread(lambda: self._index().chapter(manga, chapter))
+        if row is None:
+            raise ChapterNotFound()
+        pages = json.loads(row["pages"])
+        index = int(number)
+        if not 1 <= index <= len(pages):
+            raise NotFound(f"This chapter has pages 1 to {len(pages)}.")
+        version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
+        return await self._serve(request, row["relpath"], row["kind"], pages[index - 1], version)
+
+    # -- access ------------------------------------------------------------------------
+
+    async def _check_access(self, request: Request, path: str) -> None:
+        if not self._signed():
+            return
+        expires = request.query_params.get("exp")
+        signature = request.query_params.get("sig")
+        if expires is not None or signature is not None:
+            verify(self.secret, path, expires or "", signature or "")
+            return
+        if not await self._authorize_headers(request):
+            raise InvalidCredentials("This image needs a signed URL or valid credentials.")
+
+    # -- serving -------------------------------------------------------------------------
+
+    def _open(self, relpath: str, kind: str, member: str | None) -> _Opened:
+        path = self.root / relpath
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):
+            raise NotFound("The image is no longer in the library.") from None
+        if not real.is_relative_to(self.root):
+            raise NotFound("The image is no longer in the library.")
+        try:
+            stat = real.stat()
+            if kind == "file" or member is None:
+                stream: BinaryIO = real.open("rb")
+                size = stat.st_size
+                head = stream.read(WHOLE_READ_LIMIT + 1) if size <= WHOLE_READ_LIMIT else None
+                if head is not None:
+                    stream.close()
+                return _Opened(None, stream, size, stat.st_mtime, head)
+            reader = open_chapter(real, kind, self.root)
+        except (OSError, ArchiveError):
+            raise NotFound("The image is no longer readable in the library.") from None
+        try:
+            size = reader.size(member)
+            if size <= WHOLE_READ_LIMIT:
+                data = reader.read(member, WHOLE_READ_LIMIT)
+                reader.close()
+                return _Opened(None, io.BytesIO(data), len(data), stat.st_mtime, data)
+            return _Opened(reader, reader.open(member), size, stat.st_mtime, None)
+        except ArchiveError:
+            reader.close()
+            raise NotFound("The image is no longer readable in the library.") from None
+
+    async def _serve(
+        self, request: Request, relpath: str, kind: str, member: str | None, version: str | None
+    ) -> Response:
+        opened = await asyncio.to_thread(self._open, relpath, kind, member)
+        etag = '"' + hashlib.sha1(f"{version}:{relpath}:{member}".encode()).hexdigest()[:24] + '"'
+        headers = {
+            "ETag": etag,
+            "Last-Modified": email.utils.formatdate(opened.mtime, usegmt=True),
+            "Cache-Control": self._cache_control(request),
+            "Accept-Ranges": "bytes",
+        }
+        if _not_modified(request, etag, opened.mtime):
+            _close(opened)
+            return Response(status_code=304, headers=headers)
+        kind_type = sniff_media_type(opened.head[:16]) if opened.head else None
+        content_type = kind_type or media_type(member or relpath)
+        size = opened.size
+        wanted = request.headers.get("range")
+        if_range = request.headers.get("if-range")
+        if wanted and if_range and if_range.strip() not in (etag, headers["Last-Modified"]):
+            wanted = None
+        span: tuple[int, int] | None = None
+        if wanted:
+            try:
+                span = parse_range(wanted, size)
+            except RangeNotSatisfiable:
+                _close(opened)
+                raise
+        status = 200
+        start, end = 0, size - 1
+        if span is not None:
+            start, end = span
+            status = 206
+            headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+        length = max(0, end - start + 1)
+        headers["Content-Length"] = str(length)
+        if opened.head is not None:
+            return Response(
+                opened.head[start : end + 1],
+                status_code=status,
+                media_type=content_type,
+                headers=headers,
+            )
+        return StreamingResponse(
+            _stream(opened, start, length),
+            status_code=status,
+            media_type=content_type,
+            headers=headers,
+        )
+
+    def _cache_control(self, request: Request) -> str:
+        if not self._signed():
+            return IMMUTABLE
+        expires = request.query_params.get("exp", "")
+        remaining = int(expires) - int(time.time()) if expires.isdigit() else 0
+        return f"private, max-age={max(0, min(remaining, self.ttl + 120))}"
+
+
+def _stream(opened: _Opened, start: int, length: int) -> Iterator[bytes]:
+    try:
+        yield from iter_chunks(opened.stream, start, length)
+    finally:
+        _close(opened)
+
+
+def _close(opened: _Opened) -> None:
+    try:
+        opened.stream.close()
+    finally:
+        if opened.reader is not None:
+            opened.reader.close()
+
+
+def _etag_matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    tags = [t.strip().removeprefix("W/") for t in header.split(",")]
+    return "*" in tags or etag in tags
+
+
+def _not_modified(request: Request, etag: str, mtime: float) -> bool:
+    if_none_match = request.headers.get("if-none-match")
+    if if_none_match is not None:
+        return _etag_matches(if_none_match, etag)
+    since = request.headers.get("if-modified-since")
+    if since:
+        try:
+            parsed = email.utils.parsedate_to_datetime(since)
+        except (TypeError, ValueError):
+            return False
+        return int(mtime) <= parsed.timestamp()
+    return False
+
+
+__all__ = ["PageServer", "RangeNotSatisfiable", "parse_range", "sign", "verify"]

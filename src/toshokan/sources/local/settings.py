@@ -1,0 +1,92 @@
+"""The ``[sources.<slug>]`` table of a local library, validated.
+
+Every field carries a description because the host's README and ``--help``
+show them. Secrets may be given in plaintext (kept only as a salted hash in
+memory), as a precomputed hash (``toshokan hash-secret``), or through
+environment variables ``TOSHOKAN_<SLUG>_USERNAME``, ``..._PASSWORD``,
+``..._PASSWORD_HASH``, ``..._API_KEY`` and ``..._API_KEY_HASH`` so they stay
+out of the configuration file.
+"""
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+
+class LocalSettings(BaseModel):
+    """Settings of a local library source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    root: Path = Field(
+        description="Library folder: one sub-folder per series holding chapter archives "
+        "(.cbz/.zip, .cb7/.7z, .cbr/.rar) or image folders; an archive directly in it is a "
+        "one-chapter series."
+    )
+    name: str = Field(
+        default="Local Library",
+        min_length=2,
+        max_length=50,
+        description="Display name of the source in reader apps.",
+    )
+    index_path: Path | None = Field(
+        default=None,
+        description="SQLite index file. Default: <data_dir>/local/<slug>.sqlite3, which is "
+        "also where `toshokan scan DIR --slug <slug>` builds it ahead of time.",
+    )
+    watch: bool = Field(
+        default=True,
+        description="Watch the folder while the host runs and re-index changed series "
+        "(additions, removals, renames) within seconds.",
+    )
+    scan_on_start: bool = Field(
+        default=True,
+        description="Bring the index up to date at start-up (only changed files are re-read).",
+    )
+    default_language: str = Field(
+        default="en",
+        min_length=2,
+        max_length=20,
+        description="Language of chapters whose ComicInfo.xml gives no LanguageISO.",
+    )
+    nsfw: bool = Field(
+        default=False, description="Mark the whole source as NSFW in its configuration."
+    )
+    auth: Literal["none", "basic", "api_key"] = Field(
+        default="none",
+        description="Authentication readers must present: none, basic (username and "
+        "password) or api_key (X-API-Key header).",
+    )
+    username: str | None = Field(default=None, description="User name for auth = 'basic'.")
+    password: SecretStr | None = Field(
+        default=None, description="Password for auth = 'basic' (plaintext; prefer password_hash)."
+    )
+    password_hash: SecretStr | None = Field(
+        default=None,
+        description="Hash of the password as printed by `toshokan hash-secret` "
+        "(scrypt$... or pbkdf2_sha256$...).",
+    )
+    api_key: SecretStr | None = Field(
+        default=None, description="API key for auth = 'api_key' (plaintext; prefer api_key_hash)."
+    )
+    api_key_hash: SecretStr | None = Field(
+        default=None, description="Hash of the API key as printed by `toshokan hash-secret`."
+    )
+    page_url_ttl: int = Field(
+        default=3600,
+        ge=60,
+        le=7 * 24 * 3600,
+        description="Seconds a signed page or cover URL stays valid when auth is required.",
+    )
+    max_comicinfo_bytes: int = Field(
+        default=256 * 1024,
+        ge=1024,
+        le=16 * 1024 * 1024,
+        description="Largest ComicInfo.xml read; larger ones are refused as hostile.",
+    )
+
+    @field_validator("root")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()

@@ -1,0 +1,408 @@
+"""The local library source: a folder of comics served through the host's interface.
+
+This class wires the parts together: settings, the SQLite index, the scanner
+(run at start-up and again for whatever the folder watcher reports), search,
+the page routes and authentication. Every index or disk access runs in a
+worker thread so the event loop never blocks on I/O.
+"""
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import os
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import ClassVar
+
+import click
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.routing import BaseRoute
+
+from toshokan.errors import ChapterNotFound, MangaNotFound
+from toshokan.models import (
+    AuthConfig,
+    AuthType,
+    Chapter,
+    Classification,
+    Entry,
+    FilterKey,
+    Manga,
+    Preset,
+    Publication,
+    SearchConfig,
+    SearchRequest,
+    SearchResponse,
+    SortOption,
+    SourceConfiguration,
+    Tag,
+)
+from toshokan.sdk import Credentials, HostServices, RequestContext, Source
+from toshokan.sdk.auth import credentials_from_headers
+from toshokan.sources.local import search as searching
+from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
+from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot
+from toshokan.sources.local.metadata import tag_slug, unique
+from toshokan.sources.local.pages import PageServer
+from toshokan.sources.local.scanner import LibraryUnavailable, Scanner, ScanReport
+from toshokan.sources.local.settings import LocalSettings
+from toshokan.sources.local.slugs import is_slug
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PUBLIC_URL = "http://localhost:8000"
+
+BASE_FILTERS = [
+    FilterKey.GENRE,
+    FilterKey.STATUS,
+    FilterKey.CONTENT_RATING,
+    FilterKey.YEAR,
+    FilterKey.AUTHOR,
+    FilterKey.ARTIST,
+    FilterKey.PUBLISHER,
+    FilterKey.MIN_CHAPTERS,
+    FilterKey.ORIGINAL_LANGUAGE,
+    FilterKey.TRANSLATED_LANGUAGE,
+]
+
+
+def _timestamp(value: float | None) -> datetime:
+    return datetime.fromtimestamp(value or 0, UTC)
+
+
+def _secret(settings_value: object, env: str) -> str | None:
+    if settings_value is not None:
+        value = (
+            settings_value.get_secret_value()
+            if hasattr(settings_value, "get_secret_value")
+            else settings_value
+        )
+        return str(value) or None
+    return os.environ.get(env) or None
+
+
+class LocalAuth:
+    """The credentials a reader must present, held only as hashes."""
+
+    def __init__(self, settings: LocalSettings, slug: str):
+        prefix = f"TOSHOKAN_{slug.upper()}_"
+        self.type = AuthType(settings.auth)
+        self.username: str | None = None
+        self.checker: SecretChecker | None = None
+        if self.type is AuthType.BASIC:
+            self.username = settings.username or os.environ.get(prefix + "USERNAME")
+            self.checker = self._checker(
+                _secret(settings.password_hash, prefix + "PASSWORD_HASH"),
+                _secret(settings.password, prefix + "PASSWORD"),
+                "password",
+            )
+            if not self.username:
+                raise SecretConfigError(
+                    f"auth = 'basic' needs `username` (or {prefix}USERNAME in the environment)"
+                )
+        elif self.type is AuthType.API_KEY:
+            self.checker = self._checker(
+                _secret(settings.api_key_hash, prefix + "API_KEY_HASH"),
+                _secret(settings.api_key, prefix + "API_KEY"),
+                "api_key",
+            )
+
+    @staticmethod
+    def _checker(encoded: str | None, plain: str | None, name: str) -> SecretChecker:
+        if encoded:
+            return SecretChecker(validate_hash(encoded, f"{name}_hash"))
+        if plain:
+            return SecretChecker.from_plaintext(plain)
+        raise SecretConfigError(
+            f"authentication needs `{name}` or `{name}_hash` (or the matching "
+            f"TOSHOKAN_<SLUG>_{name.upper()}[_HASH] environment variable)"
+        )
+
+    @property
+    def required(self) -> bool:
+        return self.type is not AuthType.NONE
+
+    def verify(self, credentials: Credentials) -> bool:
+        """Constant-time check; cheap after the first time thanks to the checker's cache."""
+        if self.type is AuthType.NONE:
+            return True
+        if credentials.type is not self.type or self.checker is None:
+            return False
+        if self.type is AuthType.BASIC:
+            user_ok = hmac.compare_digest(
+                (credentials.username or "").encode(), (self.username or "").encode()
+            )
+            password_ok = self.checker.check(credentials.password or "")
+            return user_ok and password_ok
+        return self.checker.check(credentials.apiKey or "")
+
+
+class LocalLibrary(Source):
+    """Comics and manga from a folder on disk."""
+
+    Settings: ClassVar[type[BaseModel]] = LocalSettings
+    version: ClassVar[str] = "1.0.0"
+    summary: ClassVar[str] = (
+        "Comics and manga from a folder: .cbz/.cb7/.cbr archives and image folders."
+    )
+
+    def __init__(self, slug: str, settings: BaseModel, services: HostServices):
+        if not isinstance(settings, LocalSettings):
+            settings = LocalSettings.model_validate(settings.model_dump())
+        super().__init__(slug, settings, services)
+        self.options: LocalSettings = settings
+        self.root = settings.root.resolve()
+        self.index_path = settings.index_path or services.data_dir / "local" / f"{slug}.sqlite3"
+        self.auth = LocalAuth(settings, slug)
+        self.public_url = (services.public_url or DEFAULT_PUBLIC_URL).rstrip("/")
+        self._index: Index | None = None
+        self.scanner: Scanner | None = None
+        self.snapshot = Snapshot(tags=[], languages=[], updated_at=0.0, series=0, chapters=0)
+        self.last_report: ScanReport | None = None
+        self._stop = asyncio.Event()
+        self._watcher: asyncio.Task[None] | None = None
+        self._scan_lock = asyncio.Lock()
+        self.pages_server = PageServer(
+            slug=slug,
+            root=self.root,
+            index=self._require_index,
+            secret=services.secret,
+            signed=lambda: self.auth.required,
+            ttl=settings.page_url_ttl,
+            authorize_headers=self._authorize_request,
+        )
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def _require_index(self) -> Index:
+        if self._index is None:
+            raise IndexUnavailable("the library index is not open yet")
+        return self._index
+
+    async def startup(self) -> None:
+        self._index = await asyncio.to_thread(Index, self.index_path)
+        self.scanner = Scanner(
+            self.root,
+            self._index,
+            default_language=self.options.default_language,
+            comicinfo_limit=self.options.max_comicinfo_bytes,
+        )
+        if self.options.watch:
+            # Watch before the first scan, so nothing added meanwhile is missed.
+            self._stop = asyncio.Event()
+            self._watcher = asyncio.create_task(self._watch(), name=f"toshokan-watch-{self.slug}")
+            await asyncio.sleep(0.05)
+        if self.options.scan_on_start:
+            try:
+                report = await self.rescan()
+                log.info("local library %s: %s", self.slug, report.summary().splitlines()[0])
+            except LibraryUnavailable as error:
+                log.error("local library %s: %s; serving the existing index", self.slug, error)
+        await self._refresh_snapshot()
+
+    async def shutdown(self) -> None:
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._watcher
+            self._watcher = None
+        if self._index is not None:
+            self._index.close()
+
+    async def rescan(self, only: set[str] | None = None) -> ScanReport:
+        """Bring the index up to date (for ``only`` these top-level entries) in a worker thread."""
+        scanner = self.scanner
+        if scanner is None:
+            raise IndexUnavailable("the source has not started")
+        async with self._scan_lock:
+            report = await asyncio.to_thread(scanner.scan, only)
+        self.last_report = report
+        await self._refresh_snapshot()
+        return report
+
+    async def _refresh_snapshot(self) -> None:
+        index = self._require_index()
+        self.snapshot = await asyncio.to_thread(index.snapshot)
+
+    async def _watch(self) -> None:
+        """Re-index the series the file system says changed, until shutdown."""
+        from watchfiles import awatch
+
+        try:
+            async for changes in awatch(self.root, stop_event=self._stop, debounce=800, step=100):
+                touched: set[str] = set()
+                own = self.scanner.own_files if self.scanner else frozenset()
+                for _change, raw in changes:
+                    if raw in own:
+                        continue  # our own index, when it lives inside the library
+                    try:
+                        relative = Path(raw).relative_to(self.root)
+                    except ValueError:
+                        continue
+                    if relative.parts and not relative.parts[0].startswith("."):
+                        touched.add(relative.parts[0])
+                if touched:
+                    try:
+                        await self.rescan(touched)
+                    except Exception:  # keep watching; the next change retries
+                        log.exception("local library %s: rescan after a change failed", self.slug)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the folder vanished, inotify limits...: serve what we have
+            log.error("local library %s: stopped watching the folder (%s)", self.slug, error)
+
+    # -- declaration -------------------------------------------------------------
+
+    def configuration(self) -> SourceConfiguration:
+        snapshot = self.snapshot
+        tags = [Tag(slug=slug, name=name, nsfw=nsfw) for slug, name, nsfw in snapshot.tags]
+        filters = list(BASE_FILTERS)
+        if tags:
+            filters += [FilterKey.INCLUDE_TAG, FilterKey.EXCLUDE_TAG]
+        return SourceConfiguration(
+            name=self.options.name,
+            slug=self.slug,
+            icon=f"{self.public_url}/_/{self.slug}/icon.png",
+            url=self.public_url,
+            languages=snapshot.languages or [self.options.default_language],
+            nsfw=self.options.nsfw,
+            auth=AuthConfig(type=self.auth.type, required=self.auth.required),
+            search=SearchConfig(sort=list(searching.SUPPORTED_SORTS), filters=filters, tags=tags),
+            presets=[
+                Preset(
+                    name="Recently updated",
+                    description="Series with the newest chapters first.",
+                    request=SearchRequest(page=1, sort=SortOption.LATEST, direction="desc"),
+                ),
+                Preset(
+                    name="Recently added",
+                    description="Series added to the library most recently.",
+                    request=SearchRequest(page=1, sort=SortOption.CREATED_AT, direction="desc"),
+                ),
+                Preset(
+                    name="A to Z",
+                    description="Every series by title.",
+                    request=SearchRequest(page=1, sort=SortOption.TITLE, direction="asc"),
+                ),
+            ],
+            updatedAt=_timestamp(snapshot.updated_at) if snapshot.updated_at else None,
+        )
+
+    @classmethod
+    def commands(cls) -> Sequence[click.Command]:
+        from toshokan.sources.local.commands import demo_command, hash_secret_command, scan_command
+
+        return (scan_command, demo_command, hash_secret_command)
+
+    def routes(self) -> Sequence[BaseRoute]:
+        return self.pages_server.routes()
+
+    # -- content -----------------------------------------------------------------
+
+    def _cover(self, ctx: RequestContext, slug: str, version: str | None) -> str:
+        return self.pages_server.url(ctx.base_url, f"covers/{slug}", version)
+
+    async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
+        index = self._require_index()
+        hits, more = await asyncio.to_thread(lambda: searching.run(index.reader(), request))
+        results = [
+            Entry(
+                slug=hit.slug,
+                title=hit.title,
+                cover=self._cover(ctx, hit.slug, hit.cover_version) if hit.cover_version else None,
+            )
+            for hit in hits
+        ]
+        return SearchResponse(results=results, page=request.page, more=more)
+
+    async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
+        if not is_slug(manga_slug):
+            raise MangaNotFound()
+        index = self._require_index()
+        row = await asyncio.to_thread(index.series_by_slug, manga_slug)
+        if row is None:
+            raise MangaNotFound()
+        genres = json.loads(row["genres"])
+        tags = json.loads(row["tags"])
+        people = unique([*json.loads(row["writers"]), *json.loads(row["artists"])])
+        return Manga(
+            slug=row["slug"],
+            url=f"{ctx.base_url.rstrip('/')}/{self.slug}/{row['slug']}",
+            title=row["title"],
+            alternativeTitles=json.loads(row["alt_titles"]),
+            authors=people,
+            synopsis=row["synopsis"] or "",
+            covers=[self._cover(ctx, row["slug"], row["cover_version"])]
+            if row["cover_relpath"]
+            else [],
+            tags=list(dict.fromkeys(tag_slug(name) for name in [*genres, *tags])),
+            classification=Classification(row["classification"]),
+            publication=Publication(row["status"]),
+            createdAt=_timestamp(row["created_at"]),
+            updatedAt=_timestamp(row["updated_at"]),
+        )
+
+    async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
+        if not is_slug(manga_slug):
+            raise MangaNotFound()
+        index = self._require_index()
+
+        def load() -> list[sqlite3.Row] | None:
+            row = index.series_by_slug(manga_slug)
+            return None if row is None else index.chapters_of(row["id"])
+
+        rows = await asyncio.to_thread(load)
+        if rows is None:
+            raise MangaNotFound()
+        base = ctx.base_url.rstrip("/")
+        return [
+            Chapter(
+                slug=row["slug"],
+                url=row["web"] or f"{base}/{self.slug}/{manga_slug}/chapters/{row['slug']}",
+                title=row["title"],
+                number=row["number"],
+                date=_timestamp(row["date"]),
+                language=row["language"],
+                scanlator=row["scanlator"],
+            )
+            for row in rows
+        ]
+
+    async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
+        if not (is_slug(manga_slug) and is_slug(chapter_slug)):
+            raise ChapterNotFound()
+        index = self._require_index()
+        row = await asyncio.to_thread(index.chapter, manga_slug, chapter_slug)
+        if row is None:
+            exists = await asyncio.to_thread(index.series_by_slug, manga_slug)
+            raise ChapterNotFound() if exists is not None else MangaNotFound()
+        names = json.loads(row["pages"])
+        version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
+        return [
+            self.pages_server.url(ctx.base_url, f"pages/{manga_slug}/{chapter_slug}/{n}", version)
+            for n in range(1, len(names) + 1)
+        ]
+
+    async def ping(self) -> None:
+        def check() -> None:
+            if not self.root.is_dir() or not os.access(self.root, os.R_OK | os.X_OK):
+                raise LibraryUnavailable(f"the library folder {self.root} is missing or unreadable")
+            os.listdir(self.root)
+            self._require_index().check()
+
+        await asyncio.to_thread(check)
+
+    # -- authentication ------------------------------------------------------------
+
+    async def verify_credentials(self, credentials: Credentials) -> bool:
+        return await asyncio.to_thread(self.auth.verify, credentials)
+
+    async def _authorize_request(self, request: Request) -> bool:
+        credentials = credentials_from_headers(self.auth.type, request.headers)
+        return credentials is not None and await self.verify_credentials(credentials)

@@ -1,0 +1,78 @@
+"""Builders for hand-made library edge cases."""
+
+import io
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+
+from PIL import Image
+
+
+def jpeg(
+    text: str = "", size: tuple[int, int] = (8, 8), colour: tuple[int, int, int] = (200, 0, 0)
+) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, colour).save(buffer, "JPEG")
+    return buffer.getvalue()
+
+
+def png(size: tuple[int, int] = (4, 4)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, (0, 0, 200)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def comicinfo(**fields: str) -> bytes:
+    body = "".join(f"<{k}>{v}</{k}>" for k, v in fields.items())
+    return f'<?xml version="1.0"?><ComicInfo>{body}</ComicInfo>'.encode()
+
+
+def cbz(
+    path: Path,
+    pages: dict[str, bytes] | int = 2,
+    info: bytes | None = None,
+    extra: dict[str, bytes] | None = None,
+) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(pages, int):
+        pages = {f"{n}.jpg": jpeg(str(n)) for n in range(1, pages + 1)}
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in pages.items():
+            archive.writestr(name, data)
+        if info is not None:
+            archive.writestr("ComicInfo.xml", info)
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+    return path
+
+
+def _dos_time() -> int:
+    return ((2024 - 1980) << 25) | (1 << 21) | (1 << 16)
+
+
+def rar4(files: dict[str, bytes], *, compressed: bool = False) -> bytes:
+    """A RAR 4 archive built by hand. Stored entries are readable by rarfile alone;
+    ``compressed`` marks them as compressed, which needs an external tool."""
+    out = bytearray(b"Rar!\x1a\x07\x00")
+    body = struct.pack("<BHH", 0x73, 0, 13) + b"\x00" * 6
+    out += struct.pack("<H", zlib.crc32(body) & 0xFFFF) + body
+    for name, data in files.items():
+        encoded = name.encode()
+        fields = struct.pack(
+            "<IIBIIBBHI",
+            len(data),
+            len(data),
+            3,
+            zlib.crc32(data) & 0xFFFFFFFF,
+            _dos_time(),
+            29,
+            0x33 if compressed else 0x30,
+            len(encoded),
+            0x20,
+        )
+        size = 7 + len(fields) + len(encoded)
+        header = struct.pack("<BHH", 0x74, 0x8000, size) + fields + encoded
+        out += struct.pack("<H", zlib.crc32(header) & 0xFFFF) + header + data
+    out += b"\xc4\x3d\x7b\x00\x40\x07\x00"
+    return bytes(out)

@@ -1,0 +1,193 @@
+"""The source as the host sees it: details, chapters, pages, errors, auth and ping."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from toshokan.errors import ChapterNotFound, MangaNotFound
+from toshokan.models import AuthType, Chapter
+from toshokan.registry import adapter
+from toshokan.sdk import Credentials, RequestContext, Source
+from toshokan.sources.local import LocalLibrary, LocalSettings
+from toshokan.sources.local.credentials import SecretConfigError, check_hash, hash_secret
+
+from .conftest import SourceFactory, services
+
+pytestmark = pytest.mark.anyio
+CTX = RequestContext(base_url="http://testserver")
+
+
+def test_entry_point_and_settings() -> None:
+    cls = adapter("local")
+    assert cls is LocalLibrary and issubclass(cls, Source)
+    assert cls.Settings is LocalSettings
+    with pytest.raises(ValueError):
+        LocalSettings.model_validate({"root": "/x", "unknown": 1})
+    for name, field in LocalSettings.model_fields.items():
+        assert field.description, name
+    assert [c.name for c in LocalLibrary.commands()] == ["scan", "demo", "hash-secret"]
+
+
+async def test_manga_details(demo_source: LocalLibrary) -> None:
+    manga = await demo_source.manga("hoshi-no-tabibito", CTX)
+    assert manga.title == "Hoshi no Tabibito"
+    assert manga.authors == ["Aoi Minato", "Ren Kusakabe"]
+    assert manga.tags == ["adventure", "fantasy", "space", "found-family"]
+    assert manga.publication.value == "Ongoing" and manga.classification.value == "Safe"
+    assert manga.synopsis.startswith("A courier")
+    assert (
+        manga.covers == [manga.covers[0]] and "/_/local/covers/hoshi-no-tabibito" in manga.covers[0]
+    )
+    assert manga.url == "http://testserver/local/hoshi-no-tabibito"
+    assert manga.createdAt <= manga.updatedAt
+
+
+async def test_chapters_newest_first_with_versions(demo_source: LocalLibrary) -> None:
+    chapters = await demo_source.chapters("iron-garden", CTX)
+    keys = [(c.date, c.number) for c in chapters]
+    assert keys == sorted(keys, reverse=True)
+    first = [c for c in chapters if c.number == 1]
+    assert {(c.scanlator, c.language) for c in first} == {
+        ("Gearworks", "en"),
+        ("Night Shift", "en"),
+        ("Jardin Scans", "es"),
+    }
+    assert len({c.slug for c in chapters}) == len(chapters)
+    for chapter in chapters:
+        Chapter.model_validate(chapter.model_dump())
+
+
+async def test_decimal_chapters_and_oneshot(demo_source: LocalLibrary) -> None:
+    numbers = [c.number for c in await demo_source.chapters("half-moon-diaries", CTX)]
+    assert numbers == [2.5, 2, 1.5, 1]
+    oneshot = await demo_source.chapters("the-quiet-lantern", CTX)
+    assert [(c.number, c.slug, c.title) for c in oneshot] == [
+        (0, "oneshot-lantern-works", "Oneshot")
+    ]
+
+
+async def test_pages(demo_source: LocalLibrary) -> None:
+    pages = await demo_source.pages("clockwork-sea", "ch-1-tidewatch", CTX)
+    assert len(pages) == 3
+    assert all(
+        p.startswith("http://testserver/_/local/pages/clockwork-sea/ch-1-tidewatch/") for p in pages
+    )
+
+
+@pytest.mark.parametrize(
+    "bad", ["../etc", "search", "UPPER", "a/b", "%2e%2e", "a b", "", "x" * 300, "nope"]
+)
+async def test_unknown_or_malformed_slugs_are_not_found(
+    demo_source: LocalLibrary, bad: str
+) -> None:
+    with pytest.raises(MangaNotFound):
+        await demo_source.manga(bad, CTX)
+    with pytest.raises(MangaNotFound):
+        await demo_source.chapters(bad, CTX)
+    with pytest.raises((MangaNotFound, ChapterNotFound)):
+        await demo_source.pages(bad, "ch-1", CTX)
+    with pytest.raises(ChapterNotFound):
+        await demo_source.pages("iron-garden", bad, CTX)
+
+
+async def test_ping(demo_source: LocalLibrary, demo_root: Path) -> None:
+    await demo_source.ping()
+    shutil.rmtree(demo_root)
+    with pytest.raises(Exception, match="missing or unreadable"):
+        await demo_source.ping()
+
+
+async def test_ping_fails_when_index_unreadable(demo_source: LocalLibrary) -> None:
+    demo_source._require_index().close()
+    demo_source.index_path.unlink()
+    demo_source.index_path.mkdir()
+    with pytest.raises(Exception):  # noqa: B017 - whatever sqlite says, ping must fail
+        await demo_source.ping()
+
+
+async def test_missing_root_at_startup_does_not_crash(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    source = await make_source(tmp_path / "missing")
+    assert source.configuration().languages == ["en"]
+    with pytest.raises(Exception, match="missing"):
+        await source.ping()
+
+
+# -- authentication ---------------------------------------------------------------
+
+
+async def test_no_auth_by_default(demo_source: LocalLibrary) -> None:
+    config = demo_source.configuration()
+    assert config.auth.type is AuthType.NONE and not config.auth.required
+
+
+async def test_basic_auth(tmp_path: Path, make_source: SourceFactory, demo_root: Path) -> None:
+    source = await make_source(demo_root, auth="basic", username="reader", password="open sesame")
+    config = source.configuration()
+    assert config.auth.type is AuthType.BASIC and config.auth.required
+    assert config.auth.fields == ["username", "password"]
+    good = Credentials(type=AuthType.BASIC, username="reader", password="open sesame")
+    assert await source.verify_credentials(good)
+    assert await source.verify_credentials(good)  # cached the second time
+    assert not await source.verify_credentials(
+        Credentials(type=AuthType.BASIC, username="reader", password="wrong")
+    )
+    assert not await source.verify_credentials(
+        Credentials(type=AuthType.BASIC, username="other", password="open sesame")
+    )
+    assert not await source.verify_credentials(
+        Credentials(type=AuthType.API_KEY, apiKey="open sesame")
+    )
+    headers = await source.authenticate(good)
+    assert headers["Authorization"].startswith("Basic ")
+    assert "open sesame" not in repr(source.options)
+
+
+async def test_api_key_from_hash_and_environment(
+    tmp_path: Path, make_source: SourceFactory, demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    encoded = hash_secret("k3y")
+    assert check_hash("k3y", encoded) and not check_hash("nope", encoded)
+    source = await make_source(demo_root, auth="api_key", api_key_hash=encoded)
+    assert await source.verify_credentials(Credentials(type=AuthType.API_KEY, apiKey="k3y"))
+    assert not await source.verify_credentials(Credentials(type=AuthType.API_KEY, apiKey="k3y "))
+
+    monkeypatch.setenv("TOSHOKAN_SHELF_API_KEY", "from-env")
+    env_source = await make_source(demo_root, slug="shelf", auth="api_key")
+    assert await env_source.verify_credentials(
+        Credentials(type=AuthType.API_KEY, apiKey="from-env")
+    )
+    assert env_source.configuration().auth.type is AuthType.API_KEY
+
+
+def test_pbkdf2_hashes_are_accepted() -> None:
+    import base64
+    import hashlib
+
+    salt = b"saltsalt"
+    digest = hashlib.pbkdf2_hmac("sha256", b"pw", salt, 1000)
+    encoded = "pbkdf2_sha256$1000${}${}".format(
+        base64.urlsafe_b64encode(salt).decode().rstrip("="),
+        base64.urlsafe_b64encode(digest).decode().rstrip("="),
+    )
+    assert check_hash("pw", encoded) and not check_hash("px", encoded)
+    assert not check_hash("pw", "garbage$1$2")
+
+
+def test_misconfigured_auth_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SecretConfigError, match="password"):
+        LocalLibrary(
+            "local", LocalSettings(root=tmp_path, auth="basic", username="u"), services(tmp_path)
+        )
+    with pytest.raises(SecretConfigError, match="username"):
+        LocalLibrary(
+            "local", LocalSettings(root=tmp_path, auth="basic", password="p"), services(tmp_path)
+        )
+    with pytest.raises(SecretConfigError, match="api_key_hash"):
+        LocalLibrary(
+            "local",
+            LocalSettings(root=tmp_path, auth="api_key", api_key_hash="plain"),
+            services(tmp_path),
+        )
