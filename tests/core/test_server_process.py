@@ -1,20 +1,12 @@
 """The real thing: `toshokan serve` in its own process, spoken to over HTTP."""
 
-import socket
 import subprocess
-import sys
-import time
 
 import httpx
 import pytest
 
 from tests.core.plugins import install_plugin, plugin_env
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.serving import free_port, running_host, serve_command
 
 
 @pytest.fixture
@@ -25,46 +17,9 @@ def server(tmp_path):
         f'[host]\nname = "processhost"\ndata_dir = "{tmp_path / "data"}"\n'
         '[sources.shelf]\nadapter = "catalog"\ntitles = 30\n'
     )
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toshokan",
-            "serve",
-            "--config",
-            str(config),
-            "--port",
-            str(port),
-            "--rate-limit",
-            "50",
-        ],
-        env=plugin_env(site),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"server exited early:\n{process.stdout.read() if process.stdout else ''}")
-        try:
-            if httpx.get(f"{base}/shelf/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail("server did not become ready in 30 s")
-    yield base
-    process.terminate()
-    try:
-        output, _ = process.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise
-    assert "Traceback" not in output
+    args = ["--config", str(config), "--rate-limit", "50"]
+    with running_host(args, "/shelf/health", env=plugin_env(site), timeout=30) as base:
+        yield base
 
 
 def test_served_over_http(server):
@@ -90,16 +45,7 @@ def test_bad_config_stops_with_a_message(tmp_path):
     config = tmp_path / "bad.toml"
     config.write_text('[sources.shelf]\nadapter = "catalog"\ntitles = "lots"\n')
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "toshokan",
-            "serve",
-            "--config",
-            str(config),
-            "--port",
-            str(free_port()),
-        ],
+        serve_command("--config", str(config), "--port", str(free_port())),
         env=plugin_env(site),
         capture_output=True,
         text=True,

@@ -1,61 +1,13 @@
 """The local library through the whole host: the embedded default and a protected library."""
 
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 
+from tests.serving import running_host
 from toshokan.app import create_app
 from toshokan.config import load_settings
 from toshokan.models import Chapter, Manga, SearchResponse, SourceConfiguration
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start(args: list[str], env_extra: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-    import os
-
-    port = free_port()
-    env = {**os.environ, **env_extra}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toshokan", "serve", "--port", str(port), *args],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(
-                f"server exited:\n{process.stdout.read() if process.stdout else ''}"
-            )
-        try:
-            if httpx.get(f"{base}/local/health", timeout=1).status_code == 200:
-                return process, base
-        except httpx.TransportError:
-            time.sleep(0.2)
-    process.kill()
-    raise AssertionError("server not ready in 60 s")
-
-
-def stop(process: subprocess.Popen[str]) -> str:
-    process.terminate()
-    output, _ = process.communicate(timeout=20)
-    return output
 
 
 def read_a_title(client: httpx.Client) -> None:
@@ -81,14 +33,10 @@ def read_a_title(client: httpx.Client) -> None:
 
 
 def test_embedded_default_writes_sample_content_and_serves_it(tmp_path):
-    process, base = start([], {"XDG_DATA_HOME": str(tmp_path)})
-    try:
+    with running_host([], "/local/health", env={"XDG_DATA_HOME": str(tmp_path)}) as base:
         assert (tmp_path / "toshokan" / "library").is_dir()
         with httpx.Client(base_url=base) as client:
             read_a_title(client)
-    finally:
-        output = stop(process)
-    assert "Traceback" not in output
 
 
 def test_library_flag_serves_that_folder(tmp_path):
@@ -96,15 +44,13 @@ def test_library_flag_serves_that_folder(tmp_path):
 
     library = tmp_path / "comics"
     write_demo_library(library, series=2, chapters=2, pages=2)
-    process, base = start(["--library", str(library)], {"XDG_DATA_HOME": str(tmp_path / "data")})
-    try:
-        with httpx.Client(base_url=base) as client:
-            read_a_title(client)
-            total = client.post(
-                "/local/search", json={"page": 1, "sort": "title", "limit": 100}
-            ).json()
-    finally:
-        stop(process)
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    with (
+        running_host(["--library", str(library)], "/local/health", env=env) as base,
+        httpx.Client(base_url=base) as client,
+    ):
+        read_a_title(client)
+        total = client.post("/local/search", json={"page": 1, "sort": "title", "limit": 100}).json()
     assert not (tmp_path / "data" / "toshokan" / "library").exists()  # no sample content written
     assert 2 <= len(total["results"]) <= 4
 
