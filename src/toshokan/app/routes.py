@@ -45,6 +45,7 @@ T = TypeVar("T")
 router = APIRouter()
 CHAPTER_LIST = TypeAdapter(list[Chapter])
 PAGE_LIST = TypeAdapter(list[str])
+HEALTH_BODY = Health().model_dump_json().encode()
 _SLUG = re.compile(SLUG_PATTERN)
 _SOURCE = re.compile(SOURCE_SLUG_PATTERN)
 POST_ONLY = frozenset({"search", "authenticate"})
@@ -128,16 +129,19 @@ async def manifest(request: Request) -> Response:
 async def source_configuration(request: Request, source: str) -> Response:
     hosted = source_for(request, source)
     config = await configuration_of(request, hosted)
-    return json_response(
-        config.model_dump_json(exclude_none=True).encode(),
-        cache_control(app_state(request).settings.cache, "configuration"),
-    )
+
+    async def serialise() -> bytes:
+        return config.model_dump_json(exclude_none=True).encode()
+
+    # Keyed by the hash, so the bytes follow the configuration the moment it changes.
+    body = await cached(request, "configuration", (source, config.hash), serialise)
+    return json_response(body, cache_control(app_state(request).settings.cache, "configuration"))
 
 
 @router.get("/{source}/health", response_model=Health, summary="Source health")
 async def health(request: Request, source: str) -> Response:
     source_for(request, source)
-    return json_response(Health().model_dump_json().encode(), NO_STORE)
+    return json_response(HEALTH_BODY, NO_STORE)
 
 
 @router.get("/{source}/ping", response_model=Ping, summary="Upstream connectivity")
