@@ -109,7 +109,7 @@ def serve(
     app = _or_exit(lambda: create_app(settings))
     server = settings.server
     uvicorn.run(
-        app,
+        plain_startup_errors(app),
         host=server.host,
         port=server.port,
         ssl_certfile=str(server.tls_cert) if server.tls_cert else None,
@@ -119,6 +119,25 @@ def serve(
         log_level=log_level,
         lifespan="on",
     )
+
+
+def plain_startup_errors(app: Any) -> Any:
+    """Wrap ``app`` so a configuration error at start-up is reported as one line, not a traceback.
+
+    Starlette reports a failed lifespan start with the whole traceback as the
+    message, which uvicorn prints; the operator needs only what to fix.
+    """
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        async def send_plain(message: Any) -> None:
+            problem = getattr(app.state, "startup_error", None)
+            if message["type"] == "lifespan.startup.failed" and problem:
+                message = {**message, "message": f"toshokan: configuration error: {problem}"}
+            await send(message)
+
+        await app(scope, receive, send_plain if scope["type"] == "lifespan" else send)
+
+    return wrapped
 
 
 @main.command(name="sources", help="List the installed source adapters.")

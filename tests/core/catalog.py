@@ -201,3 +201,14 @@ class Catalog(Source):
 
 def _slug(title: str) -> str:
     return title.lower().replace(" ", "-")
+
+
+class BadPresetCatalog(Catalog):
+    """Declares a preset that sorts by something the source does not support."""
+
+    def configuration(self) -> SourceConfiguration:
+        config = super().configuration()
+        preset = Preset(name="Most viewed", request=SearchRequest(page=1, sort=SortOption.VIEWS))
+        return SourceConfiguration.model_validate(
+            {**config.model_dump(), "presets": [preset.model_dump()]}
+        )

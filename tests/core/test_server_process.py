@@ -54,3 +54,20 @@ def test_bad_config_stops_with_a_message(tmp_path):
     assert result.returncode == 2
     assert "configuration error: source 'shelf': settings titles" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_invalid_declared_configuration_stops_with_one_line(tmp_path):
+    site = install_plugin(tmp_path / "site", "badpreset", "tests.core.catalog:BadPresetCatalog")
+    config = tmp_path / "bad.toml"
+    config.write_text(f'[host]\ndata_dir = "{tmp_path}"\n[sources.shelf]\nadapter = "badpreset"\n')
+    result = subprocess.run(
+        serve_command("--config", str(config), "--port", str(free_port())),
+        env=plugin_env(site),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "configuration error: source 'shelf'" in result.stderr
+    assert "preset 'Most viewed': sort 'views' is not declared" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -15,7 +15,7 @@ from toshokan.app.cors import CorsMiddleware
 from toshokan.app.docs import install_docs
 from toshokan.app.errors import install_error_handlers
 from toshokan.app.guard import InternalErrorMiddleware
-from toshokan.app.host import Host
+from toshokan.app.host import ConfigurationError, Host
 from toshokan.app.proxy import TrustedProxyMiddleware
 from toshokan.app.ratelimit import Limiter, RateLimitMiddleware
 from toshokan.app.state import AppState
@@ -32,7 +32,12 @@ def create_app(settings: HostSettings, host: Host | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await host.startup()
+        try:
+            await host.startup()
+        except ConfigurationError as error:
+            # Kept for the server, which reports it as one line rather than a traceback.
+            app.state.startup_error = str(error)
+            raise
         try:
             yield
         finally:

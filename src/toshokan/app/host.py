@@ -86,7 +86,12 @@ class Host:
         started: list[HostedSource] = []
         try:
             for hosted in self.serving():
-                await hosted.source.startup()
+                try:
+                    await hosted.source.startup()
+                except Exception as error:
+                    raise ConfigurationError(
+                        f"source {hosted.slug!r} failed to start: {error}"
+                    ) from error
                 started.append(hosted)
                 hosted.configuration()
         except BaseException:
@@ -150,9 +155,11 @@ def build_source(slug: str, section: SourceSection, services: HostServices) -> H
         settings = cls.Settings.model_validate(section.adapter_settings())
     except ValidationError as error:
         raise ConfigurationError(describe(slug, error).replace(": ", ": settings ", 1)) from None
-    return HostedSource(
-        slug=slug, adapter_name=name, status=section.status, source=cls(slug, settings, services)
-    )
+    try:
+        source = cls(slug, settings, services)
+    except Exception as error:  # an adapter refusing its settings is a configuration problem
+        raise ConfigurationError(f"source {slug!r}: {error}") from error
+    return HostedSource(slug=slug, adapter_name=name, status=section.status, source=source)
 
 
 def host_secret(settings: HostSettings) -> bytes:
