@@ -9,8 +9,9 @@ import py7zr
 import pytest
 
 from toshokan.sources.local.archives import rar_tool
+from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.scanner import LibraryUnavailable, Scanner
+from toshokan.sources.local.scanner import Scanner
 
 from .helpers import cbz, comicinfo, jpeg, png, rar4
 

@@ -14,8 +14,9 @@ from tqdm import tqdm
 
 from toshokan.sources.local.credentials import hash_secret
 from toshokan.sources.local.demo import write_demo_library
+from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.scanner import LibraryUnavailable, Scanner
+from toshokan.sources.local.scanner import Scanner
 
 
 def default_index_path(slug: str) -> Path:

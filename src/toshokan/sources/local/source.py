@@ -46,10 +46,12 @@ from toshokan.sdk import Credentials, HostServices, RequestContext, Source
 from toshokan.sdk.auth import credentials_from_headers
 from toshokan.sources.local import search as searching
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
+from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot
 from toshokan.sources.local.metadata import tag_slug, unique
 from toshokan.sources.local.pages import PageServer
-from toshokan.sources.local.scanner import LibraryUnavailable, Scanner, ScanReport
+from toshokan.sources.local.scan_report import ScanReport
+from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
 

@@ -1,0 +1,264 @@
+"""Finding what is on disk, without opening anything.
+
+The walk lists every series and chapter candidate under the library root
+with a cheap signature (size and mtime, or for an image folder, the sizes and
+mtimes of its files), so a rescan can tell which chapters changed without
+reading them. Anything that cannot be a chapter is noted with a reason
+instead of raising: one odd file must not hide the rest of the library. Only
+an unreadable root is an error, because then there is nothing to report on.
+
+Symlinks are followed only while they stay inside the root, and every real
+folder is entered once, so a link loop or a link to ``/`` cannot make a scan
+endless or expose files the user did not put in the library.
+"""
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toshokan.sources.local.archives import kind_of
+from toshokan.sources.local.names import is_image_name
+
+#: How many folder levels below a series folder are still searched for chapters.
+MAX_DEPTH = 6
+#: Image names (without extension) taken as a series cover rather than a page.
+COVER_STEMS = ("cover", "folder", "poster")
+
+
+class LibraryUnavailable(Exception):
+    """The library root itself cannot be read."""
+
+
+@dataclass
+class FoundChapter:
+    """A chapter candidate: an archive, or a folder holding page images."""
+
+    relpath: str
+    #: ``dir`` for an image folder, otherwise the archive kind from :func:`kind_of`.
+    kind: str
+    #: Changes whenever the chapter's content may have changed; equal means "skip it".
+    sig: str
+    mtime: float
+
+
+@dataclass
+class FoundSeries:
+    """A top-level folder (or a lone archive in the root) and the chapters under it."""
+
+    relpath: str
+    #: A single archive directly in the root, which is its own series.
+    is_file: bool
+    chapters: list[FoundChapter] = field(default_factory=list)
+    #: ``(relpath, signature)`` of the series folder's series.json, if any.
+    series_json: tuple[str, str] | None = None
+    #: ``(relpath, signature)`` of the series folder's cover image, if any.
+    cover: tuple[str, str] | None = None
+
+    @property
+    def meta_sig(self) -> str:
+        """Changes when series.json or the cover changed, so the series row is rebuilt."""
+        return json.dumps([self.series_json, self.cover])
+
+
+def stat_signature(stat: os.stat_result) -> str:
+    """A file's cheap change signature: size and nanosecond mtime."""
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def is_inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, with links resolved, lies under ``root`` (itself resolved)."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
+
+
+def link_problem(entry: os.DirEntry[str], root: Path) -> str | None:
+    """Why a symlink must not be followed, or None when it is fine (or not a link)."""
+    if not entry.is_symlink():
+        return None
+    target = Path(entry.path)
+    if not target.exists():
+        return "broken symlink"
+    if not is_inside(target, root):
+        return "symlink points outside the library root; not followed"
+    return None
+
+
+def _sorted_entries(folder: Path) -> list[os.DirEntry[str]]:
+    """A folder's entries by name, so walks (and so reports) are deterministic."""
+    return sorted(os.scandir(folder), key=lambda e: e.name)
+
+
+@dataclass
+class _LoosePages:
+    """Images and ComicInfo.xml directly in one folder: together, one ``dir`` chapter."""
+
+    images: list[tuple[str, int, int]] = field(default_factory=list)
+    comicinfo: tuple[int, int] | None = None
+
+    def as_chapter(self, relpath: str) -> FoundChapter | None:
+        if not self.images:
+            return None
+        listing = json.dumps([self.images, self.comicinfo]).encode()
+        digest = hashlib.sha1(listing).hexdigest()[:20]
+        mtime = max(m for _, _, m in self.images) / 1e9
+        return FoundChapter(relpath, "dir", f"dir:{digest}", mtime)
+
+
+class LibraryWalk:
+    """One walk of the library root; :meth:`run` returns what was found and what was skipped."""
+
+    def __init__(self, root: Path, own_files: frozenset[str]):
+        self.root = root
+        #: The index's own files, never taken for library content if kept inside the root.
+        self.own_files = own_files
+        self.found: dict[str, FoundSeries] = {}
+        #: relpath -> why it was skipped while walking.
+        self.problems: dict[str, str] = {}
+        #: Real paths of folders already entered, to break symlink loops.
+        self.visited: set[str] = set()
+
+    def run(self, only: set[str] | None = None) -> tuple[dict[str, FoundSeries], dict[str, str]]:
+        """Every series and chapter candidate, and the files skipped while walking.
+
+        ``only`` limits the walk to these top-level names.
+        """
+        try:
+            entries = _sorted_entries(self.root)
+        except OSError as error:
+            raise LibraryUnavailable(
+                f"the library folder {self.root} cannot be read ({error.strerror})"
+            ) from None
+        self.visited.add(str(self.root))
+        for entry in entries:
+            if entry.name.startswith(".") or (only is not None and entry.name not in only):
+                continue
+            if entry.path in self.own_files:
+                continue
+            try:
+                self._top_level_entry(entry)
+            except OSError as error:
+                self.problems[entry.name] = f"cannot be read ({error.strerror})"
+        return self.found, self.problems
+
+    def _top_level_entry(self, entry: os.DirEntry[str]) -> None:
+        """A folder in the root is a series; an archive in the root is a one-chapter series."""
+        rel = entry.name
+        problem = link_problem(entry, self.root)
+        if problem:
+            self.problems[rel] = problem
+        elif entry.is_dir():
+            self._series_folder(entry, rel)
+        elif entry.is_file():
+            kind = kind_of(Path(entry.name))
+            if kind:
+                stat = entry.stat()
+                chapter = FoundChapter(rel, kind, stat_signature(stat), stat.st_mtime)
+                self.found[rel] = FoundSeries(rel, True, [chapter])
+            elif is_image_name(entry.name):
+                self.problems[rel] = "image directly in the library root; put pages in a folder"
+            else:
+                self.problems[rel] = "not a chapter: unsupported file type"
+
+    def _series_folder(self, entry: os.DirEntry[str], rel: str) -> None:
+        series = FoundSeries(rel, False)
+        self.visited.add(str(Path(entry.path).resolve()))
+        self._walk_folder(Path(entry.path), rel, series, 0)
+        if series.chapters:
+            self.found[rel] = series
+        elif not self._has_problem_under(rel):
+            # Say why an empty-looking series is missing, unless its contents already do.
+            self.problems[rel] = "series folder has no chapters"
+
+    def _has_problem_under(self, rel: str) -> bool:
+        return any(p == rel or p.startswith(rel + "/") for p in self.problems)
+
+    def _walk_folder(self, folder: Path, rel: str, series: FoundSeries, depth: int) -> None:
+        """Collect chapters from ``folder`` (``depth`` levels below the series folder)."""
+        try:
+            entries = _sorted_entries(folder)
+        except OSError as error:
+            self.problems[rel] = f"folder cannot be listed ({error.strerror})"
+            return
+        pages = _LoosePages()
+        for entry in entries:
+            if entry.name.startswith(".") or entry.path in self.own_files:
+                continue
+            erel = f"{rel}/{entry.name}"
+            try:
+                self._folder_entry(entry, erel, series, pages, depth)
+            except OSError as error:
+                self.problems[erel] = f"cannot be read ({error.strerror})"
+        chapter = pages.as_chapter(rel)
+        if chapter is not None:
+            series.chapters.append(chapter)
+
+    def _folder_entry(
+        self,
+        entry: os.DirEntry[str],
+        erel: str,
+        series: FoundSeries,
+        pages: _LoosePages,
+        depth: int,
+    ) -> None:
+        problem = link_problem(entry, self.root)
+        if problem:
+            self.problems[erel] = problem
+        elif entry.is_dir():
+            self._subfolder(entry, erel, series, depth)
+        elif not entry.is_file():
+            self.problems[erel] = "not a regular file"
+        else:
+            self._file_in_folder(entry, erel, series, pages, depth)
+
+    def _subfolder(
+        self, entry: os.DirEntry[str], erel: str, series: FoundSeries, depth: int
+    ) -> None:
+        real = str(Path(entry.path).resolve())
+        if real in self.visited:
+            self.problems[erel] = "folder already scanned (symlink loop); skipped"
+        elif depth >= MAX_DEPTH:
+            self.problems[erel] = f"folder nested deeper than {MAX_DEPTH} levels; skipped"
+        else:
+            self.visited.add(real)
+            self._walk_folder(Path(entry.path), erel, series, depth + 1)
+
+    def _file_in_folder(
+        self,
+        entry: os.DirEntry[str],
+        erel: str,
+        series: FoundSeries,
+        pages: _LoosePages,
+        depth: int,
+    ) -> None:
+        """An archive chapter, a page, a cover, series.json, ComicInfo.xml, or a problem."""
+        name = entry.name
+        stat = entry.stat()
+        lower = name.lower()
+        kind = kind_of(Path(name))
+        if kind:
+            series.chapters.append(FoundChapter(erel, kind, stat_signature(stat), stat.st_mtime))
+        elif is_image_name(name):
+            stem = lower.rsplit(".", 1)[0]
+            if depth == 0 and stem in COVER_STEMS:
+                # "cover" wins over "folder"/"poster"; otherwise the first by name.
+                if series.cover is None or stem == "cover":
+                    series.cover = (erel, stat_signature(stat))
+                return
+            pages.images.append((name, stat.st_size, stat.st_mtime_ns))
+        elif depth == 0 and lower == "series.json":
+            series.series_json = (erel, stat_signature(stat))
+        elif lower == "comicinfo.xml":
+            pages.comicinfo = (stat.st_size, stat.st_mtime_ns)
+        else:
+            self.problems[erel] = "not a chapter or page: unsupported file type"
+
+
+def walk(
+    root: Path, own_files: frozenset[str], only: set[str] | None = None
+) -> tuple[dict[str, FoundSeries], dict[str, str]]:
+    """Every series and chapter candidate under ``root``, and the files skipped while walking."""
+    return LibraryWalk(root, own_files).run(only)

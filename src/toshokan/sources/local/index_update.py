@@ -1,0 +1,308 @@
+"""Applying one walk's findings to the SQLite index.
+
+Only chapters whose signature changed since the last scan are read, and only
+series that gained, lost or changed a chapter (or whose series.json or cover
+changed) are rebuilt, so rescanning an unchanged library costs one walk and a
+few queries. A file that was skipped keeps its signature in ``problems``, so
+a broken file is not reopened on every scan either.
+
+A scan limited to some top-level names (``only``) must not touch anything
+outside them: every "what is stored" lookup below is filtered to that scope,
+or the rest of the library would look deleted.
+"""
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from toshokan.sources.local.discovery import FoundChapter, FoundSeries
+from toshokan.sources.local.index import now
+from toshokan.sources.local.reading import ChapterReading
+from toshokan.sources.local.scan_report import ScanReport
+from toshokan.sources.local.series_rows import (
+    SeriesJsonReader,
+    aggregate_series,
+    delete_series,
+    insert_series,
+    refresh_tag_names,
+)
+from toshokan.sources.local.slug_rows import assign_series_slugs
+
+#: Commit after this many chapters, so readers see progress of a long first scan.
+BATCH = 500
+
+#: Called with (chapters read so far, chapters to read in this scan).
+Progress = Callable[[int, int], None]
+ChapterReader = Callable[[FoundChapter], ChapterReading]
+
+
+def in_scope(relpath: str, only: set[str] | None) -> bool:
+    """Whether ``relpath`` lies under one of the top-level names being scanned."""
+    return only is None or relpath.split("/", 1)[0] in only
+
+
+class IndexUpdate:
+    """One scan's changes to the index, made inside the caller's writer connection."""
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        found: dict[str, FoundSeries],
+        walk_problems: dict[str, str],
+        only: set[str] | None,
+        *,
+        read_chapter: ChapterReader,
+        read_series_json: SeriesJsonReader,
+        progress: Progress | None = None,
+    ):
+        self.db = db
+        self.found = found
+        self.walk_problems = walk_problems
+        self.only = only
+        self.read_chapter = read_chapter
+        self.read_series_json = read_series_json
+        self.progress = progress
+        self.report = ScanReport()
+        #: Series ids whose row must be rebuilt from their chapters.
+        self.changed_series: set[int] = set()
+        #: A series row was added or deleted, so series slugs must be reassigned.
+        self.series_set_changed = False
+        #: Chapters to read in this scan, read so far, and read since the last commit.
+        self.total = 0
+        self.done = 0
+        self.pending = 0
+        self.stored_series: dict[str, sqlite3.Row] = {}
+        #: Stored chapters not yet seen in this walk; what is left at the end vanished.
+        self.unseen_chapters: dict[str, sqlite3.Row] = {}
+        #: relpath -> signature of chapters skipped last time, not worth reopening unchanged.
+        self.skipped_sigs: dict[str, str] = {}
+        self.series_ids: dict[str, int] = {}
+
+    def run(self) -> ScanReport:
+        self._load_stored_state()
+        self.total = sum(
+            self._needs_read(c, self.unseen_chapters.get(c.relpath))
+            for s in self.found.values()
+            for c in s.chapters
+        )
+        if self.progress:
+            self.progress(0, self.total)
+        self.db.execute("BEGIN")
+        self._record_walk_problems()
+        for series in sorted(self.found.values(), key=lambda s: s.relpath):
+            self._apply_series(series)
+        self._remove_vanished_chapters()
+        self._forget_problems_of_vanished_files()
+        self._remove_vanished_series()
+        self._rebuild_changed_series()
+        self._refresh_library_rows()
+        self.db.execute("COMMIT")
+        self._fill_report()
+        return self.report
+
+    # -- before: what the index holds now ----------------------------------------
+
+    def _load_stored_state(self) -> None:
+        db = self.db
+        self.stored_series = {
+            row["relpath"]: row
+            for row in db.execute("SELECT id, relpath, meta_sig, series_json FROM series")
+            if in_scope(row["relpath"], self.only)
+        }
+        self.unseen_chapters = {
+            row["relpath"]: row
+            for row in db.execute("SELECT id, relpath, sig, series_id FROM chapters")
+            if in_scope(row["relpath"], self.only)
+        }
+        self.skipped_sigs = {
+            row["relpath"]: row["sig"]
+            for row in db.execute("SELECT relpath, sig FROM problems WHERE severity = 'skipped'")
+            if in_scope(row["relpath"], self.only)
+        }
+        self.series_ids = {row["relpath"]: row["id"] for row in self.stored_series.values()}
+
+    def _needs_read(self, chapter: FoundChapter, stored: sqlite3.Row | None) -> bool:
+        if stored is not None and stored["sig"] == chapter.sig:
+            return False
+        return self.skipped_sigs.get(chapter.relpath) != chapter.sig
+
+    def _record_walk_problems(self) -> None:
+        """Files found unusable while walking are recorded afresh each scan."""
+        for relpath in [r for r in _walk_problem_paths(self.db) if in_scope(r, self.only)]:
+            self.db.execute(
+                "DELETE FROM problems WHERE relpath = ? AND severity = 'walk'", (relpath,)
+            )
+        for relpath, why in self.walk_problems.items():
+            self.db.execute(
+                "INSERT OR REPLACE INTO problems(relpath, severity, sig, reason) VALUES(?, 'walk', '', ?)",
+                (relpath, why),
+            )
+
+    # -- during: each series and chapter found -----------------------------------
+
+    def _apply_series(self, series: FoundSeries) -> None:
+        stored = self.stored_series.get(series.relpath)
+        if stored is not None and stored["meta_sig"] != series.meta_sig:
+            self.changed_series.add(stored["id"])
+        for chapter in series.chapters:
+            self._apply_chapter(series, chapter)
+
+    def _apply_chapter(self, series: FoundSeries, chapter: FoundChapter) -> None:
+        sid = self.series_ids.get(series.relpath)
+        stored = self.unseen_chapters.pop(chapter.relpath, None)
+        if stored is not None and stored["series_id"] != sid:
+            # Stored under a different series row: drop it and add it afresh.
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
+            self.changed_series.add(stored["series_id"])
+            stored = None
+        if not self._needs_read(chapter, stored):
+            return
+        record, reason, warnings = self.read_chapter(chapter)
+        self.done += 1
+        self.pending += 1
+        if self.progress:
+            self.progress(self.done, self.total)
+        self._replace_chapter_problems(chapter, warnings)
+        if record is None:
+            self._skip_chapter(chapter, stored, reason)
+        else:
+            sid = self._store_chapter(series, record, stored)
+        if sid is not None:
+            self.changed_series.add(sid)
+        if self.pending >= BATCH:
+            self.db.execute("COMMIT")
+            self.db.execute("BEGIN")
+            self.pending = 0
+
+    def _replace_chapter_problems(self, chapter: FoundChapter, warnings: list[str]) -> None:
+        self.db.execute(
+            "DELETE FROM problems WHERE relpath = ? AND severity != 'walk'",
+            (chapter.relpath,),
+        )
+        for warning in warnings:
+            self.db.execute(
+                "INSERT OR REPLACE INTO problems VALUES(?, 'warning', ?, ?)",
+                (chapter.relpath, chapter.sig, warning),
+            )
+
+    def _skip_chapter(
+        self, chapter: FoundChapter, stored: sqlite3.Row | None, reason: str | None
+    ) -> None:
+        """Record why the chapter is unusable (with its signature) and drop any old row."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO problems VALUES(?, 'skipped', ?, ?)",
+            (chapter.relpath, chapter.sig, reason or "skipped"),
+        )
+        if stored is not None:
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
+            self.report.removed += 1
+
+    def _store_chapter(
+        self, series: FoundSeries, record: dict[str, Any], stored: sqlite3.Row | None
+    ) -> int:
+        """Insert or update the chapter row; returns its series id."""
+        sid = self.series_ids.get(series.relpath)
+        if sid is None:
+            # A series row exists only once one of its chapters is usable.
+            sid = insert_series(self.db, series)
+            self.series_ids[series.relpath] = sid
+            self.series_set_changed = True
+        record["series_id"] = sid
+        _upsert_chapter(self.db, record)
+        if stored is None:
+            self.report.added += 1
+        else:
+            self.report.updated += 1
+        return sid
+
+    # -- after: what vanished, and the rows derived from chapters ----------------
+
+    def _remove_vanished_chapters(self) -> None:
+        for stored in self.unseen_chapters.values():
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
+            self.changed_series.add(stored["series_id"])
+            self.report.removed += 1
+
+    def _forget_problems_of_vanished_files(self) -> None:
+        for relpath in [r for r in _chapter_problem_paths(self.db) if in_scope(r, self.only)]:
+            if not _still_found(self.found, relpath):
+                self.db.execute(
+                    "DELETE FROM problems WHERE relpath = ? AND severity != 'walk'", (relpath,)
+                )
+
+    def _remove_vanished_series(self) -> None:
+        live = {series.relpath for series in self.found.values()}
+        for relpath, stored in self.stored_series.items():
+            if relpath not in live:
+                delete_series(self.db, stored["id"])
+                self.changed_series.discard(stored["id"])
+                self.series_set_changed = True
+
+    def _rebuild_changed_series(self) -> None:
+        by_id = {
+            self.series_ids[s.relpath]: s
+            for s in self.found.values()
+            if s.relpath in self.series_ids
+        }
+        for sid in sorted(self.changed_series):
+            series = by_id.get(sid)
+            if series is None:
+                continue
+            if not aggregate_series(self.db, sid, series, self.read_series_json):
+                self.series_set_changed = True
+
+    def _refresh_library_rows(self) -> None:
+        """Series slugs, the tag list and the index's timestamp, when anything changed."""
+        if self.series_set_changed:
+            assign_series_slugs(self.db)
+        if self.changed_series or self.series_set_changed:
+            refresh_tag_names(self.db)
+        if self.report.changed or self.changed_series or self.series_set_changed:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES('updated_at', ?)", (str(now()),))
+
+    def _fill_report(self) -> None:
+        """Totals and problems for the whole library, not just this scan's scope."""
+        report = self.report
+        counts = self.db.execute(
+            "SELECT (SELECT count(*) FROM series), (SELECT count(*) FROM chapters)"
+        ).fetchone()
+        report.series, report.chapters = counts[0], counts[1]
+        report.read = self.done
+        for row in self.db.execute(
+            "SELECT relpath, severity, reason FROM problems ORDER BY relpath, reason"
+        ):
+            target = report.warnings if row["severity"] == "warning" else report.skipped
+            target.append((row["relpath"], row["reason"]))
+
+
+def _upsert_chapter(db: sqlite3.Connection, record: dict[str, Any]) -> None:
+    columns = list(record)
+    placeholders = ", ".join(f":{c}" for c in columns)
+    updates = ", ".join(f"{c}=excluded.{c}" for c in columns if c != "relpath")
+    db.execute(
+        f"INSERT INTO chapters({', '.join(columns)}) VALUES({placeholders}) "
+        f"ON CONFLICT(relpath) DO UPDATE SET {updates}",
+        record,
+    )
+
+
+def _walk_problem_paths(db: sqlite3.Connection) -> list[str]:
+    return [row[0] for row in db.execute("SELECT relpath FROM problems WHERE severity = 'walk'")]
+
+
+def _chapter_problem_paths(db: sqlite3.Connection) -> list[str]:
+    return [
+        row[0]
+        for row in db.execute("SELECT DISTINCT relpath FROM problems WHERE severity != 'walk'")
+    ]
+
+
+def _still_found(found: dict[str, FoundSeries], relpath: str) -> bool:
+    """Whether a problem's path is still a chapter or series.json found by this walk."""
+    top = relpath.split("/", 1)[0]
+    series = found.get(top)
+    if series is None:
+        return False
+    if series.series_json and series.series_json[0] == relpath:
+        return True
+    return any(c.relpath == relpath for c in series.chapters)

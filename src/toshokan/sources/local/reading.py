@@ -1,0 +1,144 @@
+"""Opening what the walk found: a chapter into its index record, and series.json.
+
+This is the only expensive part of a scan, which is why the scanner calls it
+just for chapters whose signature changed. A damaged or hostile file never
+raises out of here: it becomes a skip reason or a warning for the scan report.
+Names on disk fill in whatever ComicInfo.xml leaves out, so an untagged
+library still gets sensible titles, numbers and slugs.
+"""
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from toshokan.sources.local.archives import ArchiveError, Member, open_chapter
+from toshokan.sources.local.comicinfo import ComicInfo, MetadataError, parse_comicinfo
+from toshokan.sources.local.discovery import FoundChapter, is_inside
+from toshokan.sources.local.names import NameInfo, format_number, parse_chapter_name
+from toshokan.sources.local.seriesjson import (
+    MAX_SERIES_JSON_BYTES,
+    SeriesJson,
+    SeriesJsonError,
+    parse_series_json,
+)
+from toshokan.sources.local.slugs import chapter_base_slug
+
+
+class ChapterReading(NamedTuple):
+    """The outcome of opening one chapter."""
+
+    #: The row for the ``chapters`` table (without ``series_id``), or None when skipped.
+    record: dict[str, Any] | None
+    #: Why the chapter was skipped, when ``record`` is None.
+    skip_reason: str | None
+    #: Problems that did not stop the chapter from being used.
+    warnings: list[str]
+
+
+def read_chapter(
+    chapter: FoundChapter, root: Path, *, default_language: str, comicinfo_limit: int
+) -> ChapterReading:
+    """Open one chapter and turn its pages and ComicInfo.xml into an index record."""
+    path = root / chapter.relpath
+    if not is_inside(path, root):
+        return ChapterReading(None, "points outside the library root", [])
+    try:
+        with open_chapter(path.resolve(), chapter.kind, root) as reader:
+            listing = reader.listing(comicinfo_limit=comicinfo_limit)
+    except ArchiveError as error:
+        return ChapterReading(None, f"unreadable chapter: {error}", [])
+    except Exception as error:  # a damaged file must never stop the scan
+        return ChapterReading(None, f"unreadable chapter ({type(error).__name__})", [])
+    warnings = list(listing.warnings)
+    if not listing.pages:
+        return ChapterReading(None, "contains no images", warnings)
+    info = ComicInfo()
+    if listing.comicinfo is not None:
+        try:
+            info = parse_comicinfo(listing.comicinfo, max_bytes=comicinfo_limit)
+        except MetadataError as error:
+            warnings.append(f"{error}; using the file name instead")
+    record = chapter_record(chapter, listing.pages, info, default_language=default_language)
+    return ChapterReading(record, None, warnings)
+
+
+def chapter_record(
+    chapter: FoundChapter, pages: list[Member], info: ComicInfo, *, default_language: str
+) -> dict[str, Any]:
+    """The ``chapters`` row: ComicInfo.xml where it says something, else the file name."""
+    filename = chapter.relpath.rsplit("/", 1)[-1]
+    name = parse_chapter_name(filename)
+    number = info.number if info.number is not None else name.number
+    volume = info.volume if info.volume is not None else name.volume
+    language = (info.language or default_language).strip() or default_language
+    scanlator = info.scanlator or name.group
+    title = info.title or name.title or _numbered_title(name, number, volume)
+    base = chapter_base_slug(
+        number=number,
+        volume=volume,
+        oneshot=name.oneshot,
+        group=scanlator,
+        language=language,
+        default_language=default_language,
+        stem=filename.rsplit(".", 1)[0] if chapter.kind != "dir" else filename,
+    )
+    # Chapters sort by number; a volume-only chapter sorts by its volume.
+    effective = number if number is not None else (volume if volume is not None else 0.0)
+    return {
+        "relpath": chapter.relpath,
+        "kind": chapter.kind,
+        "sig": chapter.sig,
+        "base_slug": base,
+        "number": float(effective),
+        "volume": volume,
+        "title": title or "",
+        "date": info.date.timestamp() if info.date else chapter.mtime,
+        "mtime": chapter.mtime,
+        "language": language,
+        "scanlator": scanlator,
+        "web": info.web,
+        "pages": json.dumps([m.name for m in pages]),
+        "page_count": len(pages),
+        "info": json.dumps(_series_hints(info, name)),
+    }
+
+
+def _numbered_title(name: NameInfo, number: float | None, volume: float | None) -> str | None:
+    """A title made from the numbers, for a chapter that has no title of its own."""
+    if number is not None and volume is not None and name.number is not None:
+        return f"Vol. {format_number(volume)} Ch. {format_number(number)}"
+    if number is not None:
+        return "Oneshot" if name.oneshot and number == 0 else f"Chapter {format_number(number)}"
+    if volume is not None:
+        return f"Volume {format_number(volume)}"
+    if name.oneshot:
+        return "Oneshot"
+    return None
+
+
+def _series_hints(info: ComicInfo, name: NameInfo) -> dict[str, Any]:
+    """What this chapter says about its series, kept so the series row can be rebuilt
+    from stored chapters without reopening them."""
+    return {
+        "series": info.series,
+        "alt": info.alternate_series,
+        "summary": info.summary,
+        "writers": info.writers,
+        "artists": info.artists,
+        "genres": info.genres,
+        "tags": info.tags,
+        "publisher": info.publisher,
+        "year": info.year,
+        "age_rating": info.age_rating,
+        "name_series": name.series,
+    }
+
+
+def read_series_json(root: Path, relpath: str) -> SeriesJson:
+    """Parse a series folder's series.json; raises SeriesJsonError or OSError when unusable."""
+    path = root / relpath
+    if not is_inside(path, root):
+        raise SeriesJsonError("series.json points outside the library root")
+    with path.open("rb") as stream:
+        data = stream.read(MAX_SERIES_JSON_BYTES + 1)
+    return parse_series_json(data)

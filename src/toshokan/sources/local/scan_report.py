@@ -1,0 +1,37 @@
+"""The outcome of a scan, as counted while applying it and read back from the index."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ScanReport:
+    """What a scan did, and what the library holds now."""
+
+    series: int = 0
+    chapters: int = 0
+    read: int = 0
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+    def summary(self) -> str:
+        lines = [
+            f"Indexed {self.series} series, {self.chapters} chapters "
+            f"({self.read} read this scan: {self.added} added, {self.updated} updated, "
+            f"{self.removed} removed).",
+        ]
+        if self.skipped:
+            lines.append(f"Skipped {len(self.skipped)}:")
+            lines += [f"  {path}: {reason}" for path, reason in self.skipped]
+        else:
+            lines.append("Skipped nothing.")
+        if self.warnings:
+            lines.append(f"Warnings {len(self.warnings)}:")
+            lines += [f"  {path}: {reason}" for path, reason in self.warnings]
+        return "\n".join(lines)
