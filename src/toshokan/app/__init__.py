@@ -61,6 +61,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> FastAPI:
             {
                 "manifest": MEMO_SECONDS,
                 "configuration": MEMO_SECONDS,
+                "configuration_body": MEMO_SECONDS,
                 "authorization": MEMO_SECONDS,
                 "search": cache.search,
                 "manga": cache.manga,

@@ -32,7 +32,6 @@ from toshokan.models import (
     HostManifest,
     Manga,
     Ping,
-    SearchRequest,
     SearchResponse,
     SourceConfiguration,
 )
@@ -49,8 +48,6 @@ HEALTH_BODY = Health().model_dump_json().encode()
 _SLUG = re.compile(SLUG_PATTERN)
 _SOURCE = re.compile(SOURCE_SLUG_PATTERN)
 POST_ONLY = frozenset({"search", "authenticate"})
-#: Seconds a positive or negative answer to "may these headers proceed?" is remembered.
-AUTHORIZATION_TTL = 60
 
 
 def json_response(body: bytes, cache: str, status: int = 200) -> Response:
@@ -119,10 +116,12 @@ async def cached(request: Request, kind: str, key: Any, compute: Callable[[], Aw
 @router.get("/", response_model=HostManifest, summary="Host manifest")
 async def manifest(request: Request) -> Response:
     state = app_state(request)
-    body = await cached(
-        request, "manifest", "", lambda: _async(state.host.manifest().model_dump_json())
-    )
-    return json_response(body.encode(), cache_control(state.settings.cache, "configuration"))
+
+    async def serialise() -> bytes:
+        return state.host.manifest().model_dump_json().encode()
+
+    body = await cached(request, "manifest", "", serialise)
+    return json_response(body, cache_control(state.settings.cache, "configuration"))
 
 
 @router.get("/{source}", response_model=SourceConfiguration, summary="Source configuration")
@@ -134,7 +133,7 @@ async def source_configuration(request: Request, source: str) -> Response:
         return config.model_dump_json(exclude_none=True).encode()
 
     # Keyed by the hash, so the bytes follow the configuration the moment it changes.
-    body = await cached(request, "configuration", (source, config.hash), serialise)
+    body = await cached(request, "configuration_body", (source, config.hash), serialise)
     return json_response(body, cache_control(app_state(request).settings.cache, "configuration"))
 
 
@@ -250,10 +249,3 @@ async def read_json(request: Request) -> Any:
         return json.loads(raw) if raw.strip() else None
     except (ValueError, UnicodeDecodeError):
         raise InvalidRequest("The request body is not valid JSON.") from None
-
-
-async def _async(value: T) -> T:
-    return value
-
-
-__all__ = ["SearchRequest", "read_json", "router"]
