@@ -4,7 +4,8 @@ An adapter is a subclass of :class:`Source` that declares its configuration
 (:meth:`Source.configuration`) and answers four questions (search, manga,
 chapters, pages). The host validates the configuration at start-up, checks
 every request against it, handles authentication, caching and errors, and
-hands the adapter a shared upstream HTTP client through :class:`HostServices`.
+hands the adapter a shared upstream HTTP client through :class:`HostServices`,
+whose request budgets (:class:`Throttle`, :class:`AllOf`) hold process-wide.
 """
 
 from toshokan.errors import (
@@ -39,8 +40,10 @@ from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.http import UpstreamClient
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import NoSettings, Source
+from toshokan.sdk.throttle import AllOf, Limiter, Throttle, windows_for_rate
 
 __all__ = [
+    "AllOf",
     "AuthConfig",
     "AuthType",
     "Chapter",
@@ -53,6 +56,7 @@ __all__ = [
     "HostServices",
     "InvalidCredentials",
     "InvalidRequest",
+    "Limiter",
     "Manga",
     "MangaNotFound",
     "NoSettings",
@@ -67,9 +71,11 @@ __all__ = [
     "Source",
     "SourceConfiguration",
     "Tag",
+    "Throttle",
     "UpstreamClient",
     "UpstreamError",
     "UpstreamTimeout",
     "headers_for",
     "slugify",
+    "windows_for_rate",
 ]

@@ -1,7 +1,8 @@
 """The upstream HTTP client every adapter shares.
 
 One pooled ``httpx.AsyncClient`` per adapter, with the host's User-Agent,
-timeouts, an optional process-wide request rate (``aiolimiter``), bounded
+timeouts, an optional process-wide request budget (:mod:`toshokan.sdk.throttle`,
+shared by every client of the same upstream host unless given one), bounded
 retries with exponential backoff for idempotent requests (``tenacity``), and
 the upstream failure mapping of DECISIONS.md: a timeout is ``UPSTREAM_TIMEOUT``,
 401/403 is ``INVALID_CREDENTIALS``, 429 is ``RATE_LIMITED`` carrying the
@@ -15,7 +16,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
-from aiolimiter import AsyncLimiter
 from tenacity import (
     AsyncRetrying,
     retry_if_exception,
@@ -30,6 +30,7 @@ from toshokan.errors import (
     UpstreamError,
     UpstreamTimeout,
 )
+from toshokan.sdk.throttle import Limiter, Throttle
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 #: Describes an upstream error response for the client; adapters override for their API's shape.
@@ -80,6 +81,7 @@ class UpstreamClient:
         retries: int = 2,
         backoff: float = 0.25,
         rate_per_second: float | None = None,
+        limiter: Limiter | None = None,
         max_retry_wait: float = 5.0,
         max_connections: int = 50,
         headers: Mapping[str, str] | None = None,
@@ -90,7 +92,12 @@ class UpstreamClient:
         self.backoff = backoff
         self.max_retry_wait = max_retry_wait
         self.error_detail = error_detail
-        self.limiter = AsyncLimiter(rate_per_second, 1.0) if rate_per_second else None
+        # ``limiter`` (a shared or combined budget) wins over ``rate_per_second``, which is
+        # the process-wide budget of the upstream's host.
+        if limiter is None and rate_per_second:
+            host = httpx.URL(base_url).host or base_url or "upstream"
+            limiter = Throttle.per_second(f"{host} rate", rate_per_second)
+        self.limiter: Limiter | None = limiter
         self.requests_sent = 0
         self._http = httpx.AsyncClient(
             base_url=base_url,

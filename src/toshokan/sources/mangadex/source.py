@@ -18,7 +18,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 import click
-import httpx
 from cachetools import TTLCache
 from pydantic import BaseModel, ValidationError
 
@@ -34,11 +33,11 @@ from toshokan.models import (
     SourceConfiguration,
 )
 from toshokan.models.content import newest_first
-from toshokan.sdk import HostServices, RequestContext, Source
+from toshokan.sdk import AllOf, HostServices, RequestContext, Source
 from toshokan.sources.mangadex import api, mapping
 from toshokan.sources.mangadex.concurrency import gather
 from toshokan.sources.mangadex.feed import fetch_feed
-from toshokan.sources.mangadex.limits import AllOf, SharedLimiter, window_for_rate
+from toshokan.sources.mangadex.limits import budgets
 from toshokan.sources.mangadex.settings import Settings
 from toshokan.sources.mangadex.tags import TagCatalogue, shipped_catalogue
 
@@ -76,21 +75,16 @@ class MangaDex(Source):
         self.catalogue: TagCatalogue = shipped_catalogue()
         opts = self.options
         # One budget per upstream address, shared by every request (and every MangaDex source)
-        # of the process; page lists also draw on the stricter at-home budget.
-        upstream = httpx.URL(opts.api_url).netloc.decode() or opts.api_url
-        count, period = window_for_rate(opts.requests_per_second)
-        api_budget = SharedLimiter(f"{upstream} api", count, period)
-        at_home_budget = SharedLimiter(f"{upstream} at-home", opts.at_home_per_minute, 60.0)
-        # The clients' own per-instance limiters are replaced by the process-wide budgets.
+        # of the process; page lists also draw on the stricter at-home budget (taken first).
+        self._api_budget, self._at_home_budget = budgets(opts)
         self.client = services.http_client(
-            opts.api_url, rate_per_second=opts.requests_per_second, error_detail=api.error_detail
+            opts.api_url, limiter=self._api_budget, error_detail=api.error_detail
         )
-        self.client.limiter = api_budget
         self.at_home = services.http_client(
-            opts.api_url, rate_per_second=opts.requests_per_second, error_detail=api.error_detail
+            opts.api_url,
+            limiter=AllOf(self._at_home_budget, self._api_budget),
+            error_detail=api.error_detail,
         )
-        self.at_home.limiter = AllOf(at_home_budget, api_budget)
-        self._api_budget, self._at_home_budget = api_budget, at_home_budget
         self._people: TTLCache[str, tuple[str, ...]] = TTLCache(maxsize=512, ttl=3600)
 
     # -- declaration -------------------------------------------------------------
@@ -258,7 +252,7 @@ class MangaDex(Source):
         process) is answered RATE_LIMITED at once instead of being sent.
         """
         budgets = [self._at_home_budget, self._api_budget] if at_home else [self._api_budget]
-        waits = [b.resolve().paused_for() for b in budgets]
+        waits = [b.paused_for() for b in budgets]
         if max(waits) > 0:
             raise RateLimited(
                 "MangaDex asked this host to slow down; not asking again before it said to.",
@@ -268,7 +262,7 @@ class MangaDex(Source):
             return await (self.at_home if at_home else self.client).get_json(path, **options)
         except RateLimited as limited:
             if limited.retry_after:
-                budgets[0].resolve().pause(limited.retry_after)
+                budgets[0].pause(limited.retry_after)
             raise
 
     async def _person_ids(self, name: str) -> tuple[str, ...]:

@@ -1,0 +1,105 @@
+"""Process-wide upstream budgets: no window ever holds more than the limit.
+
+Assertions count requests inside sliding windows, which a slow machine
+cannot break, plus lower bounds on elapsed time that follow from the
+guarantee (``n`` requests at ``N`` per second need ``ceil(n / N) - 1``
+seconds). Windows are 0.95 s wide: 50 ms of slack for the moment between a
+grant and the transport seeing the request. A leaky bucket fails them.
+"""
+
+import asyncio
+import math
+import time
+
+import httpx
+import pytest
+import respx
+
+from toshokan.sdk import AllOf, Throttle, UpstreamClient
+
+pytestmark = pytest.mark.anyio
+API = "https://upstream.example"
+WIDTH = 0.95
+
+
+def most_in_any_window(times: list[float], width: float) -> int:
+    times = sorted(times)
+    return max(
+        (sum(1 for t in times[i:] if t - times[i] < width) for i in range(len(times))), default=0
+    )
+
+
+def recording(sent: list[float]) -> respx.MockRouter:
+    router = respx.mock(assert_all_called=False)
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append(time.monotonic())
+        return httpx.Response(200, json={})
+
+    router.get(url__startswith=API).mock(side_effect=record)
+    return router
+
+
+async def test_no_one_second_window_exceeds_the_rate_under_concurrent_load() -> None:
+    sent: list[float] = []
+    # Two clients of one host share its budget, as two adapters of one process would.
+    first = UpstreamClient(API, user_agent="t", rate_per_second=5)
+    second = UpstreamClient(API, user_agent="t", rate_per_second=5)
+    n = 17
+    started = time.monotonic()
+    with recording(sent):
+        await asyncio.gather(*((first if i % 2 else second).get_json(f"/x{i}") for i in range(n)))
+    assert len(sent) == n
+    assert time.monotonic() - started >= (math.ceil(n / 5) - 1) * 1.0  # bursts at 0, 1, 2, 3 s
+    assert most_in_any_window(sent, WIDTH) <= 5
+    await first.aclose()
+    await second.aclose()
+
+
+async def test_fractional_rate_holds_its_average_and_each_second() -> None:
+    sent: list[float] = []
+    client = UpstreamClient(API, user_agent="t", rate_per_second=2.5)  # 5 per 2 s, 3 per 1 s
+    with recording(sent):
+        started = time.monotonic()
+        await asyncio.gather(*(client.get_json(f"/x{i}") for i in range(8)))
+    assert time.monotonic() - started >= 2.0  # the 6th needs the first window of 2 s to pass
+    assert most_in_any_window(sent, WIDTH) <= 3
+    assert most_in_any_window(sent, 2 * WIDTH) <= 5
+    await client.aclose()
+
+
+async def test_combined_budgets_hold_each() -> None:
+    narrow, wide = Throttle("test narrow", 2, 1), Throttle("test wide", 10, 1)
+    both = AllOf(narrow, wide)
+    granted: list[float] = []
+    wide_only: list[float] = []
+
+    async def take(limiter: AllOf | Throttle, into: list[float]) -> None:
+        await limiter.acquire()
+        into.append(time.monotonic())
+
+    started = time.monotonic()
+    await asyncio.gather(
+        *(take(both, granted) for _ in range(5)), *(take(wide, wide_only) for _ in range(6))
+    )
+    assert time.monotonic() - started >= 2.0  # 5 through the narrow budget: 2 per second
+    assert most_in_any_window(granted, WIDTH) <= 2
+    assert most_in_any_window(granted + wide_only, WIDTH) <= 10
+
+
+async def test_a_pause_holds_the_budget() -> None:
+    budget = Throttle("test paused", 100, 1)
+    budget.pause(0.3)
+    assert 0.2 < budget.paused_for() <= 0.3
+    started = time.monotonic()
+    await budget.acquire()
+    assert time.monotonic() - started >= 0.25
+    assert budget.paused_for() == 0.0
+
+
+async def test_one_name_one_allowance() -> None:
+    first = Throttle("test shared", 3, 1)
+    second = Throttle("test shared", 7, 1)  # too late: the first rate stands, with a warning
+    assert second.windows == first.windows == ((3, 1),)
+    with pytest.raises(ValueError):
+        Throttle.per_second("test bad", 0)
