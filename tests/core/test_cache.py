@@ -82,3 +82,12 @@ async def test_credentials_separate_cache_entries(make_client):
         await client.get("/catalog/title-001", headers={"Authorization": "Bearer b"})
         await client.get("/catalog/title-001", headers={"Authorization": "Bearer a"})
         assert host.sources["catalog"].source.calls["manga"] == 2
+
+
+async def test_cached_answers_are_kept_per_origin(make_client):
+    # An adapter may link back to the host (local page and cover URLs); one origin's cached
+    # answer must not reach a reader who came through another.
+    async with make_client() as (client, host):
+        for origin in ("a.example", "b.example", "a.example"):
+            await client.get("/catalog/title-001", headers={"Host": origin})
+        assert host.sources["catalog"].source.calls["manga"] == 2

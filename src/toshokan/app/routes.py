@@ -86,7 +86,11 @@ def fingerprint(headers: dict[str, str]) -> str:
 
 
 async def request_context(request: Request, hosted: HostedSource) -> tuple[RequestContext, str]:
-    """Authorise the request when the source requires it; return its context and auth fingerprint."""
+    """Authorise the request when the source requires it; return its context and auth fingerprint.
+
+    Cached answers are keyed by both: what an adapter returns may depend on the
+    credentials and, for links back to the host, on the address it was reached at.
+    """
     config = await configuration_of(request, hosted)
     auth = auth_headers_from(config.auth.type, request.headers)
     key = fingerprint(auth)
@@ -188,7 +192,7 @@ async def search(request: Request, source: str) -> Response:
         result.page = search_request.page
         return result.model_dump_json().encode()
 
-    cache_key = (source, search_request.model_dump_json(), key)
+    cache_key = (source, search_request.model_dump_json(), key, ctx.base_url)
     payload = await cached(request, "search", cache_key, compute)
     return json_response(
         payload, cache_control(app_state(request).settings.cache, "search", private=bool(key))
@@ -206,7 +210,7 @@ async def manga(request: Request, source: str, manga_slug: str) -> Response:
     async def compute() -> bytes:
         return (await hosted.source.manga(manga_slug, ctx)).model_dump_json().encode()
 
-    payload = await cached(request, "manga", (source, manga_slug, key), compute)
+    payload = await cached(request, "manga", (source, manga_slug, key, ctx.base_url), compute)
     return json_response(
         payload, cache_control(app_state(request).settings.cache, "manga", private=bool(key))
     )
@@ -222,7 +226,7 @@ async def chapters(request: Request, source: str, manga_slug: str) -> Response:
         found = await hosted.source.chapters(manga_slug, ctx)
         return CHAPTER_LIST.dump_json(newest_first(found))
 
-    payload = await cached(request, "chapters", (source, manga_slug, key), compute)
+    payload = await cached(request, "chapters", (source, manga_slug, key, ctx.base_url), compute)
     return json_response(
         payload, cache_control(app_state(request).settings.cache, "chapters", private=bool(key))
     )
