@@ -16,6 +16,9 @@ def read_a_title(client: httpx.Client) -> None:
     assert manifest["sources"] == ["local"]
     config = SourceConfiguration.model_validate(client.get("/local").json())
     assert config.search.tags, "the sample library declares its tags"
+    # With no public_url configured, links in the configuration use the address the host listens on.
+    assert config.icon.startswith(str(client.base_url).rstrip("/"))
+    assert client.get(config.icon).headers["content-type"] == "image/png"
     found = SearchResponse.model_validate(
         client.post("/local/search", json={"page": 1, "sort": "title", "direction": "asc"}).json()
     )

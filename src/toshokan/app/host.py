@@ -71,7 +71,7 @@ class Host:
             user_agent=f"toshokan/{__version__} (+{settings.host.repository})",
             data_dir=settings.host.data_dir,
             secret=host_secret(settings),
-            public_url=settings.host.public_url,
+            public_url=settings.host.public_url or listen_url(settings),
             http_timeout=settings.server.upstream_timeout,
         )
         hosted = [
@@ -160,6 +160,15 @@ def build_source(slug: str, section: SourceSection, services: HostServices) -> H
     except Exception as error:  # an adapter refusing its settings is a configuration problem
         raise ConfigurationError(f"source {slug!r}: {error}") from error
     return HostedSource(slug=slug, adapter_name=name, status=section.status, source=source)
+
+
+def listen_url(settings: HostSettings) -> str:
+    """Where the host listens, as a URL: the best guess at its address when none is configured."""
+    server = settings.server
+    host = "localhost" if server.host in ("0.0.0.0", "::", "") else server.host
+    host = f"[{host}]" if ":" in host else host
+    scheme = "https" if server.tls_cert else "http"
+    return f"{scheme}://{host}:{server.port}"
 
 
 def host_secret(settings: HostSettings) -> bytes:
