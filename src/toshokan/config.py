@@ -43,7 +43,8 @@ class HostSection(Section):
     public_url: str | None = Field(
         None,
         description="The address readers reach the host at (https://comics.example.org). "
-        "Used for links the host builds; when unset, each request's own origin is used.",
+        "Used for links the host builds; when unset, each request's own origin is used, "
+        "or the listen address for links made outside a request (a source's icon).",
     )
     data_dir: Path = Field(
         default_factory=default_data_dir, description="Where indexes and state live."
