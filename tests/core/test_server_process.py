@@ -40,17 +40,22 @@ def test_served_over_http(server):
     assert statuses.count(429) > 0 and statuses[0] == 200
 
 
-def test_bad_config_stops_with_a_message(tmp_path):
-    site = install_plugin(tmp_path / "site")
-    config = tmp_path / "bad.toml"
-    config.write_text('[sources.shelf]\nadapter = "catalog"\ntitles = "lots"\n')
-    result = subprocess.run(
+def serve_expecting_failure(config, site) -> subprocess.CompletedProcess[str]:
+    """Run `toshokan serve` on a configuration that must stop it before it serves."""
+    return subprocess.run(
         serve_command("--config", str(config), "--port", str(free_port())),
         env=plugin_env(site),
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_bad_config_stops_with_a_message(tmp_path):
+    site = install_plugin(tmp_path / "site")
+    config = tmp_path / "bad.toml"
+    config.write_text('[sources.shelf]\nadapter = "catalog"\ntitles = "lots"\n')
+    result = serve_expecting_failure(config, site)
     assert result.returncode == 2
     assert "configuration error: source 'shelf': settings titles" in result.stderr
     assert "Traceback" not in result.stderr
@@ -60,13 +65,7 @@ def test_invalid_declared_configuration_stops_with_one_line(tmp_path):
     site = install_plugin(tmp_path / "site", "badpreset", "tests.core.catalog:BadPresetCatalog")
     config = tmp_path / "bad.toml"
     config.write_text(f'[host]\ndata_dir = "{tmp_path}"\n[sources.shelf]\nadapter = "badpreset"\n')
-    result = subprocess.run(
-        serve_command("--config", str(config), "--port", str(free_port())),
-        env=plugin_env(site),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = serve_expecting_failure(config, site)
     assert result.returncode != 0
     assert "configuration error: source 'shelf'" in result.stderr
     assert "preset 'Most viewed': sort 'views' is not declared" in result.stderr

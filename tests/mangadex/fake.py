@@ -45,6 +45,13 @@ def iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
+def tag_id(slug: str) -> str:
+    """The MangaDex id behind one of the shipped tag slugs."""
+    tag = shipped_catalogue().by_slug(slug)
+    assert tag is not None, f"no shipped tag {slug!r}"
+    return tag.id
+
+
 def new_id(seed: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, seed))
 

@@ -9,18 +9,11 @@ from toshokan.errors import MangaNotFound
 from toshokan.models import Classification, Publication
 from toshokan.sdk import RequestContext
 from toshokan.sources.mangadex import MangaDex
-from toshokan.sources.mangadex.tags import shipped_catalogue
 
-from .fake import UPLOADS, Cover, FakeMangaDex, new_id
+from .fake import UPLOADS, Cover, FakeMangaDex, new_id, tag_id
 
 pytestmark = pytest.mark.anyio
 CTX = RequestContext()
-
-
-def tag_id(slug: str) -> str:
-    tag = shipped_catalogue().by_slug(slug)
-    assert tag is not None
-    return tag.id
 
 
 async def test_details(fake: FakeMangaDex, source: MangaDex) -> None:

@@ -9,18 +9,11 @@ from toshokan.errors import InvalidRequest
 from toshokan.models import SearchRequest
 from toshokan.sdk import RequestContext
 from toshokan.sources.mangadex import MangaDex
-from toshokan.sources.mangadex.tags import shipped_catalogue
 
-from .fake import UPLOADS, FakeMangaDex
+from .fake import UPLOADS, FakeMangaDex, tag_id
 
 pytestmark = pytest.mark.anyio
 CTX = RequestContext()
-
-
-def tag_id(slug: str) -> str:
-    tag = shipped_catalogue().by_slug(slug)
-    assert tag is not None
-    return tag.id
 
 
 def req(**fields: Any) -> SearchRequest:
