@@ -260,7 +260,7 @@ class SevenZipReader(ChapterReader):
         try:
             self._archive.reset()
             self._archive.extract(targets=[name], factory=factory)
-            data = factory.get(name).read()
+            data = factory.get(name).read()  # type: ignore[no-untyped-call]
         except Exception as error:
             raise ArchiveError(f"entry cannot be read ({type(error).__name__}: {error})") from None
         if len(data) > limit:
@@ -304,7 +304,7 @@ class RarReader(ChapterReader):
             if (info.file_size or 0) > limit:
                 raise ArchiveError(f"entry is larger than {limit} bytes")
             with self._rar.open(info) as stream:
-                data = stream.read(limit + 1)
+                data: bytes = stream.read(limit + 1)
         except ArchiveError:
             raise
         except rarfile.RarCannotExec:
@@ -322,9 +322,10 @@ class RarReader(ChapterReader):
         info = self._rar.getinfo(name)
         if info.compress_type == rarfile.RAR_M0:
             try:
-                return self._rar.open(info)
+                stream: BinaryIO = self._rar.open(info)
             except (rarfile.Error, OSError) as error:
                 raise ArchiveError(f"entry cannot be read ({error})") from None
+            return stream
         return super().open(name)
 
     def listing(self, *, comicinfo_limit: int) -> Listing:

@@ -195,7 +195,10 @@ class Index:
     # -- reads -------------------------------------------------------------------
 
     def series_by_slug(self, slug: str) -> sqlite3.Row | None:
-        return self.reader().execute("SELECT * FROM series WHERE slug = ?", (slug,)).fetchone()
+        row: sqlite3.Row | None = (
+            self.reader().execute("SELECT * FROM series WHERE slug = ?", (slug,)).fetchone()
+        )
+        return row
 
     def chapters_of(self, series_id: int) -> list[sqlite3.Row]:
         return (
@@ -209,7 +212,7 @@ class Index:
         )
 
     def chapter(self, series_slug: str, chapter_slug: str) -> sqlite3.Row | None:
-        return (
+        row: sqlite3.Row | None = (
             self.reader()
             .execute(
                 "SELECT c.*, s.slug AS series_slug FROM chapters c JOIN series s ON s.id = c.series_id "
@@ -218,6 +221,7 @@ class Index:
             )
             .fetchone()
         )
+        return row
 
     def snapshot(self) -> Snapshot:
         db = self.reader()
@@ -265,3 +269,8 @@ def loads(value: str | None) -> Any:
 
 def now() -> float:
     return time.time()
+
+
+def default_index_path(data_dir: Path, slug: str) -> Path:
+    """Where a library's index lives when its settings name no ``index_path``."""
+    return data_dir / "local" / f"{slug}.sqlite3"
