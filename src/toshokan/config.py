@@ -8,6 +8,7 @@ List values are given as JSON (``TOSHOKAN_SERVER__TRUSTED_PROXIES='["10.0.0.1"]'
 """
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,13 @@ class HostSection(Section):
         None,
         description="Key for signed page URLs. Set the same value on every replica; when unset, "
         "one is generated once and kept in data_dir.",
+    )
+    link_ttl: int = Field(
+        3600,
+        ge=60,
+        le=7 * 86400,
+        description="Seconds a signed image link (sources that require authentication) stays "
+        "valid; keep it above [cache] manga so cached details never carry an expired cover.",
     )
 
     @field_validator("public_url")
@@ -150,10 +158,21 @@ class HostSettings(BaseSettings):
 _CONFIG_FILE: dict[str, Path | None] = {}
 
 
+class ConfigFileError(Exception):
+    """The configuration file cannot be read; the message names the file and the place."""
+
+
 def load_settings(config_file: Path | None = None, **overrides: Any) -> HostSettings:
     """Read the configuration: flags (``overrides``) over environment over file over defaults."""
-    if config_file is not None and not config_file.is_file():
-        raise FileNotFoundError(f"configuration file {config_file} does not exist")
+    if config_file is not None:
+        try:
+            tomllib.loads(config_file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigFileError(f"configuration file {config_file} does not exist") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigFileError(f"{config_file}: cannot be read ({error})") from None
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigFileError(f"{config_file}: {error}") from None
     _CONFIG_FILE["path"] = config_file
     try:
         return HostSettings(**overrides)

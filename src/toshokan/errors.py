@@ -41,6 +41,10 @@ class InvalidRequest(HostError):
     code, status, default_message = "INVALID_REQUEST", 400, "The request is malformed."
 
 
+class PayloadTooLarge(InvalidRequest):
+    status, default_message = 413, "The request body is too large."
+
+
 class MethodNotAllowed(InvalidRequest):
     status, default_message = 405, "This path does not accept this method."
 

@@ -3,16 +3,20 @@
 from toshokan.config import CacheSection
 
 NO_STORE = "no-store"
+KINDS = ("configuration", "search", "manga", "chapters")
 
 
-def cache_control(cache: CacheSection, kind: str, *, private: bool = False) -> str:
-    """Shared caches may keep public answers; answers that depended on credentials are private."""
-    seconds = {
-        "configuration": cache.configuration,
-        "search": cache.search,
-        "manga": cache.manga,
-        "chapters": cache.chapters,
-    }.get(kind)
-    if not seconds:
-        return NO_STORE
-    return f"{'private' if private else 'public'}, max-age={seconds}"
+class CacheControl:
+    """The header values, computed once from the configuration rather than on every answer.
+
+    Shared caches may keep public answers; answers that depended on
+    credentials are private.
+    """
+
+    def __init__(self, cache: CacheSection):
+        seconds = {kind: getattr(cache, kind) for kind in KINDS}
+        self.public = {k: f"public, max-age={s}" if s else NO_STORE for k, s in seconds.items()}
+        self.private = {k: f"private, max-age={s}" if s else NO_STORE for k, s in seconds.items()}
+
+    def of(self, kind: str, private: bool) -> str:
+        return (self.private if private else self.public)[kind]

@@ -1,44 +1,37 @@
 """Readable API docs at ``/_/docs`` that need no internet: Swagger UI served from the package."""
 
-from fastapi import FastAPI
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
-from toshokan.models import AuthResponse, SearchRequest
-from toshokan.models.status import ErrorResponse
-from toshokan.sdk.auth import Credentials
+from toshokan.app.openapi import openapi_document
 
 DOCS_PATH = "/_/docs"
 ASSETS_PATH = "/_/docs/assets"
 
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>toshokan API</title>
+<link rel="stylesheet" href="{assets}/swagger-ui.css">
+<link rel="icon" href="{assets}/favicon-32x32.png"></head>
+<body><div id="swagger-ui"></div>
+<script src="{assets}/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({{url: "/openapi.json", dom_id: "#swagger-ui"}});</script>
+</body></html>"""
 
-def install_docs(app: FastAPI) -> None:
-    app.mount(ASSETS_PATH, StaticFiles(directory=swagger_ui_path), name="docs-assets")
 
-    @app.get(DOCS_PATH, include_in_schema=False)
-    async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url or "/openapi.json",
-            title="toshokan API",
-            swagger_js_url=f"{ASSETS_PATH}/swagger-ui-bundle.js",
-            swagger_css_url=f"{ASSETS_PATH}/swagger-ui.css",
-            swagger_favicon_url=f"{ASSETS_PATH}/favicon-32x32.png",
-        )
+def docs_routes() -> list[BaseRoute]:
+    document = openapi_document()
 
-    original = app.openapi
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(document)
 
-    def openapi() -> dict:
-        if app.openapi_schema:
-            return app.openapi_schema
-        schema = original()
-        components = schema.setdefault("components", {}).setdefault("schemas", {})
-        for model in (SearchRequest, Credentials, ErrorResponse, AuthResponse):
-            model_schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
-            components.update(model_schema.pop("$defs", {}))
-            components[model.__name__] = model_schema
-        app.openapi_schema = schema
-        return schema
+    async def page(request: Request) -> Response:
+        return HTMLResponse(PAGE.format(assets=ASSETS_PATH))
 
-    app.openapi = openapi  # type: ignore[method-assign]
+    return [
+        Route("/openapi.json", openapi, methods=["GET"], name="openapi"),
+        Route(DOCS_PATH, page, methods=["GET"], name="docs"),
+        Mount(ASSETS_PATH, StaticFiles(directory=swagger_ui_path), name="docs-assets"),
+    ]

@@ -1,5 +1,7 @@
 """The source configuration served at ``GET /:source``."""
 
+from typing import Any
+
 from pydantic import Field, HttpUrl, model_validator
 
 from toshokan.models.auth import AuthConfig
@@ -72,5 +74,5 @@ def preset_problem(request: SearchRequest, search: SearchConfig) -> str | None:
     return None
 
 
-def _names(values: list) -> str:
+def _names(values: list[Any]) -> str:
     return ", ".join(str(v) for v in values) or "none"

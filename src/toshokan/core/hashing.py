@@ -13,3 +13,8 @@ def canonical_json(value: Any) -> bytes:
 def content_hash(obj: dict[str, Any]) -> str:
     """Lowercase hex SHA-256 of ``obj`` without its own ``hash`` field."""
     return hashlib.sha256(canonical_json({k: v for k, v in obj.items() if k != "hash"})).hexdigest()
+
+
+def etag_of(body: bytes) -> str:
+    """A strong ETag for ``body``: the same on every replica, changed exactly when the body is."""
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'

@@ -5,12 +5,13 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from toshokan import __version__
-from toshokan.app.hashing import content_hash
 from toshokan.config import HostSettings, SourceSection
+from toshokan.core.hashing import content_hash
 from toshokan.errors import SourceNotFound
 from toshokan.models import HostManifest, SourceConfiguration, SourceManifestEntry, SourceStatus
 from toshokan.models.base import SOURCE_SLUG_PATTERN
@@ -28,9 +29,8 @@ class ConfigurationError(Exception):
 @dataclass
 class HostedSource:
     slug: str
-    adapter_name: str
     status: SourceStatus
-    source: Source
+    source: Source[Any]
 
     def configuration(self) -> SourceConfiguration:
         """The adapter's configuration with version and hash filled in, validated."""
@@ -66,14 +66,8 @@ class Host:
         self.sources = {s.slug: s for s in sources}
 
     @classmethod
-    def from_settings(cls, settings: HostSettings) -> "Host":
-        services = HostServices(
-            user_agent=f"toshokan/{__version__} (+{settings.host.repository})",
-            data_dir=settings.host.data_dir,
-            secret=host_secret(settings),
-            public_url=settings.host.public_url or listen_url(settings),
-            http_timeout=settings.server.upstream_timeout,
-        )
+    def from_settings(cls, settings: HostSettings, services: HostServices | None = None) -> "Host":
+        services = services or host_services(settings)
         hosted = [
             build_source(slug, section, services)
             for slug, section in settings.sources.items()
@@ -143,6 +137,20 @@ class Host:
         return manifest
 
 
+def host_services(settings: HostSettings, **overrides: Any) -> HostServices:
+    """The facilities the host hands its adapters, for ``settings``."""
+    options: dict[str, Any] = {
+        "user_agent": f"toshokan/{__version__} (+{settings.host.repository})",
+        "data_dir": settings.host.data_dir,
+        "public_url": settings.host.public_url or listen_url(settings),
+        "http_timeout": settings.server.upstream_timeout,
+        **overrides,
+    }
+    if "secret" not in options:
+        options["secret"] = host_secret(settings)
+    return HostServices(**options)
+
+
 def build_source(slug: str, section: SourceSection, services: HostServices) -> HostedSource:
     if not re.fullmatch(SOURCE_SLUG_PATTERN, slug):
         raise ConfigurationError(f"source {slug!r}: a source slug is lowercase letters a-z only")
@@ -159,7 +167,7 @@ def build_source(slug: str, section: SourceSection, services: HostServices) -> H
         source = cls(slug, settings, services)
     except Exception as error:  # an adapter refusing its settings is a configuration problem
         raise ConfigurationError(f"source {slug!r}: {error}") from error
-    return HostedSource(slug=slug, adapter_name=name, status=section.status, source=source)
+    return HostedSource(slug=slug, status=section.status, source=source)
 
 
 def listen_url(settings: HostSettings) -> str:

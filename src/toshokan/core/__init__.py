@@ -1,0 +1,20 @@
+"""The core: the sources and everything every face needs from them.
+
+Faces (the JSON interface, the Alethia dialect, OPDS, the web reader) and the
+edge call :class:`Core`; the core calls the adapters through the SDK. Nothing
+here knows how a face shapes its answers.
+"""
+
+from toshokan.core.core import Access, Answer, Caller, Core, check_slug
+from toshokan.core.sources import ConfigurationError, Host, HostedSource
+
+__all__ = [
+    "Access",
+    "Answer",
+    "Caller",
+    "ConfigurationError",
+    "Core",
+    "Host",
+    "HostedSource",
+    "check_slug",
+]

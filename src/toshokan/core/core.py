@@ -1,0 +1,384 @@
+"""The core every face calls: sources, validation, authorisation, cache, links.
+
+A face (the spec's JSON interface, the Alethia dialect, OPDS, the web reader)
+translates requests into calls on :class:`Core` and its answers back into its
+own shapes; it never validates, authorises, caches or maps errors itself. So
+the same search is valid or invalid on every face, and a request passes each
+layer exactly once: one configuration lookup, one parse of the auth headers,
+one cache lookup.
+"""
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, TypeAdapter
+
+from toshokan.config import HostSettings
+from toshokan.core.access import AttemptGate, fingerprint
+from toshokan.core.cache import ResultCache
+from toshokan.core.hashing import etag_of
+from toshokan.core.limits import Limiter
+from toshokan.core.search import parse_search
+from toshokan.core.signing import expiry, sign
+from toshokan.core.sources import Host, HostedSource
+from toshokan.errors import (
+    ChapterNotFound,
+    HostError,
+    InvalidCredentials,
+    InvalidRequest,
+    MangaNotFound,
+    MissingFields,
+    NotFound,
+    SourceNotFound,
+)
+from toshokan.models import AuthType, Chapter, Manga, Ping, SearchResponse, SourceConfiguration
+from toshokan.models.auth import AUTH_FIELDS
+from toshokan.models.base import SLUG_PATTERN, SOURCE_SLUG_PATTERN
+from toshokan.models.content import newest_first
+from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers
+from toshokan.sdk.context import RequestContext
+
+T = TypeVar("T")
+CHAPTER_LIST = TypeAdapter(list[Chapter])
+PAGE_LIST = TypeAdapter(list[str])
+_SLUG = re.compile(SLUG_PATTERN)
+_SOURCE = re.compile(SOURCE_SLUG_PATTERN)
+#: Seconds the core memoises configurations, the manifest and authorisation decisions.
+MEMO_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking, as every face can tell: their headers, the address they used, their address.
+
+    ``base_url`` is the host's public address as this caller reached it (no
+    trailing slash): links in answers are built on it.
+    """
+
+    headers: Mapping[str, str]
+    base_url: str
+    client: str = "unknown"
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """A result and its JSON, serialised once when computed and shared by every cache hit.
+
+    ``private`` says the answer depended on the caller's credentials, so no
+    shared cache may keep it.
+    """
+
+    value: T
+    body: bytes
+    private: bool = False
+
+    @property
+    def etag(self) -> str:
+        return etag_of(self.body)
+
+
+@dataclass(frozen=True)
+class Access:
+    """What authorisation decided for one request: the auth headers to forward, and their key."""
+
+    auth: dict[str, str]
+    key: str
+
+
+class Core:
+    """The sources and everything a face needs from them."""
+
+    def __init__(self, settings: HostSettings, host: Host):
+        self.settings = settings
+        self.host = host
+        cache = settings.cache
+        self.cache = ResultCache(
+            {
+                "manifest": MEMO_SECONDS,
+                "configuration": MEMO_SECONDS,
+                "authorization": MEMO_SECONDS,
+                "search": cache.search,
+                "manga": cache.manga,
+                "chapters": cache.chapters,
+            },
+            cache.max_entries,
+        )
+        self.attempts = AttemptGate(
+            Limiter(settings.limits.auth_attempts, settings.limits.storage, "toshokan-auth")
+        )
+        host.services.on_content_changed(self.cache.invalidate)
+
+    # -- life ----------------------------------------------------------------------
+
+    async def startup(self) -> None:
+        """Start the sources; sign links to the routes of those that require authentication."""
+        await self.host.startup()
+        for hosted in self.host.serving():
+            if hosted.configuration().auth.required:
+                self.host.services.sign_links(hosted.slug, self.link_signer())
+
+    async def shutdown(self) -> None:
+        await self.host.shutdown()
+
+    def link_signer(self) -> Callable[[str], str]:
+        secret, ttl = self.host.services.secret, self.settings.host.link_ttl
+
+        def signed(path: str) -> str:
+            expires = expiry(ttl)
+            return f"exp={expires}&sig={sign(secret, path, expires)}"
+
+        return signed
+
+    # -- sources -------------------------------------------------------------------
+
+    def source(self, slug: str) -> HostedSource:
+        """The serving source ``slug``; ``SOURCE_NOT_FOUND`` for anything else."""
+        if not _SOURCE.fullmatch(slug):
+            raise SourceNotFound(f"No source has the slug {_shown(slug)}.")
+        return self.host.get(slug)
+
+    async def configuration(self, hosted: HostedSource) -> SourceConfiguration:
+        async def compute() -> SourceConfiguration:
+            return hosted.configuration()
+
+        # A short memo: a library's tags change while it runs.
+        key = (hosted.slug, self.cache.generation(hosted.slug))
+        return await self.cache.get_or_compute("configuration", key, compute)
+
+    async def configuration_answer(self, slug: str) -> Answer[SourceConfiguration]:
+        hosted = self.source(slug)
+        config = await self.configuration(hosted)
+        # Keyed by the hash, so the bytes follow the configuration the moment it changes.
+        return await self._answer(
+            "configuration", (slug, config.hash), lambda: _ready(config), exclude_none=True
+        )
+
+    async def manifest(self) -> Answer[Any]:
+        async def compute() -> Any:
+            return self.host.manifest()
+
+        generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
+        return await self._answer("manifest", generations, compute)
+
+    def health(self, slug: str) -> None:
+        """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked."""
+        self.source(slug)
+
+    async def ping(self, slug: str) -> Ping:
+        hosted = self.source(slug)
+        deadline = self.settings.server.upstream_timeout
+        started = time.perf_counter()
+        try:
+            await asyncio.wait_for(hosted.source.ping(), timeout=deadline)
+            result = Ping(status="ok", latencyMs=0)
+        except TimeoutError:
+            result = Ping(status="down", latencyMs=0, error=f"No answer within {deadline:g} s.")
+        except HostError as error:
+            result = Ping(status="down", latencyMs=0, error=error.message)
+        except Exception as error:  # ping reports failure; it must not become one
+            result = Ping(
+                status="down",
+                latencyMs=0,
+                error=f"{type(error).__name__}: the upstream check failed.",
+            )
+        result.latencyMs = round((time.perf_counter() - started) * 1000, 2)
+        return result
+
+    # -- authorisation -------------------------------------------------------------
+
+    async def authorize(
+        self, hosted: HostedSource, config: SourceConfiguration, caller: Caller
+    ) -> Access:
+        """The caller's auth headers for this source, checked when the source requires them."""
+        auth = auth_headers_from(config.auth.type, caller.headers)
+        key = fingerprint(auth)
+        if not config.auth.required:
+            return Access(auth, key)
+        if not auth:
+            raise InvalidCredentials(
+                "This source requires authentication: send the headers POST "
+                f"/{hosted.slug}/authenticate returned."
+            )
+        credentials = credentials_from_headers(config.auth.type, caller.headers)
+
+        async def decide() -> bool:
+            async def check() -> None:
+                if not await hosted.source.authorize(auth, credentials):
+                    raise InvalidCredentials()
+
+            try:
+                await self.attempts.check(f"{caller.client}:{hosted.slug}", check)
+            except InvalidCredentials:
+                return False
+            return True
+
+        allowed = await self.cache.get_or_compute("authorization", (hosted.slug, key), decide)
+        if not allowed:
+            raise InvalidCredentials(
+                "The authentication headers were not accepted; authenticate again."
+            )
+        return Access(auth, key)
+
+    async def authenticate(self, slug: str, body: Any, caller: Caller) -> dict[str, str]:
+        """Check credentials; the headers the client sends from now on. Failures raise."""
+        hosted = self.source(slug)
+        config = await self.configuration(hosted)
+        auth_type = config.auth.type
+        if auth_type is AuthType.NONE:
+            return {}
+        credentials = parse_credentials(auth_type, body)
+        headers: dict[str, str] = {}
+
+        async def attempt() -> None:
+            headers.update(await hosted.source.authenticate(credentials))
+
+        await self.attempts.check(f"{caller.client}:{slug}", attempt)
+        return headers
+
+    def context(self, caller: Caller, access: Access) -> RequestContext:
+        return RequestContext(base_url=caller.base_url, auth=access.auth)
+
+    async def check_route_access(self, hosted: HostedSource, caller: Caller) -> None:
+        """Authorise a request to one of the source's own routes that carries no signature."""
+        config = await self.configuration(hosted)
+        await self.authorize(hosted, config, caller)
+
+    # -- content ---------------------------------------------------------------------
+
+    async def search(self, slug: str, body: Any, caller: Caller) -> Answer[SearchResponse]:
+        hosted = self.source(slug)
+        config = await self.configuration(hosted)
+        request = parse_search(body, config.search)
+        access = await self.authorize(hosted, config, caller)
+        ctx = self.context(caller, access)
+
+        async def compute() -> SearchResponse:
+            result = await hosted.source.search(request, ctx)
+            result.page = request.page
+            return result
+
+        key = (request.query, request.page, request.limit, request.sort, request.direction)
+        filters = request.filters.model_dump_json(exclude_none=True)
+        return await self._content("search", hosted, (*key, filters), access, caller, compute)
+
+    async def manga(self, slug: str, manga_slug: str, caller: Caller) -> Answer[Manga]:
+        hosted = self.source(slug)
+        check_slug(manga_slug, MangaNotFound)
+        config = await self.configuration(hosted)
+        access = await self.authorize(hosted, config, caller)
+        ctx = self.context(caller, access)
+
+        async def compute() -> Manga:
+            return await hosted.source.manga(manga_slug, ctx)
+
+        return await self._content("manga", hosted, (manga_slug,), access, caller, compute)
+
+    async def chapters(self, slug: str, manga_slug: str, caller: Caller) -> Answer[list[Chapter]]:
+        hosted = self.source(slug)
+        check_slug(manga_slug, MangaNotFound)
+        config = await self.configuration(hosted)
+        access = await self.authorize(hosted, config, caller)
+        ctx = self.context(caller, access)
+
+        async def compute() -> list[Chapter]:
+            return newest_first(await hosted.source.chapters(manga_slug, ctx))
+
+        return await self._content("chapters", hosted, (manga_slug,), access, caller, compute)
+
+    async def pages(
+        self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
+    ) -> Answer[list[str]]:
+        """Page image URLs in reading order; never cached, since they may be temporary."""
+        hosted = self.source(slug)
+        check_slug(manga_slug, MangaNotFound)
+        check_slug(chapter_slug, ChapterNotFound)
+        config = await self.configuration(hosted)
+        access = await self.authorize(hosted, config, caller)
+        urls = await hosted.source.pages(manga_slug, chapter_slug, self.context(caller, access))
+        return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
+
+    # -- caching -----------------------------------------------------------------------
+
+    async def _content(
+        self,
+        kind: str,
+        hosted: HostedSource,
+        key: tuple[Hashable, ...],
+        access: Access,
+        caller: Caller,
+        compute: Callable[[], Awaitable[T]],
+    ) -> Answer[T]:
+        # What an adapter returns may depend on the credentials and, for links back to the
+        # host, on the address it was reached at: both are part of the key.
+        full_key = (
+            hosted.slug,
+            self.cache.generation(hosted.slug),
+            *key,
+            access.key,
+            caller.base_url,
+        )
+        answer = await self._answer(kind, full_key, compute)
+        if access.key and not answer.private:
+            return Answer(answer.value, answer.body, private=True)
+        return answer
+
+    async def _answer(
+        self,
+        kind: str,
+        key: Hashable,
+        compute: Callable[[], Awaitable[T]],
+        *,
+        exclude_none: bool = False,
+    ) -> Answer[T]:
+        async def serialised() -> Answer[T]:
+            value = await compute()
+            return Answer(value, _dump(value, exclude_none))
+
+        return await self.cache.get_or_compute(kind, key, serialised)
+
+
+def _dump(value: Any, exclude_none: bool) -> bytes:
+    if isinstance(value, BaseModel):
+        return value.model_dump_json(exclude_none=exclude_none).encode()
+    if isinstance(value, list) and all(isinstance(item, Chapter) for item in value):
+        return CHAPTER_LIST.dump_json(value)
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+async def _ready(value: T) -> T:
+    return value
+
+
+def _shown(value: str) -> str:
+    """A client's string, short and safe to echo in a message."""
+    return repr(value[:60] + ("…" if len(value) > 60 else ""))
+
+
+def check_slug(slug: str, not_found: type[HostError]) -> None:
+    """Anything outside the slug alphabet cannot exist; it never reaches an adapter."""
+    if not _SLUG.fullmatch(slug):
+        raise not_found(
+            f"{not_found.default_message.rstrip('.')}: {_shown(slug)} is not a valid slug."
+        )
+
+
+def parse_credentials(auth_type: AuthType, body: Any) -> Credentials:
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise InvalidRequest("The authentication body must be a JSON object.")
+    missing = Credentials.missing_fields(auth_type, body)
+    if missing:
+        raise MissingFields(
+            f"Missing field(s) for {auth_type.value} authentication: {', '.join(missing)}."
+        )
+    fields = {name: body[name] for name in AUTH_FIELDS[auth_type]}
+    return Credentials(type=auth_type, **fields)
+
+
+__all__ = ["Access", "Answer", "Caller", "Core", "NotFound", "check_slug"]
