@@ -10,6 +10,10 @@ The name is what ``adapter = "myname"`` refers to in the configuration file.
 """
 
 from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import click
 
 from toshokan.sdk.source import Source
 
@@ -20,12 +24,12 @@ class AdapterLoadError(Exception):
     pass
 
 
-def installed_adapters() -> tuple[dict[str, type[Source]], dict[str, str]]:
+def installed_adapters() -> tuple[dict[str, type[Source[Any]]], dict[str, str]]:
     """Every adapter installed in this environment by entry-point name, and those that fail to load.
 
     One broken plugin must not hide the others, so failures are collected, not raised.
     """
-    found: dict[str, type[Source]] = {}
+    found: dict[str, type[Source[Any]]] = {}
     broken: dict[str, str] = {}
     for point in entry_points(group=GROUP):
         if point.name in found or point.name in broken:
@@ -37,7 +41,7 @@ def installed_adapters() -> tuple[dict[str, type[Source]], dict[str, str]]:
     return found, broken
 
 
-def adapter(name: str) -> type[Source]:
+def adapter(name: str) -> type[Source[Any]]:
     """The adapter class called ``name``, or an error listing those that are installed."""
     for point in entry_points(group=GROUP, name=name):
         return _load(name, point.value, point.load)
@@ -45,7 +49,7 @@ def adapter(name: str) -> type[Source]:
     raise AdapterLoadError(f"no source adapter named {name!r} is installed (installed: {names})")
 
 
-def _load(name: str, target: str, load: object) -> type[Source]:
+def _load(name: str, target: str, load: object) -> type[Source[Any]]:
     try:
         cls = load()  # type: ignore[operator]
     except Exception as error:  # a broken plugin must name itself, not crash the host blindly
@@ -57,3 +61,24 @@ def _load(name: str, target: str, load: object) -> type[Source]:
             f"source adapter {name!r} ({target}) is not a toshokan Source subclass"
         )
     return cls
+
+
+def embedded_default(data_dir: Path, folder: Path | None) -> tuple[str, dict[str, Any]] | None:
+    """The adapter that serves out of the box, with its settings: what a bare ``serve`` runs."""
+    adapters, _ = installed_adapters()
+    for name, cls in sorted(adapters.items()):
+        settings = cls.embedded_default(data_dir, folder)
+        if settings is not None:
+            return name, settings
+    return None
+
+
+def adapter_commands() -> dict[str, click.Command]:
+    """Every installed adapter's subcommands by name; loaded only when a command is looked up."""
+    adapters, _ = installed_adapters()  # `toshokan sources` reports broken plugins
+    return {
+        command.name: command
+        for cls in adapters.values()
+        for command in cls.commands()
+        if command.name
+    }

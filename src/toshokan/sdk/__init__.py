@@ -36,10 +36,11 @@ from toshokan.models import (
     Tag,
 )
 from toshokan.sdk.auth import Credentials, headers_for
+from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.http import UpstreamClient
 from toshokan.sdk.slugs import slugify
-from toshokan.sdk.source import NoSettings, Source
+from toshokan.sdk.source import NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, Limiter, Throttle, windows_for_rate
 
 __all__ = [
@@ -76,6 +77,8 @@ __all__ = [
     "UpstreamError",
     "UpstreamTimeout",
     "headers_for",
+    "pass_services",
+    "public",
     "slugify",
     "windows_for_rate",
 ]

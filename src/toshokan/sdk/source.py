@@ -2,11 +2,14 @@
 
 import abc
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar, Generic, TypeVar, get_args
+from urllib.parse import urlencode
 
 import click
 from pydantic import BaseModel, ConfigDict
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Mount
 
 from toshokan.errors import InvalidCredentials
 from toshokan.models import Chapter, Manga, SearchRequest, SearchResponse, SourceConfiguration
@@ -15,41 +18,71 @@ from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.context import HostServices, RequestContext
 
 
+def public(route: BaseRoute) -> BaseRoute:
+    """Mark one of a source's routes as open to all, even when the source requires authentication."""
+    route.toshokan_public = True  # type: ignore[attr-defined]
+    return route
+
+
+def is_public(route: BaseRoute) -> bool:
+    return getattr(route, "toshokan_public", False)
+
+
 class NoSettings(BaseModel):
     """Settings of an adapter that takes none."""
 
     model_config = ConfigDict(extra="forbid")
 
 
-class Source(abc.ABC):
+SettingsT = TypeVar("SettingsT", bound=BaseModel)
+
+
+class Source(abc.ABC, Generic[SettingsT]):
     """A source adapter: translates one upstream into the spec's objects.
 
-    Subclasses set ``Settings`` (a pydantic model of their ``[sources.<slug>]``
-    table in the configuration file) and ``version``, implement
+    Subclasses name their settings model as the type parameter
+    (``class MyShelf(Source[MySettings])``: a pydantic model of their
+    ``[sources.<slug>]`` table), so ``self.settings`` is typed; set ``version``, implement
     :meth:`configuration` and the four content methods, and raise the errors
     of :mod:`toshokan.errors` (``MangaNotFound``, ``UpstreamError``...) when
     something goes wrong. Everything else (validation of searches against the
     configuration, authentication checks, caching, error bodies) is the host's.
     """
 
-    #: The adapter's settings schema; the host validates the configuration file against it.
+    #: The adapter's settings schema, taken from the type parameter; the host validates the
+    #: configuration file against it.
     Settings: ClassVar[type[BaseModel]] = NoSettings
     #: The adapter's own semantic version, shown in the manifest and source configuration.
     version: ClassVar[str] = "0.1.0"
     #: One line for ``toshokan sources``.
     summary: ClassVar[str] = ""
 
-    def __init__(self, slug: str, settings: BaseModel, services: HostServices):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            args = get_args(base)
+            if args and isinstance(args[0], type) and issubclass(args[0], BaseModel):
+                cls.Settings = args[0]
+
+    def __init__(self, slug: str, settings: SettingsT, services: HostServices):
         self.slug = slug
         self.settings = settings
         self.services = services
 
+    def content_changed(self) -> None:
+        """Tell the host this source's content changed, so cached answers about it are dropped.
+
+        A source whose content changes under the host (a library on disk) calls
+        this after it updated itself; the next request sees the new content.
+        """
+        self.services.content_changed(self.slug)
+
     # -- lifecycle ---------------------------------------------------------------
 
-    async def startup(self) -> None:  # noqa: B027 - optional hook
+    async def startup(self) -> None:
         """Prepare the adapter (open indexes, warm caches). Called once before serving."""
 
-    async def shutdown(self) -> None:  # noqa: B027 - optional hook
+    async def shutdown(self) -> None:
         """Release what :meth:`startup` took."""
 
     # -- declaration -------------------------------------------------------------
@@ -66,12 +99,60 @@ class Source(abc.ABC):
 
     @classmethod
     def commands(cls) -> Sequence[click.Command]:
-        """Extra ``toshokan`` subcommands the adapter contributes (``toshokan scan``...)."""
+        """Extra ``toshokan`` subcommands the adapter contributes (``toshokan scan``...).
+
+        Decorate a command with :func:`toshokan.sdk.pass_services` to get the
+        host's resolved services (data directory, upstream client).
+        """
         return ()
 
+    @classmethod
+    def embedded_default(cls, data_dir: Path, folder: Path | None) -> dict[str, Any] | None:
+        """Settings to serve this adapter with when the host is started with no configuration.
+
+        ``folder`` is the one ``toshokan serve --library`` names. An adapter
+        that can serve something out of the box (a library with sample content)
+        returns its settings; the others return None.
+        """
+        return None
+
     def routes(self) -> Sequence[BaseRoute]:
-        """Extra routes the adapter serves, mounted under ``/_/<slug>/``."""
+        """Extra routes the adapter serves (page images, covers...), mounted under the host.
+
+        Name each route (``Route("/pages/{n}", handler, name="page")``) and link
+        to it with :meth:`url_for`. When the source requires authentication the
+        host checks credentials or a link's signature before a route runs; mark
+        a route that must stay open (an icon) with :func:`public`.
+        """
         return ()
+
+    @cached_property
+    def mount(self) -> Mount:
+        """Where the host serves :meth:`routes`: the source's own corner of ``/_/``."""
+        return Mount(f"/_/{self.slug}", routes=list(self.routes()))
+
+    def url_for(
+        self,
+        ctx: RequestContext | None,
+        name: str,
+        /,
+        *,
+        query: Mapping[str, str] | None = None,
+        **path_params: Any,
+    ) -> str:
+        """The absolute URL of the route ``name`` from :meth:`routes`.
+
+        Relative to the address the request reached the host at (``ctx``), or
+        to the host's public address when there is no request (a configuration's
+        icon). Signed when the source requires authentication, so an image
+        loader that sends no credentials still gets the image; ``query`` (a
+        version for cache busting, say) is used only for links that are not signed.
+        """
+        path = self.mount.url_path_for(name, **path_params)
+        signature = self.services.link_query(self.slug, str(path))
+        tail = f"?{signature or urlencode(query or {})}".rstrip("?")
+        base = ctx.base_url if ctx is not None else self.services.public_url or ""
+        return f"{base.rstrip('/')}{path}{tail}"
 
     # -- content -----------------------------------------------------------------
 
@@ -89,7 +170,7 @@ class Source(abc.ABC):
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
         """Absolute page image URLs in reading order."""
 
-    async def ping(self) -> None:  # noqa: B027 - optional hook
+    async def ping(self) -> None:
         """Make one light request to the upstream; raise if it is unreachable."""
 
     # -- authentication ------------------------------------------------------------

@@ -12,22 +12,12 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from toshokan.sdk import HostServices, pass_services
 from toshokan.sources.local.credentials import hash_secret
 from toshokan.sources.local.demo import write_demo_library
 from toshokan.sources.local.discovery import LibraryUnavailable
-from toshokan.sources.local.index import Index
+from toshokan.sources.local.index import Index, default_index_path
 from toshokan.sources.local.scanner import Scanner
-
-
-def default_index_path(slug: str) -> Path:
-    """Where the host keeps this source's index when ``index_path`` is not set."""
-    try:
-        from toshokan.config import default_data_dir
-
-        data_dir = default_data_dir()
-    except ImportError:  # the host package is not importable: fall back to XDG's default
-        data_dir = Path.home() / ".local" / "share" / "toshokan"
-    return data_dir / "local" / f"{slug}.sqlite3"
 
 
 @click.command("scan")
@@ -38,21 +28,28 @@ def default_index_path(slug: str) -> Path:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Index file to create or update (the source's `index_path`). Default: the file "
-    "`toshokan serve` uses for a source named --slug, DATA_DIR/local/<slug>.sqlite3.",
+    "`toshokan serve` uses for a source named --slug, DATA_DIR/local/<slug>.sqlite3 "
+    "([host] data_dir of --config, or TOSHOKAN_HOST__DATA_DIR).",
 )
 @click.option("--slug", default="local", show_default=True, help="Source slug the index is for.")
 @click.option(
     "--language", default="en", show_default=True, help="Language of chapters without one."
 )
 @click.option("--quiet", is_flag=True, help="No progress bar; only the summary.")
+@pass_services
 def scan_command(
-    directory: Path, index_path: Path | None, slug: str, language: str, quiet: bool
+    services: HostServices,
+    directory: Path,
+    index_path: Path | None,
+    slug: str,
+    language: str,
+    quiet: bool,
 ) -> None:
     """Index the local library in DIRECTORY and report what was skipped and why."""
     root = directory.expanduser().resolve()
     if not root.is_dir():
         raise click.ClickException(f"{root} is not a folder")
-    index = Index(index_path or default_index_path(slug))
+    index = Index(index_path or default_index_path(services.data_dir, slug))
     scanner = Scanner(root, index, default_language=language)
     bar: tqdm | None = None
 

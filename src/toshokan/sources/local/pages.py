@@ -4,20 +4,17 @@ Images are streamed straight out of their archive (small ones read whole in a
 worker thread, large ones in chunks), never extracted to disk, with the
 headers image loaders and caches expect: a strong ETag, Last-Modified,
 ``Accept-Ranges`` and single-range ``Range`` requests (206/416), conditional
-requests (304). When the source requires authentication, URLs carry an expiry
-and an HMAC signature (``?exp=...&sig=...``) so that an image loader that sends
-no auth headers still works, and a leaked URL stops working after the TTL.
+requests (304). The host guards these routes when the library requires
+authentication (signed links or credentials) and builds their links.
 Every path is checked to lie inside the library root before anything is opened.
 """
 
 import asyncio
 import email.utils
 import hashlib
-import hmac
 import io
 import json
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -29,11 +26,11 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.errors import (
     ChapterNotFound,
-    InvalidCredentials,
     InvalidRequest,
     MangaNotFound,
     NotFound,
 )
+from toshokan.sdk import public
 from toshokan.sources.local.archives import (
     ArchiveError,
     ChapterReader,
@@ -52,25 +49,6 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 
 class RangeNotSatisfiable(InvalidRequest):
     status, default_message = 416, "The requested byte range is outside the image."
-
-
-def sign(secret: bytes, path: str, expires: int) -> str:
-    """The signature of ``path`` (relative to the source's mount) valid until ``expires``."""
-    message = f"{path}\n{expires}".encode()
-    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:40]
-
-
-def verify(
-    secret: bytes, path: str, expires: str, signature: str, *, now: float | None = None
-) -> None:
-    """Raise ``InvalidCredentials`` unless the signature is genuine and not expired."""
-    if not expires.isdigit() or len(expires) > 12:
-        raise InvalidCredentials("The image URL signature is malformed.")
-    expected = sign(secret, path, int(expires))
-    if not hmac.compare_digest(expected, signature):
-        raise InvalidCredentials("The image URL signature is invalid.")
-    if int(expires) < (now if now is not None else time.time()):
-        raise InvalidCredentials("The image URL has expired; fetch the page list again.")
 
 
 def parse_range(header: str, size: int) -> tuple[int, int] | None:
@@ -125,48 +103,19 @@ class _Opened:
     head: bytes | None  # the whole image when it was small enough to read at once
 
 
-Authorizer = Callable[[Request], Awaitable[bool]]
-
-
 class PageServer:
     """Page, cover and icon routes of one local library source."""
 
-    def __init__(
-        self,
-        *,
-        slug: str,
-        root: Path,
-        index: Callable[[], Index],
-        secret: bytes,
-        signed: Callable[[], bool],
-        ttl: int,
-        authorize_headers: Authorizer,
-    ):
-        self.slug = slug
+    def __init__(self, *, root: Path, index: Callable[[], Index]):
         self.root = root
         self._index = index
-        self.secret = secret
-        self._signed = signed
-        self.ttl = ttl
-        self._authorize_headers = authorize_headers
         self._icon: bytes | None = None
-
-    # -- URLs ----------------------------------------------------------------------
-
-    def url(self, base_url: str, path: str, version: str | None) -> str:
-        """Absolute URL of ``path`` under the mount, signed when auth is required."""
-        base = f"{base_url.rstrip('/')}/_/{self.slug}/{path}"
-        if self._signed():
-            # Rounded to the minute so a page list fetched twice in a row gives the same URLs.
-            expires = (int(time.time()) // 60 + 1) * 60 + self.ttl
-            return f"{base}?exp={expires}&sig={sign(self.secret, path, expires)}"
-        return f"{base}?v={version}" if version else base
 
     def routes(self) -> list[BaseRoute]:
         return [
-            Route("/icon.png", self.icon, methods=["GET"]),
-            Route("/covers/{manga}", self.cover, methods=["GET"]),
-            Route("/pages/{manga}/{chapter}/{number}", self.page, methods=["GET"]),
+            public(Route("/icon.png", self.icon, methods=["GET"], name="icon")),
+            Route("/covers/{manga}", self.cover, methods=["GET"], name="cover"),
+            Route("/pages/{manga}/{chapter}/{number}", self.page, methods=["GET"], name="page"),
         ]
 
     # -- handlers --------------------------------------------------------------------
@@ -184,7 +133,6 @@ class PageServer:
         manga = request.path_params["manga"]
         if not is_slug(manga):
             raise MangaNotFound()
-        await self._check_access(request, f"covers/{manga}")
         row = await asyncio.to_thread(lambda: self._index().series_by_slug(manga))
         if row is None:
             raise MangaNotFound()
@@ -204,7 +152,6 @@ class PageServer:
         number = request.path_params["number"]
         if not (is_slug(manga) and is_slug(chapter)) or not number.isdigit() or len(number) > 6:
             raise NotFound("No page is at this path.")
-        await self._check_access(request, f"pages/{manga}/{chapter}/{number}")
         row = await asyncio.to_thread(lambda: self._index().chapter(manga, chapter))
         if row is None:
             raise ChapterNotFound()
@@ -214,19 +161,6 @@ class PageServer:
             raise NotFound(f"This chapter has pages 1 to {len(pages)}.")
         version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
         return await self._serve(request, row["relpath"], row["kind"], pages[index - 1], version)
-
-    # -- access ------------------------------------------------------------------------
-
-    async def _check_access(self, request: Request, path: str) -> None:
-        if not self._signed():
-            return
-        expires = request.query_params.get("exp")
-        signature = request.query_params.get("sig")
-        if expires is not None or signature is not None:
-            verify(self.secret, path, expires or "", signature or "")
-            return
-        if not await self._authorize_headers(request):
-            raise InvalidCredentials("This image needs a signed URL or valid credentials.")
 
     # -- serving -------------------------------------------------------------------------
 
@@ -269,7 +203,7 @@ class PageServer:
         headers = {
             "ETag": etag,
             "Last-Modified": email.utils.formatdate(opened.mtime, usegmt=True),
-            "Cache-Control": self._cache_control(request),
+            "Cache-Control": IMMUTABLE,
             "Accept-Ranges": "bytes",
         }
         if _not_modified(request, etag, opened.mtime):
@@ -311,13 +245,6 @@ class PageServer:
             headers=headers,
         )
 
-    def _cache_control(self, request: Request) -> str:
-        if not self._signed():
-            return IMMUTABLE
-        expires = request.query_params.get("exp", "")
-        remaining = int(expires) - int(time.time()) if expires.isdigit() else 0
-        return f"private, max-age={max(0, min(remaining, self.ttl + 120))}"
-
 
 def _stream(opened: _Opened, start: int, length: int) -> Iterator[bytes]:
     try:
@@ -355,4 +282,4 @@ def _not_modified(request: Request, etag: str, mtime: float) -> bool:
     return False
 
 
-__all__ = ["PageServer", "RangeNotSatisfiable", "parse_range", "sign", "verify"]
+__all__ = ["PageServer", "RangeNotSatisfiable", "parse_range"]

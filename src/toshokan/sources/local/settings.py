@@ -8,6 +8,7 @@ environment variables ``TOSHOKAN_<SLUG>_USERNAME``, ``..._PASSWORD``,
 out of the configuration file.
 """
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -73,12 +74,6 @@ class LocalSettings(BaseModel):
     api_key_hash: SecretStr | None = Field(
         default=None, description="Hash of the API key as printed by `toshokan hash-secret`."
     )
-    page_url_ttl: int = Field(
-        default=3600,
-        ge=60,
-        le=7 * 24 * 3600,
-        description="Seconds a signed page or cover URL stays valid when auth is required.",
-    )
     max_comicinfo_bytes: int = Field(
         default=256 * 1024,
         ge=1024,
@@ -88,5 +83,11 @@ class LocalSettings(BaseModel):
 
     @field_validator("root")
     @classmethod
-    def _expand(cls, value: Path) -> Path:
-        return value.expanduser()
+    def _readable_folder(cls, value: Path) -> Path:
+        # Refused up front: serving a vanished library would answer from a stale index.
+        value = value.expanduser()
+        if not value.is_dir():
+            raise ValueError(f"{value} does not exist or is not a folder")
+        if not os.access(value, os.R_OK | os.X_OK):
+            raise ValueError(f"{value} is not readable")
+        return value

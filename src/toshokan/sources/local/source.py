@@ -17,11 +17,9 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import click
-from pydantic import BaseModel
-from starlette.requests import Request
 from starlette.routing import BaseRoute
 
 from toshokan.errors import ChapterNotFound, MangaNotFound
@@ -43,11 +41,10 @@ from toshokan.models import (
     Tag,
 )
 from toshokan.sdk import Credentials, HostServices, RequestContext, Source
-from toshokan.sdk.auth import credentials_from_headers
 from toshokan.sources.local import search as searching
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
-from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot
+from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
 from toshokan.sources.local.metadata import tag_slug, unique
 from toshokan.sources.local.pages import PageServer
 from toshokan.sources.local.scan_report import ScanReport
@@ -56,8 +53,6 @@ from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
 
 log = logging.getLogger(__name__)
-
-DEFAULT_PUBLIC_URL = "http://localhost:8000"
 
 BASE_FILTERS = [
     FilterKey.GENRE,
@@ -144,24 +139,19 @@ class LocalAuth:
         return self.checker.check(credentials.apiKey or "")
 
 
-class LocalLibrary(Source):
+class LocalLibrary(Source[LocalSettings]):
     """Comics and manga from a folder on disk."""
 
-    Settings: ClassVar[type[BaseModel]] = LocalSettings
     version: ClassVar[str] = "1.0.0"
     summary: ClassVar[str] = (
         "Comics and manga from a folder: .cbz/.cb7/.cbr archives and image folders."
     )
 
-    def __init__(self, slug: str, settings: BaseModel, services: HostServices):
-        if not isinstance(settings, LocalSettings):
-            settings = LocalSettings.model_validate(settings.model_dump())
+    def __init__(self, slug: str, settings: LocalSettings, services: HostServices):
         super().__init__(slug, settings, services)
-        self.options: LocalSettings = settings
         self.root = settings.root.resolve()
-        self.index_path = settings.index_path or services.data_dir / "local" / f"{slug}.sqlite3"
+        self.index_path = settings.index_path or default_index_path(services.data_dir, slug)
         self.auth = LocalAuth(settings, slug)
-        self.public_url = (services.public_url or DEFAULT_PUBLIC_URL).rstrip("/")
         self._index: Index | None = None
         self.scanner: Scanner | None = None
         self.snapshot = Snapshot(tags=[], languages=[], updated_at=0.0, series=0, chapters=0)
@@ -169,15 +159,7 @@ class LocalLibrary(Source):
         self._stop = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
-        self.pages_server = PageServer(
-            slug=slug,
-            root=self.root,
-            index=self._require_index,
-            secret=services.secret,
-            signed=lambda: self.auth.required,
-            ttl=settings.page_url_ttl,
-            authorize_headers=self._authorize_request,
-        )
+        self.pages_server = PageServer(root=self.root, index=self._require_index)
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -191,15 +173,15 @@ class LocalLibrary(Source):
         self.scanner = Scanner(
             self.root,
             self._index,
-            default_language=self.options.default_language,
-            comicinfo_limit=self.options.max_comicinfo_bytes,
+            default_language=self.settings.default_language,
+            comicinfo_limit=self.settings.max_comicinfo_bytes,
         )
-        if self.options.watch:
+        if self.settings.watch:
             # Watch before the first scan, so nothing added meanwhile is missed.
             self._stop = asyncio.Event()
             self._watcher = asyncio.create_task(self._watch(), name=f"toshokan-watch-{self.slug}")
             await asyncio.sleep(0.05)
-        if self.options.scan_on_start:
+        if self.settings.scan_on_start:
             try:
                 report = await self.rescan()
                 log.info("local library %s: %s", self.slug, report.summary().splitlines()[0])
@@ -268,12 +250,12 @@ class LocalLibrary(Source):
         if tags:
             filters += [FilterKey.INCLUDE_TAG, FilterKey.EXCLUDE_TAG]
         return SourceConfiguration(
-            name=self.options.name,
+            name=self.settings.name,
             slug=self.slug,
-            icon=f"{self.public_url}/_/{self.slug}/icon.png",
-            url=self.public_url,
-            languages=snapshot.languages or [self.options.default_language],
-            nsfw=self.options.nsfw,
+            icon=self.url_for(None, "icon"),
+            url=self.services.public_url or "",
+            languages=snapshot.languages or [self.settings.default_language],
+            nsfw=self.settings.nsfw,
             auth=AuthConfig(type=self.auth.type, required=self.auth.required),
             search=SearchConfig(sort=list(searching.SUPPORTED_SORTS), filters=filters, tags=tags),
             presets=[
@@ -302,13 +284,25 @@ class LocalLibrary(Source):
 
         return (scan_command, demo_command, hash_secret_command)
 
+    @classmethod
+    def embedded_default(cls, data_dir: Path, folder: Path | None) -> dict[str, Any] | None:
+        """The folder named, or DATA_DIR/library with sample content written on first run."""
+        if folder is None:
+            folder = data_dir / "library"
+            if not folder.exists():
+                from toshokan.sources.local.demo import write_demo_library
+
+                click.echo(f"toshokan: writing sample content to {folder} (first run)", err=True)
+                write_demo_library(folder)
+        return {"root": str(folder)}
+
     def routes(self) -> Sequence[BaseRoute]:
         return self.pages_server.routes()
 
     # -- content -----------------------------------------------------------------
 
     def _cover(self, ctx: RequestContext, slug: str, version: str | None) -> str:
-        return self.pages_server.url(ctx.base_url, f"covers/{slug}", version)
+        return self.url_for(ctx, "cover", query={"v": version} if version else None, manga=slug)
 
     async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
         index = self._require_index()
@@ -387,7 +381,9 @@ class LocalLibrary(Source):
         names = json.loads(row["pages"])
         version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
         return [
-            self.pages_server.url(ctx.base_url, f"pages/{manga_slug}/{chapter_slug}/{n}", version)
+            self.url_for(
+                ctx, "page", query={"v": version}, manga=manga_slug, chapter=chapter_slug, number=n
+            )
             for n in range(1, len(names) + 1)
         ]
 
@@ -404,7 +400,3 @@ class LocalLibrary(Source):
 
     async def verify_credentials(self, credentials: Credentials) -> bool:
         return await asyncio.to_thread(self.auth.verify, credentials)
-
-    async def _authorize_request(self, request: Request) -> bool:
-        credentials = credentials_from_headers(self.auth.type, request.headers)
-        return credentials is not None and await self.verify_credentials(credentials)

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import click
 
-from toshokan import __version__
-from toshokan.sdk.http import UpstreamClient
+from toshokan.sdk import HostServices, pass_services
 from toshokan.sources.mangadex import api
 from toshokan.sources.mangadex.tags import (
     TagCatalogue,
@@ -21,14 +20,12 @@ from toshokan.sources.mangadex.tags import (
     write_catalogue,
 )
 
-USER_AGENT = f"toshokan/{__version__} (+https://github.com/toshokan/toshokan)"
 
-
-async def fetch_tags(api_url: str, previous: TagCatalogue | None) -> TagCatalogue:
+async def fetch_tags(
+    services: HostServices, api_url: str, previous: TagCatalogue | None
+) -> TagCatalogue:
     """The current tag list from the API, merged over ``previous``."""
-    client = UpstreamClient(
-        api_url.rstrip("/"), user_agent=USER_AGENT, error_detail=api.error_detail
-    )
+    client = services.http_client(api_url.rstrip("/"), error_detail=api.error_detail)
     try:
         payload = await client.get_json("/manga/tag")
     finally:
@@ -57,7 +54,8 @@ def mangadex() -> None:
     default=None,
     help="Where to write the tag list (default: the adapter's shipped tags.json).",
 )
-def refresh_tags(api_url: str, output: Path | None) -> None:
+@pass_services
+def refresh_tags(services: HostServices, api_url: str, output: Path | None) -> None:
     """Regenerate the MangaDex tag list from GET /manga/tag."""
     import json
 
@@ -70,7 +68,7 @@ def refresh_tags(api_url: str, output: Path | None) -> None:
             previous = catalogue_from_json(json.loads(candidate.read_text(encoding="utf-8")))
             break
     try:
-        fresh = asyncio.run(fetch_tags(api_url, previous))
+        fresh = asyncio.run(fetch_tags(services, api_url, previous))
     except HostError as error:
         raise click.ClickException(f"{error.code}: {error.message}") from None
     old = {t.id: t for t in previous.tags} if previous else {}

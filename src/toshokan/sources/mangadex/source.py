@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 import click
 from cachetools import TTLCache
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from toshokan.errors import ChapterNotFound, HostError, MangaNotFound, RateLimited, UpstreamError
 from toshokan.models import (
@@ -58,22 +58,16 @@ def reading(what: str) -> Iterator[None]:
         ) from None
 
 
-class MangaDex(Source):
+class MangaDex(Source[Settings]):
     """MangaDex, through its public JSON API."""
 
-    Settings: ClassVar[type[BaseModel]] = Settings
     version: ClassVar[str] = "1.0.0"
     summary: ClassVar[str] = "MangaDex (api.mangadex.org): scanlations in many languages"
 
-    def __init__(self, slug: str, settings: BaseModel, services: HostServices):
+    def __init__(self, slug: str, settings: Settings, services: HostServices):
         super().__init__(slug, settings, services)
-        self.options: Settings = (
-            settings
-            if isinstance(settings, Settings)
-            else Settings.model_validate(settings.model_dump())
-        )
         self.catalogue: TagCatalogue = shipped_catalogue()
-        opts = self.options
+        opts = settings
         # One budget per upstream address, shared by every request (and every MangaDex source)
         # of the process; page lists also draw on the stricter at-home budget (taken first).
         self._api_budget, self._at_home_budget = budgets(opts)
@@ -101,8 +95,8 @@ class MangaDex(Source):
             icon="https://mangadex.org/favicon.ico",
             url="https://mangadex.org",
             referer="https://mangadex.org/",
-            languages=list(self.options.languages),
-            nsfw=bool(NSFW_RATINGS & set(self.options.content_ratings)),
+            languages=list(self.settings.languages),
+            nsfw=bool(NSFW_RATINGS & set(self.settings.content_ratings)),
             search=SearchConfig(
                 sort=list(api.SORT_FIELDS),
                 filters=list(api.FILTERS),
@@ -144,14 +138,14 @@ class MangaDex(Source):
         params = api.search_params(
             request,
             limit=limit,
-            settings=self.options,
+            settings=self.settings,
             tags=self.catalogue,
             author_ids=authors,
             artist_ids=artists,
         )
         payload = await self.get_json("/manga", params=params)
         with reading("search results"):
-            prefs, uploads = self.options.title_languages, self.options.uploads_url
+            prefs, uploads = self.settings.title_languages, self.settings.uploads_url
             results = [mapping.entry(item, prefs, uploads) for item in payload["data"]]
             total = int(payload["total"])
         return SearchResponse(
@@ -178,15 +172,15 @@ class MangaDex(Source):
             return mapping.manga(
                 item,
                 covers.get("data") or [],
-                preference=self.options.title_languages,
-                uploads=self.options.uploads_url,
+                preference=self.settings.title_languages,
+                uploads=self.settings.uploads_url,
                 catalogue=self.catalogue,
             )
 
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
         if not api.is_uuid(manga_slug):
             raise MangaNotFound()
-        items = await fetch_feed(self.get_json, manga_slug, self.options)
+        items = await fetch_feed(self.get_json, manga_slug, self.settings)
         if not items:
             # An unknown id has an empty feed, not a 404: tell the two apart.
             await self.get_json(f"/manga/{manga_slug}", not_found=MangaNotFound)
@@ -197,7 +191,7 @@ class MangaDex(Source):
                 attributes = item["attributes"]
                 if attributes.get("isUnavailable"):
                     continue  # withdrawn from MangaDex: no pages anywhere
-                if mapping.is_external(attributes) and self.options.external_chapters == "exclude":
+                if mapping.is_external(attributes) and self.settings.external_chapters == "exclude":
                     continue
                 chapters.append(mapping.chapter(item))
         return newest_first(mapping.distinguish(chapters))
@@ -229,7 +223,7 @@ class MangaDex(Source):
             info: dict[str, Any] = server["chapter"]
             quality, files = (
                 ("data-saver", info["dataSaver"])
-                if self.options.data_saver
+                if self.settings.data_saver
                 else ("data", info["data"])
             )
             return [f"{base}/{quality}/{info['hash']}/{name}" for name in files]
