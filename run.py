@@ -27,7 +27,9 @@ def ensure_environment(extras: str) -> None:
         sys.exit(f"toshokan needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     stamp = VENV / f".installed-{extras or 'base'}"
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if stamp.is_file() and stamp.read_text() == wanted and PYTHON.exists():
+    # An environment with the test extras installed serves too.
+    current = [stamp, VENV / ".installed-dev"] if not extras else [stamp]
+    if PYTHON.exists() and any(s.is_file() and s.read_text() == wanted for s in current):
         return
     if not PYTHON.exists():
         print("run.py: creating .venv", file=sys.stderr)
@@ -53,14 +55,22 @@ def ensure_environment(extras: str) -> None:
     stamp.write_text(wanted)
 
 
+def hand_over(args: list[str]) -> int:
+    """Become ``args``: a signal that stops this script (Ctrl-C, kill) then stops the host too."""
+    os.chdir(ROOT)
+    if os.name == "nt":  # no exec that keeps the process on Windows
+        return subprocess.call(args)
+    os.execv(args[0], args)
+
+
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("", [])
     if command == "serve":
         ensure_environment("")
-        return subprocess.call([str(PYTHON), "-m", "toshokan", "serve", *rest], cwd=ROOT)
+        return hand_over([str(PYTHON), "-m", "toshokan", "serve", *rest])
     if command == "test":
         ensure_environment("dev")
-        return subprocess.call([str(PYTHON), "-m", "pytest", *rest], cwd=ROOT)
+        return hand_over([str(PYTHON), "-m", "pytest", *rest])
     print(__doc__, file=sys.stderr)
     return 2
 

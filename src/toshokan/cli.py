@@ -1,6 +1,5 @@
 """The ``toshokan`` command."""
 
-import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -9,8 +8,15 @@ from typing import Any
 import click
 
 from toshokan import __version__
-from toshokan.config import HostSettings, load_settings
-from toshokan.registry import AdapterLoadError, installed_adapters
+from toshokan.config import ConfigFileError, HostSettings, load_settings
+from toshokan.registry import (
+    AdapterLoadError,
+    adapter_commands,
+    embedded_default,
+    installed_adapters,
+)
+from toshokan.sdk.commands import SERVICES_KEY
+from toshokan.sdk.context import HostServices
 
 CONFIG_HELP = """\b
 Configuration: one TOML file (--config), overridden by environment variables
@@ -31,38 +37,59 @@ DATA_DIR/library, writing sample content there on first run.
 """
 
 
-@click.group(help=f"toshokan {__version__}: a content host for reader apps.\n\n{CONFIG_HELP}")
+class ToshokanGroup(click.Group):
+    """The ``toshokan`` command: its own subcommands, and the installed adapters' ones.
+
+    Adapters are imported only when a subcommand is looked up or listed, so
+    ``toshokan --version`` or ``toshokan serve --help`` loads none of them.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *adapter_commands()})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return super().get_command(ctx, name) or adapter_commands().get(name)
+
+
+@click.group(
+    cls=ToshokanGroup,
+    help=f"toshokan {__version__}: a content host for reader apps.\n\n{CONFIG_HELP}",
+)
 @click.version_option(__version__, prog_name="toshokan")
-def main() -> None:
-    pass
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="TOML configuration file for adapters' subcommands (`toshokan --config F scan DIR`).",
+)
+@click.pass_context
+def main(ctx: click.Context, config: Path | None) -> None:
+    def services() -> HostServices:
+        from toshokan.core.sources import host_services
+
+        return host_services(_or_exit(lambda: load_settings(config)))
+
+    ctx.meta[SERVICES_KEY] = services
 
 
 def resolve_settings(config: Path | None, library: Path | None, **flags: Any) -> HostSettings:
-    """Settings from file, environment and flags, with the embedded default when none name a source."""
+    """Settings from file, environment and flags; the embedded default when none name a source."""
     overrides: dict[str, Any] = {}
     server = {k: v for k, v in flags.items() if k in ("host", "port") and v is not None}
     if server:
         overrides["server"] = server
     if flags.get("rate_limit") is not None:
         overrides["limits"] = {"rate_limit": flags["rate_limit"]}
-    if library is not None:
-        overrides["sources"] = {"local": {"adapter": "local", "root": str(library)}}
     settings = load_settings(config, **overrides)
-    if not settings.sources and config is None:
-        settings = load_settings(
-            None, **overrides, sources={"local": {"root": str(default_library(settings))}}
-        )
-    return settings
-
-
-def default_library(settings: HostSettings) -> Path:
-    root = settings.host.data_dir / "library"
-    if not root.exists():
-        from toshokan.sources.local.demo import write_demo_library
-
-        click.echo(f"toshokan: writing sample content to {root} (first run)", err=True)
-        write_demo_library(root)
-    return root
+    if settings.sources and library is None:
+        return settings
+    if config is not None and library is None:
+        raise ConfigFileError(f"{config}: no source is configured; add a [sources.<slug>] table")
+    found = embedded_default(settings.host.data_dir, library)
+    if found is None:
+        raise ConfigFileError("no installed adapter can serve without a configuration")
+    name, options = found
+    return load_settings(config, **overrides, sources={name: {"adapter": name, **options}})
 
 
 @main.command(help=f"Start the host.\n\n{CONFIG_HELP}")
@@ -75,7 +102,8 @@ def default_library(settings: HostSettings) -> Path:
 @click.option(
     "--library",
     type=click.Path(path_type=Path, file_okay=False, exists=True),
-    help="Serve this folder with the local source (slug 'local'); no config file needed.",
+    help="Serve this folder with the embedded default source (the local library); "
+    "no config file needed.",
 )
 @click.option("--host", help="Listen address (default 127.0.0.1; [server] host).")
 @click.option("--port", type=int, help="Listen port (default 8000; [server] port).")
@@ -165,42 +193,35 @@ def list_sources(show_settings: bool) -> None:
 @main.command(name="check-config", help="Validate a configuration file without serving.")
 @click.argument("config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 def check_config(config_file: Path) -> None:
-    from toshokan.app.host import Host
+    from toshokan.core.sources import Host, host_services
 
     settings = _or_exit(lambda: load_settings(config_file))
-
-    async def check() -> None:
-        host = Host.from_settings(settings)
-        await host.startup()
-        await host.shutdown()
-
-    _or_exit(lambda: asyncio.run(check()))
+    if not settings.sources:
+        _or_exit(lambda: _raise(ConfigFileError(f"{config_file}: no source is configured")))
+    # Read-only: a throwaway signing key, and no adapter started (nothing scanned or written).
+    services = host_services(settings, secret=b"check-config")
+    host = _or_exit(lambda: Host.from_settings(settings, services))
+    _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
     click.echo(
         f"{config_file}: OK ({len(settings.sources)} source(s): {', '.join(settings.sources) or 'none'})"
     )
+
+
+def _raise(error: Exception) -> None:
+    raise error
 
 
 def _or_exit(action: Any) -> Any:
     """Run ``action``; a configuration problem ends the command with its message, not a traceback."""
     from pydantic import ValidationError
 
-    from toshokan.app.host import ConfigurationError
+    from toshokan.core.sources import ConfigurationError
 
     try:
         return action()
-    except (ConfigurationError, AdapterLoadError, FileNotFoundError) as error:
+    except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:
         click.echo(f"toshokan: configuration error: {error}", err=True)
     except ValidationError as error:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
         click.echo(f"toshokan: configuration error: {problems}", err=True)
     sys.exit(2)
-
-
-def _add_adapter_commands() -> None:
-    adapters, _ = installed_adapters()  # `toshokan sources` reports broken plugins
-    for cls in adapters.values():
-        for command in cls.commands():
-            main.add_command(command)
-
-
-_add_adapter_commands()
