@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from toshokan.app.cache import ResultCache
+from toshokan.core.cache import ResultCache
 
 pytestmark = pytest.mark.anyio
 

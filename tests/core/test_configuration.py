@@ -7,9 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from tests.core.plugins import activate, install_plugin
-from toshokan.app.host import ConfigurationError, Host
 from toshokan.cli import main
 from toshokan.config import load_settings
+from toshokan.core.sources import ConfigurationError, Host
 from toshokan.registry import AdapterLoadError, adapter, installed_adapters
 
 pytestmark = pytest.mark.anyio

@@ -9,17 +9,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from tests.core.conftest import build_host
-from toshokan.app import create_app
+from tests.core.conftest import catalog_sources
 from toshokan.models import AuthResponse, SearchResponse
 from toshokan.models.status import ErrorResponse
+from toshokan.testing import build_app
 
 GENERATED = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def make_app(tmp: Path):
-    host = build_host(tmp, {"catalog": {}}, limits={"rate_limit": 0})
-    return create_app(host.settings, host)
+    return build_app(catalog_sources(None), data_dir=tmp, limits={"rate_limit": 0})
 
 
 @pytest.fixture(scope="module")

@@ -1,37 +1,60 @@
 """The adapter example in the README works as printed, against a fake of its upstream."""
 
+import importlib
 import re
-import types
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 import respx
 
-from toshokan.app import create_app
-from toshokan.app.host import Host, HostedSource
-from toshokan.config import load_settings
-from toshokan.models import SourceStatus
-from toshokan.sdk import HostServices
+from tests.core.plugins import install_plugin
+from toshokan.registry import adapter
+from toshokan.testing import serve
 
 pytestmark = pytest.mark.anyio
 README = Path(__file__).resolve().parents[2] / "README.md"
 API = "https://shelf.example/api"
 
 
-def readme_adapter_module() -> types.ModuleType:
+def readme_adapter_source() -> str:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-    source = next(b for b in blocks if "class MyShelf(Source)" in b)
-    module = types.ModuleType("my_shelf")
-    exec(compile(source, "README.md", "exec"), module.__dict__)
-    return module
+    return next(b for b in blocks if "class MyShelf(Source[Settings])" in b)
+
+
+@pytest.fixture
+def installed_example(tmp_path: Path) -> Iterator[Path]:
+    """The example as a package installed next to toshokan, found through its entry point."""
+    site = tmp_path / "site"
+    package = site / "my_shelf"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(readme_adapter_source())
+    install_plugin(site, "myshelf", "my_shelf:MyShelf")
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    try:
+        yield package
+    finally:
+        sys.path.remove(str(site))
+        sys.modules.pop("my_shelf", None)
+
+
+def test_readme_adapter_passes_mypy_strict(installed_example: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(installed_example)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout
 
 
 @respx.mock
-async def test_readme_adapter_serves_through_the_host(tmp_path):
-    from asgi_lifespan import LifespanManager
-
-    module = readme_adapter_module()
+async def test_readme_adapter_serves_through_the_host(tmp_path, installed_example):
+    adapter_class = adapter("myshelf")
+    assert adapter_class.__module__ == "my_shelf"
     respx.get(f"{API}/books", params={"q": "dune", "page": "1"}).respond(
         json={"items": [{"id": "dune", "title": "Dune", "cover": None}], "hasNext": False}
     )
@@ -54,24 +77,17 @@ async def test_readme_adapter_serves_through_the_host(tmp_path):
     )
     respx.get(f"{API}/health").respond(json={})
 
-    settings = load_settings(None, host={"data_dir": str(tmp_path)})
-    services = HostServices(user_agent="toshokan-test", data_dir=tmp_path, secret=b"k" * 32)
-    source = module.MyShelf("shelf", module.Settings(), services)
-    host = Host(settings, services, [HostedSource("shelf", "myshelf", SourceStatus.ACTIVE, source)])
-    app = create_app(settings, host)
-    async with LifespanManager(app) as manager:
-        transport = httpx.ASGITransport(app=manager.app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            found = (
-                await client.post(
-                    "/shelf/search", json={"page": 1, "sort": "relevance", "query": "dune"}
-                )
-            ).json()
-            manga = (await client.get("/shelf/dune")).json()
-            missing = await client.get("/shelf/missing")
-            chapters = (await client.get("/shelf/dune/chapters")).json()
-            pages = (await client.get("/shelf/dune/chapters/part-1")).json()
-            ping = (await client.get("/shelf/ping")).json()
+    async with serve(adapter_class, slug="shelf", data_dir=tmp_path) as host:
+        found = (
+            await host.client.post(
+                "/shelf/search", json={"page": 1, "sort": "relevance", "query": "dune"}
+            )
+        ).json()
+        manga = (await host.client.get("/shelf/dune")).json()
+        missing = await host.client.get("/shelf/missing")
+        chapters = (await host.client.get("/shelf/dune/chapters")).json()
+        pages = (await host.client.get("/shelf/dune/chapters/part-1")).json()
+        ping = (await host.client.get("/shelf/ping")).json()
     assert found == {
         "results": [{"slug": "dune", "title": "Dune", "cover": None}],
         "page": 1,

@@ -1,19 +1,16 @@
-"""Fixtures: sample libraries, a started source, and a tiny app mounting its routes."""
+"""Fixtures: sample libraries, and a source started inside a host."""
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Mount
 
-from toshokan.errors import HostError
 from toshokan.sdk import HostServices
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
+from toshokan.testing import serve
 
 SECRET = b"test-secret-0123456789abcdef0123"
 
@@ -45,21 +42,31 @@ def services(tmp_path: Path) -> HostServices:
     )
 
 
+_clients: dict[int, httpx.AsyncClient] = {}
+
+
 @pytest.fixture
 async def make_source(tmp_path: Path) -> AsyncIterator[SourceFactory]:
-    started: list[LocalLibrary] = []
+    """Start a library source inside a whole host; ``client_for(source)`` reaches that host."""
+    async with AsyncExitStack() as stack:
 
-    async def make(root: Path, slug: str = "local", **options: Any) -> LocalLibrary:
-        options.setdefault("watch", False)
-        settings = LocalSettings(root=root, **options)
-        source = LocalLibrary(slug, settings, services(tmp_path))
-        await source.startup()
-        started.append(source)
-        return source
+        async def make(root: Path, slug: str = "local", **options: Any) -> LocalLibrary:
+            options.setdefault("watch", False)
+            served = await stack.enter_async_context(
+                serve(
+                    LocalLibrary,
+                    LocalSettings(root=root, **options),
+                    slug=slug,
+                    data_dir=tmp_path / "data",
+                    host={"secret": SECRET.decode(), "public_url": "http://testserver"},
+                )
+            )
+            source: LocalLibrary = served.source(slug)
+            _clients[id(source)] = served.client
+            return source
 
-    yield make
-    for source in started:
-        await source.shutdown()
+        yield make
+    _clients.clear()
 
 
 @pytest.fixture
@@ -67,21 +74,7 @@ async def demo_source(make_source: SourceFactory, demo_root: Path) -> LocalLibra
     return await make_source(demo_root)
 
 
-async def _host_error(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, HostError)
-    return JSONResponse(
-        {"error": {"code": error.code, "message": error.message}},
-        status_code=error.status,
-        headers=error.headers,
-    )
-
-
-def app_for(source: LocalLibrary) -> Starlette:
-    app = Starlette(routes=[Mount(f"/_/{source.slug}", routes=list(source.routes()))])
-    app.add_exception_handler(HostError, _host_error)
-    return app
-
-
-def client_for(source: LocalLibrary) -> httpx.AsyncClient:
-    transport = httpx.ASGITransport(app=app_for(source))
-    return httpx.AsyncClient(transport=transport, base_url="http://testserver")
+@asynccontextmanager
+async def client_for(source: LocalLibrary) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the host serving ``source`` (made by ``make_source``)."""
+    yield _clients[id(source)]

@@ -106,12 +106,18 @@ async def test_ping_fails_when_index_unreadable(demo_source: LocalLibrary) -> No
         await demo_source.ping()
 
 
-async def test_missing_root_at_startup_does_not_crash(
-    tmp_path: Path, make_source: SourceFactory
+async def test_missing_root_is_refused(tmp_path: Path, make_source: SourceFactory) -> None:
+    # Serving a vanished library would answer from a stale index, every image failing.
+    with pytest.raises(ValueError, match="missing does not exist or is not a folder"):
+        await make_source(tmp_path / "missing")
+
+
+async def test_root_vanishing_while_serving_pings_down(
+    demo_root: Path, make_source: SourceFactory
 ) -> None:
-    source = await make_source(tmp_path / "missing")
-    assert source.configuration().languages == ["en"]
-    with pytest.raises(Exception, match="missing"):
+    source = await make_source(demo_root)
+    shutil.rmtree(demo_root)
+    with pytest.raises(Exception, match="missing or unreadable"):
         await source.ping()
 
 
@@ -142,7 +148,7 @@ async def test_basic_auth(tmp_path: Path, make_source: SourceFactory, demo_root:
     )
     headers = await source.authenticate(good)
     assert headers["Authorization"].startswith("Basic ")
-    assert "open sesame" not in repr(source.options)
+    assert "open sesame" not in repr(source.settings)
 
 
 async def test_api_key_from_hash_and_environment(

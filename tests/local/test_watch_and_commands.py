@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from toshokan.cli import main
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import write_demo_library
-from toshokan.sources.local.commands import demo_command, hash_secret_command, scan_command
+from toshokan.sources.local.commands import demo_command, hash_secret_command
 from toshokan.sources.local.credentials import check_hash
 
 from .conftest import SourceFactory
@@ -18,7 +19,7 @@ from .helpers import cbz
 CTX = RequestContext(base_url="http://testserver")
 
 
-async def _until(condition, limit: float = 20.0) -> bool:  # type: ignore[no-untyped-def]
+async def _until(condition, limit: float = 20.0) -> bool:
     """Poll a condition; the limit only bounds a failing test, nothing is timed."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
@@ -68,18 +69,29 @@ def test_scan_command_prints_summary(tmp_path: Path) -> None:
     write_demo_library(root, series=3, chapters=2, pages=1)
     (root / "junk.txt").write_text("x")
     (root / "broken.cbz").write_bytes(b"nope")
-    runner = CliRunner()
-    result = runner.invoke(scan_command, [str(root), "--index", str(tmp_path / "i.sqlite3")])
+    runner = CliRunner(env={"TOSHOKAN_HOST__DATA_DIR": str(tmp_path / "data")})
+    result = runner.invoke(main, ["scan", str(root), "--index", str(tmp_path / "i.sqlite3")])
     assert result.exit_code == 0, result.output
     assert "Indexed 3 series" in result.output
     assert "junk.txt: not a chapter" in result.output
     assert "broken.cbz: unreadable chapter" in result.output
     again = runner.invoke(
-        scan_command, [str(root), "--index", str(tmp_path / "i.sqlite3"), "--quiet"]
+        main, ["scan", str(root), "--index", str(tmp_path / "i.sqlite3"), "--quiet"]
     )
     assert "0 read this scan" in again.output
-    missing = runner.invoke(scan_command, [str(tmp_path / "missing")])
+    missing = runner.invoke(main, ["scan", str(tmp_path / "missing")])
     assert missing.exit_code != 0
+
+
+def test_scan_builds_the_index_serve_reads(tmp_path: Path) -> None:
+    """Without --index, the index goes where `serve` looks: [host] data_dir of --config."""
+    root = tmp_path / "lib"
+    write_demo_library(root, series=2, chapters=1, pages=1)
+    config = tmp_path / "toshokan.toml"
+    config.write_text(f'[host]\ndata_dir = "{tmp_path / "data"}"\n')
+    result = CliRunner().invoke(main, ["--config", str(config), "scan", str(root), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "data" / "local" / "local.sqlite3").is_file()
 
 
 def test_demo_command(tmp_path: Path) -> None:

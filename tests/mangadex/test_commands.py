@@ -6,7 +6,8 @@ from pathlib import Path
 import respx
 from click.testing import CliRunner
 
-from toshokan.sources.mangadex.commands import mangadex
+from toshokan import __version__
+from toshokan.cli import main
 from toshokan.sources.mangadex.tags import catalogue_from_json, shipped_catalogue
 
 from .fake import API, FakeMangaDex, new_id
@@ -18,7 +19,9 @@ def run_refresh(fake: FakeMangaDex, output: Path) -> str:
             side_effect=respx.ASGIHandler(fake.app)
         )
         result = CliRunner().invoke(
-            mangadex, ["refresh-tags", "--api-url", API, "--output", str(output)]
+            main,
+            ["mangadex", "refresh-tags", "--api-url", API, "--output", str(output)],
+            env={"TOSHOKAN_HOST__DATA_DIR": str(output.parent)},
         )
     assert result.exit_code == 0, result.output
     return result.output
@@ -31,7 +34,10 @@ def test_refresh_reproduces_the_shipped_list(fake: FakeMangaDex, tmp_path: Path)
     shipped = shipped_catalogue()
     assert fresh.tags == shipped.tags
     assert [r.path for r in fake.requests] == ["/manga/tag"]
-    assert all(r.user_agent.startswith("toshokan/") for r in fake.requests)
+    # The host's own User-Agent, as `toshokan serve` sends it.
+    assert {r.user_agent for r in fake.requests} == {
+        f"toshokan/{__version__} (+https://github.com/toshokan-host/toshokan)"
+    }
 
 
 def test_refresh_keeps_slugs_by_id(fake: FakeMangaDex, tmp_path: Path) -> None:
