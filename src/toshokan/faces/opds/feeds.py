@@ -33,7 +33,7 @@ from urllib.parse import quote, urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Route
 
 from toshokan.core import Caller, Core, HostedSource
 from toshokan.core.http import caller_of
@@ -123,8 +123,8 @@ def page_of(request: Request) -> int:
     return int(text)
 
 
-def query_of(request: Request) -> str:
-    query = request.query_params.get("q", "").strip()
+def query_of(request: Request, name: str = "q") -> str:
+    query = request.query_params.get(name, "").strip()
     if len(query) > MAX_QUERY:
         raise InvalidRequest(f"A search is at most {MAX_QUERY} characters.")
     return query
@@ -548,30 +548,24 @@ async def page_image(request: Request, ctx: Ctx) -> Response:
     return image_response(picture, cache)
 
 
-def opds_routes() -> list[BaseRoute]:
-    """``/_/opds`` and everything under it."""
+def atom_routes() -> list[BaseRoute]:
+    """Routes under ``/_/opds`` of the Atom catalogue."""
     source = "/{source}"
     series_path = f"{source}/series/{{manga}}"
     return [
-        Route(PREFIX, root, methods=["GET"], name="opds"),
-        Mount(
-            PREFIX,
-            routes=[
-                Route("/", root, methods=["GET"]),
-                Route("/opensearch.xml", root_opensearch, methods=["GET"]),
-                Route("/_search", root_search, methods=["GET"]),
-                Route(source, source_route(source_root), methods=["GET"]),
-                Route(f"{source}/opensearch.xml", source_route(source_opensearch), methods=["GET"]),
-                Route(f"{source}/all", source_route(all_titles), methods=["GET"]),
-                Route(f"{source}/presets/{{number}}", source_route(preset), methods=["GET"]),
-                Route(f"{source}/search", source_route(source_search), methods=["GET"]),
-                Route(series_path, source_route(series), methods=["GET"]),
-                Route(f"{series_path}/{{chapter}}", source_route(chapter_feed), methods=["GET"]),
-                Route(
-                    f"{series_path}/{{chapter}}/pages/{{number}}",
-                    source_route(page_image),
-                    methods=["GET"],
-                ),
-            ],
+        Route("/", root, methods=["GET"]),
+        Route("/opensearch.xml", root_opensearch, methods=["GET"]),
+        Route("/_search", root_search, methods=["GET"]),
+        Route(source, source_route(source_root), methods=["GET"]),
+        Route(f"{source}/opensearch.xml", source_route(source_opensearch), methods=["GET"]),
+        Route(f"{source}/all", source_route(all_titles), methods=["GET"]),
+        Route(f"{source}/presets/{{number}}", source_route(preset), methods=["GET"]),
+        Route(f"{source}/search", source_route(source_search), methods=["GET"]),
+        Route(series_path, source_route(series), methods=["GET"]),
+        Route(f"{series_path}/{{chapter}}", source_route(chapter_feed), methods=["GET"]),
+        Route(
+            f"{series_path}/{{chapter}}/pages/{{number}}",
+            source_route(page_image),
+            methods=["GET"],
         ),
     ]
