@@ -3,6 +3,7 @@
 import httpx
 import pytest
 
+from toshokan.core.images import images_of
 from toshokan.testing import ServedHost
 
 from .reader import NS, Reader, entry_titled, href
@@ -56,3 +57,20 @@ async def test_feeds_with_credentials_are_private(locked_host: ServedHost) -> No
     answer = await locked_host.client.get("/_/opds/shelf/all", auth=GOOD)
     assert answer.status_code == 200
     assert answer.headers["cache-control"].startswith("private")
+
+
+async def test_a_kept_link_outliving_its_library_signature_still_shows(
+    locked_host: ServedHost,
+) -> None:
+    """Search answers are cached; the library links inside may be older than the host's link."""
+    reader = Reader(locked_host.client, auth=GOOD)
+    shelf = await reader.feed("/_/opds/shelf/all")
+    entry = shelf.findall("a:entry", NS)[0]
+    series_feed = await reader.feed(href(entry, "subsection", ACQUISITION))
+    slug = href(entry, "subsection").rsplit("/", 1)[-1]
+    stale = f"http://testserver/_/shelf/covers/{slug}?exp=1&sig=0000"
+    assert series_feed is not None
+    link = images_of(locked_host.core).signed_url("http://testserver", "shelf", stale)
+    answer = await locked_host.client.get(link)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("image/")

@@ -304,7 +304,9 @@ class ImagePipeline:
 
         async def ask() -> list[str]:
             answer = await self.core.pages(slug, manga, chapter, caller)
-            self._page_lists[key] = (time.monotonic() + PAGE_LIST_SECONDS, answer.value)
+            # Never longer than a signed page link lives.
+            keep = min(PAGE_LIST_SECONDS, self.core.settings.host.link_ttl)
+            self._page_lists[key] = (time.monotonic() + keep, answer.value)
             while len(self._page_lists) > PAGE_LIST_ENTRIES:
                 self._page_lists.popitem(last=False)
             return answer.value
@@ -358,11 +360,18 @@ class ImagePipeline:
         origins = {base_url.rstrip("/"), (self.core.host.services.public_url or "").rstrip("/")}
         origin = f"{parts.scheme}://{parts.netloc}"
         prefix = f"{hosted.source.mount.path}/"
-        if origin in origins and parts.path.startswith(prefix):
-            return f"{parts.path}?{parts.query}" if parts.query else parts.path
-        if not parts.scheme and parts.path.startswith(prefix):
-            return f"{parts.path}?{parts.query}" if parts.query else parts.path
-        return None
+        if not parts.path.startswith(prefix) or (parts.scheme and origin not in origins):
+            return None
+        # Signed afresh: the caller was authorised already, and a link kept in a cached
+        # answer may have outlived its own signature.
+        fresh = self.core.host.services.link_query(hosted.slug, parts.path)
+        kept = [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if k not in SIGNATURE_PARAMS
+        ]
+        query = fresh or urlencode(kept)
+        return f"{parts.path}?{query}" if query else parts.path
 
     async def _fetch_local(self, hosted: HostedSource, path: str) -> Picture:
         client = self._local.get(hosted.slug)
