@@ -150,3 +150,26 @@ async def test_oversized_upstream_images_are_refused(
     answer = await mangadex_host.client.get(url)
     assert answer.status_code == 502
     assert "larger than" in answer.json()["error"]["message"]
+
+
+async def test_one_upstream_host_gets_a_bounded_number_of_fetches() -> None:
+    import asyncio
+
+    from toshokan.core.images import _Gates
+
+    gates = _Gates(per_key=2, max_keys=3)
+    running, peak = 0, 0
+
+    async def fetch(host: str) -> None:
+        nonlocal running, peak
+        async with gates.hold(host):
+            running += 1
+            peak = max(peak, running)
+            await asyncio.sleep(0.01)
+            running -= 1
+
+    await asyncio.gather(*(fetch("at-home-1") for _ in range(6)))
+    assert peak == 2
+    for n in range(10):
+        await fetch(f"at-home-{n}")
+    assert len(gates._gates) <= 3

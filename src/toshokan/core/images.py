@@ -34,7 +34,8 @@ import os
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -80,6 +81,8 @@ PAGE_LIST_SECONDS = 120
 PAGE_LIST_ENTRIES = 1024
 #: Concurrent fetches from one upstream host.
 PER_UPSTREAM = 8
+#: Upstream hosts (MangaDex has many at-home servers) whose bound is remembered at once.
+MAX_UPSTREAM_GATES = 256
 #: The longest image URL a signed link may carry.
 MAX_URL_LENGTH = 4096
 JPEG_QUALITY = 85
@@ -116,6 +119,27 @@ class _InFlight:
         self._running.pop(key, None)
         if not done.cancelled():
             done.exception()  # retrieved, so a failure nobody awaited any more is not logged
+
+
+class _Gates:
+    """At most ``per_key`` holders per upstream host; idle hosts are forgotten past ``max_keys``."""
+
+    def __init__(self, per_key: int, max_keys: int):
+        self.per_key, self.max_keys = per_key, max_keys
+        self._gates: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        if key not in self._gates and len(self._gates) >= self.max_keys:
+            for idle in [k for k, (_, users) in self._gates.items() if not users[0]]:
+                del self._gates[idle]
+        gate, users = self._gates.setdefault(key, (asyncio.Semaphore(self.per_key), [0]))
+        users[0] += 1
+        try:
+            async with gate:
+                yield
+        finally:
+            users[0] -= 1
 
 
 class _MemoryCache:
@@ -283,7 +307,7 @@ class ImagePipeline:
         self._renders = _InFlight()
         self._lists = _InFlight()
         self._page_lists: OrderedDict[Hashable, tuple[float, list[str]]] = OrderedDict()
-        self._upstreams: dict[str, asyncio.Semaphore] = {}
+        self._gates = _Gates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
         self._local: dict[str, httpx.AsyncClient] = {}
         #: Upstream fetches made, for tests and the bench.
         self.fetched = 0
@@ -401,9 +425,8 @@ class ImagePipeline:
             raise NotFound("The image URL is not one the host can fetch.")
         config = await self.core.configuration(hosted)
         headers = {"Referer": config.referer} if config.referer else {}
-        gate = self._upstreams.setdefault(parts.netloc, asyncio.Semaphore(PER_UPSTREAM))
         try:
-            async with asyncio.timeout(self.deadline), gate:
+            async with asyncio.timeout(self.deadline), self._gates.hold(parts.netloc):
                 self.fetched += 1
                 async with self.upstream.stream("GET", url, headers=headers) as response:
                     _check_status(response)
