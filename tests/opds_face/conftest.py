@@ -12,7 +12,7 @@ from PIL import Image
 from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
-from toshokan.testing import ServedHost, serve_host
+from toshokan.testing import ServedHost, SourceSpec, serve_host
 
 SECRET = "test-secret-0123456789abcdef0123"
 
@@ -107,6 +107,29 @@ async def mangadex_host(image_servers: ImageServers, tmp_path: Path) -> AsyncIte
     spec = (MangaDex, Settings(api_url=API, uploads_url=UPLOADS))
     async with serve_host(
         {"mangadex": spec},
+        upstream=image_servers,
+        data_dir=tmp_path / "data",
+        host={"secret": SECRET},
+        limits={"rate_limit": 0},
+    ) as served:
+        yield served
+
+
+@pytest.fixture
+async def both_host(
+    library: Path, image_servers: ImageServers, tmp_path: Path
+) -> AsyncIterator[ServedHost]:
+    """The local library, a locked copy of it, and MangaDex, on one host."""
+    locked = LocalSettings(
+        root=library, watch=False, auth="basic", username="reader", password="open sesame"
+    )
+    sources: dict[str, SourceSpec] = {
+        "local": (LocalLibrary, LocalSettings(root=library, watch=False)),
+        "shelf": (LocalLibrary, locked),
+        "mangadex": (MangaDex, Settings(api_url=API, uploads_url=UPLOADS)),
+    }
+    async with serve_host(
+        sources,
         upstream=image_servers,
         data_dir=tmp_path / "data",
         host={"secret": SECRET},
