@@ -84,6 +84,8 @@ class Reader:
         answer = await self.get(description_url)
         assert answer.status_code == 200
         assert answer.headers["content-type"].startswith("application/opensearchdescription+xml")
+        # Unprefixed, for readers whose parsers look elements up by their plain names.
+        assert b"<OpenSearchDescription xmlns=" in answer.content
         description = ElementTree.fromstring(answer.content)
         url = description.find("os:Url", NS)
         assert url is not None and url.get("type", "").startswith(CATALOG)

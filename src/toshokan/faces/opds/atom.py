@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 from xml.etree import ElementTree as ET
+from xml.sax.saxutils import escape, quoteattr
 
 ATOM = "http://www.w3.org/2005/Atom"
 OPDS = "http://opds-spec.org/2010/catalog"
@@ -151,14 +152,20 @@ def document(root: ET.Element) -> bytes:
 def opensearch_description(
     short_name: str, description: str, template: str, result_type: str = ACQUISITION
 ) -> bytes:
-    """An OpenSearch 1.1 description whose one URL template answers an OPDS feed."""
-    root = ET.Element(_q(OPENSEARCH, "OpenSearchDescription"))
-    ET.SubElement(root, _q(OPENSEARCH, "ShortName")).text = clean(short_name)[:16]
-    ET.SubElement(root, _q(OPENSEARCH, "Description")).text = clean(description)[:1024]
-    ET.SubElement(root, _q(OPENSEARCH, "InputEncoding")).text = "UTF-8"
-    ET.SubElement(root, _q(OPENSEARCH, "OutputEncoding")).text = "UTF-8"
-    ET.SubElement(root, _q(OPENSEARCH, "Url"), {"type": result_type, "template": template})
-    return document(root)
+    """An OpenSearch 1.1 description whose one URL template answers an OPDS feed.
+
+    Written with OpenSearch as the default namespace (no prefix): readers with
+    simple XML parsers look for ``<Url template=...>`` by its plain name.
+    """
+    return (
+        "<?xml version='1.0' encoding='utf-8'?>\n"
+        f'<OpenSearchDescription xmlns="{OPENSEARCH}">'
+        f"<ShortName>{escape(clean(short_name)[:16])}</ShortName>"
+        f"<Description>{escape(clean(description)[:1024])}</Description>"
+        "<InputEncoding>UTF-8</InputEncoding><OutputEncoding>UTF-8</OutputEncoding>"
+        f"<Url type={quoteattr(result_type)} template={quoteattr(template)}/>"
+        "</OpenSearchDescription>"
+    ).encode()
 
 
 def pages(
