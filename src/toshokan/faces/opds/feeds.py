@@ -81,12 +81,12 @@ class Ctx:
         return "/".join([self.base, quote(self.slug), *(quote(p) for p in parts)])
 
 
-def _core(request: Request) -> Core:
+def core_of(request: Request) -> Core:
     core: Core = request.app.state.core
     return core
 
 
-def _base(caller: Caller) -> str:
+def catalogue_base(caller: Caller) -> str:
     return f"{caller.base_url.rstrip('/')}{PREFIX}"
 
 
@@ -102,14 +102,14 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
     """Resolve and authorise the source; a refusal becomes the Basic challenge readers answer."""
 
     async def endpoint(request: Request) -> Response:
-        core = _core(request)
+        core = core_of(request)
         hosted = core.source(request.path_params["source"])
         config = await core.configuration(hosted)
         try:
             caller = await opds_caller(core, hosted, config, caller_of(request))
             if config.auth.required:
                 await core.authorize(hosted, config, caller)
-            return await handler(request, Ctx(core, hosted, config, caller, _base(caller)))
+            return await handler(request, Ctx(core, hosted, config, caller, catalogue_base(caller)))
         except InvalidCredentials as refused:
             raise challenge(config, refused.message) from None
 
@@ -142,9 +142,9 @@ def search_links(search_base: str) -> list[Link]:
 
 
 async def root(request: Request) -> Response:
-    core = _core(request)
+    core = core_of(request)
     caller = caller_of(request)
-    base = _base(caller)
+    base = catalogue_base(caller)
     entries = []
     for hosted in core.host.serving():
         config = await core.configuration(hosted)
@@ -178,8 +178,8 @@ async def root(request: Request) -> Response:
 
 
 async def root_opensearch(request: Request) -> Response:
-    core = _core(request)
-    base = _base(caller_of(request))
+    core = core_of(request)
+    base = catalogue_base(caller_of(request))
     body = atom.opensearch_description(
         core.settings.host.name,
         "Search every source of this host.",
@@ -190,9 +190,9 @@ async def root_opensearch(request: Request) -> Response:
 
 async def root_search(request: Request) -> Response:
     """One search over every source that lets this caller in; a source that fails is skipped."""
-    core = _core(request)
+    core = core_of(request)
     caller = caller_of(request)
-    base = _base(caller)
+    base = catalogue_base(caller)
     query, page = query_of(request), page_of(request)
 
     async def one(hosted: HostedSource) -> tuple[Ctx, SearchResponse] | None:

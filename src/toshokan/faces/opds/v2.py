@@ -26,10 +26,10 @@ from toshokan.faces.opds.feeds import (
     PAGE_SIZE,
     SORT_LABELS,
     Ctx,
-    _base,
-    _core,
     browse_sort,
+    catalogue_base,
     chapter_title,
+    core_of,
     page_of,
     query_of,
     search_sort,
@@ -79,8 +79,8 @@ def pagination(
 
 
 async def root(request: Request) -> Response:
-    core = _core(request)
-    base = f"{_base(caller_of(request))}/v2"
+    core = core_of(request)
+    base = f"{catalogue_base(caller_of(request))}/v2"
     navigation = []
     for hosted in core.host.serving():
         config = await core.configuration(hosted)
