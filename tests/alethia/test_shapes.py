@@ -3,6 +3,8 @@
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.alethia import app_decoder as decode
 from toshokan.faces.alethia.shapes import absolute_url, app_date, app_source
@@ -84,3 +86,13 @@ def test_presets_are_translated_or_left_out() -> None:
     # Without updatedAt the source cannot run a latest preset the app can express.
     without = app_source(config([SortOption.LATEST, SortOption.TITLE], presets[:1]))
     assert without.presets == [] and without.search.sort == ["title"]
+
+
+@given(
+    st.text(max_size=60)
+    | st.from_regex(r"https?://[a-z]{1,10}\.[a-z]{2,3}/.{0,20}", fullmatch=True)
+)
+def test_every_url_handed_out_is_one_the_app_parses(url: str) -> None:
+    repaired = absolute_url(url)
+    if repaired is not None:
+        decode.absolute_url(repaired)

@@ -24,6 +24,12 @@ from toshokan.models import Chapter, Manga, SourceConfiguration, Tag
 
 #: What a URL may hold to be one that Foundation's ``URL(string:)`` accepts as it is.
 _URL_CHARACTERS = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+")
+#: The usual case, checked in one match: an http(s) URL with a host, in those characters.
+_PLAIN_ABSOLUTE = re.compile(
+    r"https?://[A-Za-z0-9][A-Za-z0-9\-._~!$&'()*+,;=:@\[\]]*"
+    r"(?:[/?#](?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)?",
+    re.IGNORECASE,
+)
 #: Characters ``quote`` leaves alone when repairing a URL: the reserved ones, and escapes.
 _URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
 
@@ -36,6 +42,8 @@ def app_date(value: datetime) -> str:
 
 def absolute_url(url: str) -> str | None:
     """``url`` as an absolute http(s) URL the app can parse, repaired if needed; None if hopeless."""
+    if _PLAIN_ABSOLUTE.fullmatch(url):
+        return url
     candidate = url.strip()
     if not _URL_CHARACTERS.fullmatch(candidate):
         candidate = quote(candidate, safe=_URL_SAFE)
