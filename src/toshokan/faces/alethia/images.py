@@ -7,6 +7,7 @@ credentials cannot be handed to the app as it is; the host must fetch it on
 the app's behalf, through the host's one image pipeline.
 """
 
+from toshokan.core import Core
 from toshokan.models import SourceConfiguration
 
 
@@ -15,20 +16,24 @@ def needs_headers(config: SourceConfiguration) -> bool:
     return bool(config.referer) or config.auth.required
 
 
-def header_free(urls: list[str], config: SourceConfiguration, base_url: str) -> list[str]:
+def header_free(
+    core: Core, config: SourceConfiguration, urls: list[str], base_url: str
+) -> list[str]:
     """``urls`` as links an image loader without headers can fetch."""
     if not needs_headers(config):
         return urls
     own = base_url.rstrip("/") + "/"
-    return [url if url.startswith(own) else via_host(url, config) for url in urls]
+    return [url if url.startswith(own) else via_host(core, config, url, base_url) for url in urls]
 
 
-def via_host(url: str, config: SourceConfiguration) -> str:
+def via_host(core: Core, config: SourceConfiguration, url: str, base_url: str) -> str:
     """A signed, expiring, header-free host URL that fetches ``url`` as the upstream requires.
 
-    INTEGRATION POINT: the host's image pipeline (``toshokan.core.images``,
-    built on the ``opds`` branch) issues these links; until it is merged the
-    upstream URL is handed on unchanged, which works only for upstreams that
-    do not enforce their Referer (MangaDex@Home serves its pages without one).
+    INTEGRATION POINT with the host's image pipeline (``toshokan.core.images``,
+    from the ``opds`` branch), which issues these links; once it is merged this
+    returns ``images_of(core).signed_url(base_url, config.slug, url)``. Until
+    then the upstream URL is handed on unchanged, which works only for
+    upstreams that do not enforce their Referer (MangaDex@Home serves its
+    pages without one).
     """
     return url

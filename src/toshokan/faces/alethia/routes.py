@@ -9,6 +9,7 @@ manga slug would be, so chapter slugs here are chapter keys
 (:mod:`toshokan.core.chapter_keys`) that name a chapter on their own.
 """
 
+import time
 from collections.abc import Callable
 
 from pydantic import BaseModel
@@ -47,11 +48,18 @@ async def configuration_of(core: Core, slug: str) -> SourceConfiguration:
     return await core.configuration(core.source(slug))
 
 
-def images_for(config: SourceConfiguration, caller: Caller) -> Callable[[list[str]], list[str]]:
+def images_for(
+    core: Core, config: SourceConfiguration, caller: Caller
+) -> Callable[[list[str]], list[str]]:
     def images(urls: list[str]) -> list[str]:
-        return header_free(urls, config, caller.base_url)
+        return header_free(core, config, urls, caller.base_url)
 
     return images
+
+
+def link_window() -> int:
+    """Part of the key of a translation holding signed links, so none is kept past a minute."""
+    return int(time.time()) // 60
 
 
 class AlethiaFace:
@@ -94,7 +102,7 @@ class AlethiaFace:
             return respond(answer.body, cache_control)  # the spec's shape is the app's
 
         def render() -> bytes:
-            images = images_for(config, caller)
+            images = images_for(core, config, caller)
             found = answer.value
             results = [
                 entry.model_copy(update={"cover": images([entry.cover])[0]})
@@ -104,7 +112,7 @@ class AlethiaFace:
             ]
             return dumped(SearchResponse(results=results, page=found.page, more=found.more))
 
-        key = ("search", answer.etag, config.hash, caller.base_url)
+        key = ("search", answer.etag, config.hash, caller.base_url, link_window())
         return respond(self.rendered.get(key, render), cache_control)
 
     async def manga(self, request: Request) -> Response:
@@ -117,9 +125,9 @@ class AlethiaFace:
         config = await configuration_of(core, slug)
 
         def render() -> bytes:
-            return dumped(app_manga(answer.value, images_for(config, caller)))
+            return dumped(app_manga(answer.value, images_for(core, config, caller)))
 
-        key = ("manga", answer.etag, config.hash, caller.base_url)
+        key = ("manga", answer.etag, config.hash, caller.base_url, link_window())
         body = self.rendered.get(key, render)
         return respond(body, spec.cache_of(request).of("manga", answer.private))
 
@@ -145,7 +153,7 @@ class AlethiaFace:
         caller = caller_of(request)
         answer = await core.pages_by_key(slug, request.path_params["chapter"], caller)
         config = await configuration_of(core, slug)
-        urls = header_free(answer.value, config, caller.base_url)
+        urls = header_free(core, config, answer.value, caller.base_url)
         body = answer.body if urls == answer.value else PAGE_LIST.dump_json(urls)
         # Page URLs may be temporary: never cached, by the host or anyone else.
         return Response(body, media_type="application/json", headers={"Cache-Control": NO_STORE})
