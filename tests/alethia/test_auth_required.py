@@ -22,7 +22,8 @@ async def test_api_key_library_is_read_with_signed_header_free_images(library: L
         assert refused.status_code == 401
         assert refused.json()["error"]["code"] == "INVALID_CREDENTIALS"
 
-        await reader.authenticate("local", {"apiKey": KEY})
+        # Whatever else the body holds (the type, in the app's spelling) is no obstacle.
+        await reader.authenticate("local", {"type": "apiKey", "apiKey": KEY})
         assert reader.headers == {"X-API-Key": KEY}
         seen = await reader.read("local")
         assert all(image.status_code == 200 for image in seen.images)

@@ -142,3 +142,18 @@ async def test_the_address_the_user_types_is_the_prefix(served: ServedHost) -> N
     response = await served.client.get(HOST)
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
+
+
+async def test_browsers_may_ask_from_any_origin(served: ServedHost) -> None:
+    preflight = await served.client.options(
+        "/_/alethia/local/search",
+        headers={"Origin": "https://reader.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert preflight.status_code == 204
+    assert preflight.headers["access-control-allow-origin"] == "*"
+
+
+async def test_unchanged_answers_are_not_sent_again(served: ServedHost) -> None:
+    first = await served.client.get("/_/alethia")
+    again = await served.client.get("/_/alethia", headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304
