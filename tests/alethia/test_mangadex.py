@@ -12,12 +12,13 @@ from starlette.routing import Route
 
 from tests.alethia import app_decoder as decode
 from tests.alethia.reader import AppReader
+from tests.local.helpers import png
 from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
 from toshokan.sources.mangadex import MangaDex
 from toshokan.testing import ServedHost, serve_host
 
 pytestmark = pytest.mark.anyio
-PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+PNG = png()
 
 
 def at_home_images() -> Starlette:
@@ -38,18 +39,30 @@ def fake() -> FakeMangaDex:
     return fake
 
 
+class Upstreams(httpx.AsyncBaseTransport):
+    """The fake API, and the at-home image server at its own address, as on the internet."""
+
+    def __init__(self, fake: FakeMangaDex):
+        self.api = fake.transport()
+        self.images = httpx.ASGITransport(app=at_home_images())
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        at_home = request.url.host == httpx.URL(AT_HOME).host
+        return await (self.images if at_home else self.api).handle_async_request(request)
+
+
 @pytest.fixture
 async def served(fake: FakeMangaDex, tmp_path: Path) -> AsyncIterator[ServedHost]:
     settings = {"api_url": API, "uploads_url": UPLOADS}
     sources = {"mangadex": (MangaDex, settings)}
-    async with serve_host(sources, upstream=fake.transport(), data_dir=tmp_path) as host:
+    async with serve_host(sources, upstream=Upstreams(fake), data_dir=tmp_path) as host:
         yield host
 
 
 @pytest.fixture
-async def images() -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=at_home_images())
-    async with httpx.AsyncClient(transport=transport, base_url=AT_HOME) as client:
+async def images(fake: FakeMangaDex) -> AsyncIterator[httpx.AsyncClient]:
+    """The app's image loader, for links that leave the host."""
+    async with httpx.AsyncClient(transport=Upstreams(fake)) as client:
         yield client
 
 
