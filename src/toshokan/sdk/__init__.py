@@ -35,6 +35,7 @@ from toshokan.models import (
     SourceConfiguration,
     Tag,
 )
+from toshokan.models.content import EPOCH, newest_first
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
@@ -47,6 +48,7 @@ from toshokan.sdk.source import NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, Limiter, Throttle, windows_for_rate
 
 __all__ = [
+    "EPOCH",
     "AllOf",
     "AuthConfig",
     "AuthType",
@@ -83,6 +85,7 @@ __all__ = [
     "default_error_detail",
     "gather",
     "headers_for",
+    "newest_first",
     "parse_json",
     "parse_model",
     "parse_payload",

@@ -10,16 +10,29 @@ and so its upstream deadline.
 
 import asyncio
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from toshokan.errors import HostError
 
 T = TypeVar("T")
+U = TypeVar("U")
 #: How many requests of one gathering are in flight at once unless the caller says otherwise.
 DEFAULT_LIMIT = 4
 
 
-async def gather(*coroutines: Coroutine[Any, Any, T], limit: int = DEFAULT_LIMIT) -> list[T]:
+@overload
+async def gather(
+    first: Coroutine[Any, Any, T], second: Coroutine[Any, Any, U], /, *, limit: int = ...
+) -> tuple[T, U]: ...
+
+
+@overload
+async def gather(*coroutines: Coroutine[Any, Any, T], limit: int = ...) -> tuple[T, ...]: ...
+
+
+async def gather(
+    *coroutines: Coroutine[Any, Any, Any], limit: int = DEFAULT_LIMIT
+) -> tuple[Any, ...]:
     """Results in argument order; the first host error (or other failure) is raised as itself.
 
     Each coroutine starts only when one of ``limit`` slots is free; those that
@@ -29,7 +42,7 @@ async def gather(*coroutines: Coroutine[Any, Any, T], limit: int = DEFAULT_LIMIT
         raise ValueError(f"a gathering needs at least one slot, not {limit}")
     slots = asyncio.Semaphore(limit)
 
-    async def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    async def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
         try:
             async with slots:
                 return await coroutine
@@ -41,7 +54,7 @@ async def gather(*coroutines: Coroutine[Any, Any, T], limit: int = DEFAULT_LIMIT
             tasks = [group.create_task(run(c)) for c in coroutines]
     except BaseExceptionGroup as failed:
         raise _first_leaf(failed) from None
-    return [task.result() for task in tasks]
+    return tuple(task.result() for task in tasks)
 
 
 def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
