@@ -10,9 +10,7 @@ plus a small margin: never a 500, never a hang.
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,144 +18,15 @@ from toshokan.sources.mangadex import MangaDex
 from toshokan.testing import ServedHost, serve
 
 from .fake import API, UPLOADS, FakeMangaDex
+from .faults import COLLECTION, FAULTS, FIRST_CALL, Fault, ask
 
 pytestmark = pytest.mark.anyio
 
 DEADLINE = 1.5
 #: Time the host may take beyond the deadline to answer (scheduling, a loaded machine).
 MARGIN = 1.0
-ENDPOINTS = ("search", "manga", "chapters", "pages")
-#: The first upstream request each endpoint makes.
-FIRST_CALL = {
-    "search": r"^/manga$",
-    "manga": r"^/manga/[^/]+$",
-    "chapters": r"/feed$",
-    "pages": r"^/chapter/",
-}
-COLLECTION = b'{"result":"ok","response":"collection","limit":10,"offset":0,'
-DEEP = b"[" * 100_000 + b"]" * 100_000
 
 
-@dataclass
-class Fault:
-    name: str
-    how: dict[str, Any]
-    status: int
-    code: str
-    endpoints: tuple[str, ...] = ENDPOINTS
-    #: Per endpoint, a body replacing the fault's own ``raw`` (shapes differ by endpoint).
-    raw_for: dict[str, bytes] = field(default_factory=dict)
-
-
-def entity(attributes: bytes) -> bytes:
-    return b'{"result":"ok","response":"entity","data":{"id":"x","type":"t","attributes":' + (
-        attributes + b',"relationships":[]}}'
-    )
-
-
-FAULTS = [
-    Fault(
-        "retry-after soon", {"status": 429, "headers": {"Retry-After": "soon"}}, 429, "RATE_LIMITED"
-    ),
-    Fault(
-        "retry-after inf", {"status": 429, "headers": {"Retry-After": "inf"}}, 429, "RATE_LIMITED"
-    ),
-    Fault(
-        "retry-after nan", {"status": 429, "headers": {"Retry-After": "nan"}}, 429, "RATE_LIMITED"
-    ),
-    Fault(
-        "retry-after 1e400",
-        {"status": 429, "headers": {"Retry-After": "1e400"}},
-        429,
-        "RATE_LIMITED",
-    ),
-    Fault(
-        "retry-after an hour",
-        {"status": 429, "headers": {"Retry-After": "3600"}},
-        429,
-        "RATE_LIMITED",
-    ),
-    Fault(
-        "retry-after past the deadline",
-        {"status": 429, "headers": {"Retry-After": "3"}},
-        429,
-        "RATE_LIMITED",
-    ),
-    Fault(
-        "gzip header on a plain body",
-        {
-            "status": 200,
-            "raw": COLLECTION + b'"data":[],"total":0}',
-            "headers": {"Content-Encoding": "gzip"},
-        },
-        502,
-        "UPSTREAM_ERROR",
-    ),
-    Fault(
-        "redirect loop",
-        {"status": 302, "raw": b"", "headers": {"Location": "{path}"}},
-        502,
-        "UPSTREAM_ERROR",
-    ),
-    Fault("JSON nested 100,000 deep", {"status": 200, "raw": DEEP}, 502, "UPSTREAM_ERROR"),
-    Fault(
-        "total of 1e400",
-        {"status": 200, "raw": COLLECTION + b'"data":[],"total":1e400}'},
-        502,
-        "UPSTREAM_ERROR",
-        ("search", "chapters"),
-    ),
-    Fault(
-        'total of "abc"',
-        {"status": 200, "raw": COLLECTION + b'"data":[],"total":"abc"}'},
-        502,
-        "UPSTREAM_ERROR",
-        ("search", "chapters"),
-    ),
-    Fault(
-        "items of the wrong shape",
-        {"status": 200, "raw": COLLECTION + b'"data":[1,"two",null,[]],"total":4}'},
-        502,
-        "UPSTREAM_ERROR",
-        ("search", "chapters"),
-    ),
-    Fault(
-        "attributes is a string",
-        {"status": 200, "raw": b""},
-        502,
-        "UPSTREAM_ERROR",
-        raw_for={
-            "search": COLLECTION
-            + b'"data":[{"id":"x","type":"manga","attributes":"oops"}],"total":1}',
-            "manga": entity(b'"oops"'),
-            "chapters": COLLECTION
-            + b'"data":[{"id":"x","type":"chapter","attributes":"oops"}],"total":1}',
-            "pages": entity(b'"oops"'),
-        },
-    ),
-    Fault(
-        "not UTF-8",
-        {"status": 200, "raw": COLLECTION + b'"data":[],"total":0,"x":"\xff"}'},
-        502,
-        "UPSTREAM_ERROR",
-    ),
-    Fault(
-        "HTML error page",
-        {
-            "status": 503,
-            "raw": b"<html><body><h1>503 Service Unavailable</h1><script>x()</script></body></html>",
-            "headers": {"Content-Type": "text/html"},
-        },
-        502,
-        "UPSTREAM_ERROR",
-    ),
-    Fault(
-        "an upstream that never answers", {"status": 200, "delay": 60.0}, 504, "UPSTREAM_TIMEOUT"
-    ),
-    Fault("a byte a second", {"wire": "drip", "delay": 1.0}, 504, "UPSTREAM_TIMEOUT"),
-    Fault("connection reset", {"wire": "reset"}, 502, "UPSTREAM_ERROR"),
-    Fault("truncated body", {"wire": "truncate"}, 502, "UPSTREAM_ERROR"),
-]
 CASES = [
     pytest.param(fault, endpoint, id=f"{fault.name}-{endpoint}")
     for fault in FAULTS
@@ -178,17 +47,6 @@ async def host(fake: FakeMangaDex, tmp_path: Path) -> AsyncIterator[ServedHost]:
         cache={"search": 0, "manga": 0, "chapters": 0},
     ) as served:
         yield served
-
-
-async def ask(host: ServedHost, endpoint: str, manga_id: str, chapter_id: str) -> Any:
-    client = host.client
-    if endpoint == "search":
-        return await client.post("/mangadex/search", json={"page": 1, "sort": "latest"})
-    if endpoint == "manga":
-        return await client.get(f"/mangadex/{manga_id}")
-    if endpoint == "chapters":
-        return await client.get(f"/mangadex/{manga_id}/chapters")
-    return await client.get(f"/mangadex/{manga_id}/chapters/{chapter_id}")
 
 
 @pytest.mark.parametrize(("fault", "endpoint"), CASES)
