@@ -128,6 +128,16 @@ FAULTS = [
         "UPSTREAM_ERROR",
     ),
     Fault(
+        "error body in a charset it is not",
+        {
+            "status": 500,
+            "raw": b"oops\xff",
+            "headers": {"Content-Type": "text/plain; charset=utf-16"},
+        },
+        502,
+        "UPSTREAM_ERROR",
+    ),
+    Fault(
         "HTML error page",
         {
             "status": 503,

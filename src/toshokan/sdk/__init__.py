@@ -41,7 +41,13 @@ from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.deadline import remaining, upstream_deadline
 from toshokan.sdk.gather import gather
-from toshokan.sdk.http import UpstreamClient, clean_text, default_error_detail, retry_after_seconds
+from toshokan.sdk.http import (
+    UpstreamClient,
+    clean_text,
+    default_error_detail,
+    retry_after_seconds,
+    text_of,
+)
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import NoSettings, Source, public
@@ -94,6 +100,7 @@ __all__ = [
     "remaining",
     "retry_after_seconds",
     "slugify",
+    "text_of",
     "upstream_deadline",
     "windows_for_rate",
 ]

@@ -80,13 +80,22 @@ def clean_text(text: str, limit: int = MAX_DETAIL) -> str:
     return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
 
 
+def text_of(response: httpx.Response, limit: int = MAX_DETAIL * 4) -> str:
+    """The start of a body as text, whatever charset it claims (undecodable bytes replaced)."""
+    head = response.content[:limit]
+    try:
+        return head.decode(response.charset_encoding or "utf-8", errors="replace")
+    except (LookupError, UnicodeError):
+        return head.decode("utf-8", errors="replace")
+
+
 def default_error_detail(response: httpx.Response) -> str:
     """The upstream's own words when they are plain text; its status phrase otherwise."""
     fallback = response.reason_phrase or f"HTTP {response.status_code}"
     kind = response.headers.get("Content-Type", "").lower()
     if "html" in kind or "xml" in kind:
         return fallback
-    text = clean_text(response.text)
+    text = clean_text(text_of(response))
     return fallback if not text or text.startswith("<") else text
 
 

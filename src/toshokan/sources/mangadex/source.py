@@ -39,8 +39,10 @@ from toshokan.sdk import (
     Source,
     SourceConfiguration,
     UpstreamError,
+    clean_text,
     gather,
     newest_first,
+    text_of,
 )
 from toshokan.sources.mangadex import api, mapping, payloads
 from toshokan.sources.mangadex.feed import FetchPage, fetch_feed
@@ -249,9 +251,10 @@ class MangaDex(Source[Settings]):
 
     async def ping(self) -> None:
         response = await self.client.request("GET", "/ping")
-        if response.text.strip() != "pong":
+        answer = text_of(response).strip()
+        if answer != "pong":
             raise UpstreamError(
-                f"MangaDex's /ping answered {response.text.strip()[:50]!r}, not 'pong'."
+                f"MangaDex's /ping answered {clean_text(answer, 50)!r}, not 'pong'."
             )
 
     # -- helpers -----------------------------------------------------------------
