@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 
 from toshokan.errors import RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk import (
+    Throttle,
     UpstreamClient,
     clean_text,
     gather,
@@ -209,3 +210,20 @@ async def test_gather_bounds_concurrency_and_fails_like_one_request() -> None:
     assert peak == 2
     with pytest.raises(UpstreamError, match="page 7"):
         await gather(*(work(n) for n in range(20)), limit=3)
+
+
+async def test_a_long_hint_holds_the_budget_so_nothing_more_is_sent() -> None:
+    calls = []
+
+    def busy(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        return httpx.Response(429, headers={"Retry-After": "600"})
+
+    client = client_of(busy, limiter=Throttle("test long hint", 100, 1), max_retry_wait=5)
+    with pytest.raises(RateLimited):
+        await client.get_json("/busy")
+    with pytest.raises(RateLimited) as again:
+        await client.get_json("/other")
+    assert len(calls) == 1
+    assert again.value.retry_after is not None and 590 < again.value.retry_after <= 600
+    await client.aclose()

@@ -13,7 +13,9 @@ Everything an upstream sends is bounded: each attempt (its wait for a rate
 budget, the headers and the whole body, however slowly it drips) ends within
 the client's timeout and what is left of the request's deadline
 (:mod:`toshokan.sdk.deadline`); a retry or a retry hint that does not fit in
-that deadline is not waited for; bodies are capped after decompression, so a
+that deadline is not waited for, and a long hint (over ``max_retry_wait``)
+holds the client's budget, so that until it expires every request is
+answered ``RATE_LIMITED`` at once instead of being sent; bodies are capped after decompression, so a
 gzip bomb is cut like any oversized body, and a body that lies about its
 encoding is an upstream error; redirects are followed a few times, not forever.
 """
@@ -145,6 +147,7 @@ class UpstreamClient:
         backoff: float = 0.25,
         rate_per_second: float | None = None,
         limiter: Limiter | None = None,
+        paused_by_hints: Limiter | None = None,
         max_retry_wait: float = 5.0,
         max_connections: int = 50,
         max_body_bytes: int = MAX_BODY_BYTES,
@@ -166,6 +169,8 @@ class UpstreamClient:
             host = httpx.URL(base_url).host or base_url or "upstream"
             limiter = Throttle.per_second(f"{host} rate", rate_per_second)
         self.limiter: Limiter | None = limiter
+        # A long retry hint holds this budget (by default the whole limiter) until it expires.
+        self.paused_by_hints: Limiter | None = paused_by_hints or limiter
         self.requests_sent = 0
         self._http = httpx.AsyncClient(
             base_url=base_url,
@@ -189,6 +194,12 @@ class UpstreamClient:
         **kwargs: Any,
     ) -> httpx.Response:
         """Send one request; return a 2xx response, body read, or raise the mapped :class:`HostError`."""
+        paused = self.limiter.paused_for() if self.limiter else 0.0
+        if paused > 0:
+            raise RateLimited(
+                "The upstream asked this host to slow down; not asking again before it said to.",
+                retry_after=paused,
+            )
         attempts = 1 + (self.retries if method.upper() in IDEMPOTENT else 0)
         retrying = AsyncRetrying(
             stop=stop_any(stop_after_attempt(attempts), _OutOfTime()),
@@ -281,6 +292,8 @@ class UpstreamClient:
             # A hint is waited for only when it is short and fits in what is left of the deadline.
             if wait is not None and wait <= deadline.within(self.max_retry_wait):
                 raise _Retryable(limited, wait=wait)
+            if wait is not None and wait > self.max_retry_wait and self.paused_by_hints:
+                self.paused_by_hints.pause(wait)
             raise limited
         if status in (401, 403):
             raise InvalidCredentials(f"The upstream rejected the credentials: {detail}")

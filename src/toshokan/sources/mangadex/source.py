@@ -30,7 +30,6 @@ from toshokan.sdk import (
     Manga,
     MangaNotFound,
     Preset,
-    RateLimited,
     RequestContext,
     SearchConfig,
     SearchRequest,
@@ -86,9 +85,11 @@ class MangaDex(Source[Settings]):
         self.client = services.http_client(
             opts.api_url, limiter=self._api_budget, error_detail=api.error_detail
         )
+        # A long 429 hint from /at-home holds only the at-home budget.
         self.at_home = services.http_client(
             opts.api_url,
             limiter=AllOf(self._at_home_budget, self._api_budget),
+            paused_by_hints=self._at_home_budget,
             error_detail=api.error_detail,
         )
         self._people: TTLCache[str, tuple[str, ...]] = TTLCache(maxsize=512, ttl=3600)
@@ -276,27 +277,9 @@ class MangaDex(Source[Settings]):
     async def fetch(
         self, path: str, shape: TypeAdapter[T], what: str, *, at_home: bool = False, **options: Any
     ) -> T:
-        """GET a payload of ``shape`` within the budgets, honouring a long wait MangaDex asked for.
-
-        The client already waits out short 429 hints and retries. A long one
-        comes back as RATE_LIMITED; it then pauses the whole budget, so until
-        the hint expires every request (of every MangaDex source in the
-        process) is answered RATE_LIMITED at once instead of being sent.
-        """
-        budgets = [self._at_home_budget, self._api_budget] if at_home else [self._api_budget]
-        waits = [b.paused_for() for b in budgets]
-        if max(waits) > 0:
-            raise RateLimited(
-                "MangaDex asked this host to slow down; not asking again before it said to.",
-                retry_after=max(waits),
-            )
-        try:
-            client = self.at_home if at_home else self.client
-            return await client.get_payload(path, shape, f"MangaDex {what}", **options)
-        except RateLimited as limited:
-            if limited.retry_after:
-                budgets[0].pause(limited.retry_after)
-            raise
+        """GET a payload of ``shape`` within the budgets (page lists: the at-home one too)."""
+        client = self.at_home if at_home else self.client
+        return await client.get_payload(path, shape, f"MangaDex {what}", **options)
 
     async def _person_ids(self, name: str) -> tuple[str, ...]:
         """MangaDex ids for an author/artist name: exact matches, else the best match.
