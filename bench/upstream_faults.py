@@ -19,6 +19,8 @@ import asyncio
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,9 +31,24 @@ from tests.mangadex.faults import COLLECTION, ENDPOINTS, FAULTS, FIRST_CALL, Fau
 
 from toshokan.sdk import throttle  # noqa: E402
 from toshokan.sources.mangadex import MangaDex  # noqa: E402
-from toshokan.testing import serve  # noqa: E402
+from toshokan.testing import ServedHost, serve  # noqa: E402
 
 OPTIONS = {"api_url": API, "uploads_url": UPLOADS, "requests_per_second": 20}
+
+
+@asynccontextmanager
+async def hosted(fake: FakeMangaDex, deadline: float) -> AsyncIterator[ServedHost]:
+    """The whole host serving the fake as source ``mangadex`` under ``deadline``."""
+    with tempfile.TemporaryDirectory() as data_dir:
+        async with serve(
+            MangaDex,
+            OPTIONS,
+            slug="mangadex",
+            upstream=fake.transport(),
+            data_dir=Path(data_dir),
+            server={"upstream_timeout": deadline},
+        ) as host:
+            yield host
 
 
 async def one(fault: Fault | None, endpoint: str, deadline: float) -> tuple[int, str, float, int]:
@@ -41,22 +58,11 @@ async def one(fault: Fault | None, endpoint: str, deadline: float) -> tuple[int,
     manga = fake.add_manga("m", "M")
     chapter = fake.add_chapter(manga, "1")
     if fault is not None:
-        how = dict(fault.how)
-        if endpoint in fault.raw_for:
-            how["raw"] = fault.raw_for[endpoint]
-        fake.script(FIRST_CALL[endpoint], times=100, **how)
-    with tempfile.TemporaryDirectory() as data_dir:
-        async with serve(
-            MangaDex,
-            OPTIONS,
-            slug="mangadex",
-            upstream=fake.transport(),
-            data_dir=Path(data_dir),
-            server={"upstream_timeout": deadline},
-        ) as host:
-            started = time.perf_counter()
-            answer = await ask(host, endpoint, manga.id, chapter.id)
-            took = time.perf_counter() - started
+        fake.script(FIRST_CALL[endpoint], times=100, **fault.recipe(endpoint))
+    async with hosted(fake, deadline) as host:
+        started = time.perf_counter()
+        answer = await ask(host, endpoint, manga.id, chapter.id)
+        took = time.perf_counter() - started
     code = answer.json()["error"]["code"] if answer.status_code >= 400 else "-"
     return answer.status_code, code, took, len(fake.requests)
 
@@ -65,23 +71,15 @@ async def long_hint(deadline: float) -> tuple[float, set[int], int]:
     throttle.reset()
     fake = FakeMangaDex()
     fake.script(FIRST_CALL["search"], status=429, headers={"Retry-After": "3600"})
-    with tempfile.TemporaryDirectory() as data_dir:
-        async with serve(
-            MangaDex,
-            OPTIONS,
-            slug="mangadex",
-            upstream=fake.transport(),
-            data_dir=Path(data_dir),
-            server={"upstream_timeout": deadline},
-        ) as host:
-            started = time.perf_counter()
-            answers = await asyncio.gather(
-                *(
-                    host.client.post("/mangadex/search", json={"page": p, "sort": "latest"})
-                    for p in range(1, 31)
-                )
+    async with hosted(fake, deadline) as host:
+        started = time.perf_counter()
+        answers = await asyncio.gather(
+            *(
+                host.client.post("/mangadex/search", json={"page": p, "sort": "latest"})
+                for p in range(1, 31)
             )
-            took = time.perf_counter() - started
+        )
+        took = time.perf_counter() - started
     return took, {a.status_code for a in answers}, len(fake.requests)
 
 
@@ -99,18 +97,10 @@ async def claimed_feed(deadline: float) -> tuple[float, int, int]:
         + chapter.id.encode()
         + b'","type":"chapter","attributes":{"chapter":"1"},"relationships":[]}],"total":10000}',
     )
-    with tempfile.TemporaryDirectory() as data_dir:
-        async with serve(
-            MangaDex,
-            OPTIONS,
-            slug="mangadex",
-            upstream=fake.transport(),
-            data_dir=Path(data_dir),
-            server={"upstream_timeout": deadline},
-        ) as host:
-            started = time.perf_counter()
-            answer = await host.client.get(f"/mangadex/{manga.id}/chapters")
-            took = time.perf_counter() - started
+    async with hosted(fake, deadline) as host:
+        started = time.perf_counter()
+        answer = await host.client.get(f"/mangadex/{manga.id}/chapters")
+        took = time.perf_counter() - started
     return took, answer.status_code, len(fake.calls(r"/feed$"))
 
 

@@ -34,6 +34,13 @@ class Fault:
     #: Per endpoint, a body replacing the fault's own ``raw`` (shapes differ by endpoint).
     raw_for: dict[str, bytes] = field(default_factory=dict)
 
+    def recipe(self, endpoint: str) -> dict[str, Any]:
+        """:meth:`FakeMangaDex.script` keywords for this fault at ``endpoint``."""
+        how = dict(self.how)
+        if endpoint in self.raw_for:
+            how["raw"] = self.raw_for[endpoint]
+        return how
+
 
 def entity(attributes: bytes) -> bytes:
     return b'{"result":"ok","response":"entity","data":{"id":"x","type":"t","attributes":' + (

@@ -55,10 +55,7 @@ async def test_fault_is_mapped_within_the_deadline(
 ) -> None:
     manga = fake.add_manga("m", "M")
     chapter = fake.add_chapter(manga, "1")
-    how = dict(fault.how)
-    if endpoint in fault.raw_for:
-        how["raw"] = fault.raw_for[endpoint]
-    fake.script(FIRST_CALL[endpoint], times=100, **how)
+    fake.script(FIRST_CALL[endpoint], times=100, **fault.recipe(endpoint))
 
     started = time.monotonic()
     answer = await ask(host, endpoint, manga.id, chapter.id)
@@ -115,7 +112,6 @@ async def test_a_feed_claiming_ten_thousand_items_costs_a_bounded_number_of_requ
 async def test_work_stops_when_the_client_leaves(fake: FakeMangaDex, host: ServedHost) -> None:
     manga = fake.add_manga("m", "M")
     fake.script(r"/feed$", status=200, delay=0.5, times=100)
-    fake.pretend_total = None
     leaving = asyncio.create_task(host.client.get(f"/mangadex/{manga.id}/chapters"))
     await asyncio.sleep(0.2)
     leaving.cancel()
