@@ -88,9 +88,8 @@ async def run(
             listed = len(await source.chapters(manga_id, RequestContext()))
         else:
             items = await fetch_feed(
-                source.get_json,
+                source.feed_page(manga_id),
                 manga_id,
-                source.options,
                 page_size=100 if how == "sequential-100" else 500,
                 concurrent=how == "concurrent-500",
             )

@@ -17,7 +17,7 @@ import re
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -131,8 +131,13 @@ class Recorded:
 class Scripted:
     """A scripted misbehaviour for requests whose path matches ``pattern``.
 
+    ``raw``: answer with exactly these bytes, ``status`` and ``headers`` (``{path}`` in a
+    header value is the request's path: a redirect to itself loops);
     ``status >= 400``: answer with that error (``body`` or a real-shaped error body);
     ``status < 400`` with a ``body``: answer with that (broken) body; otherwise only ``delay``.
+    ``wire`` misbehaves below HTTP, as a socket would: ``"reset"`` (connection reset before
+    an answer), ``"truncate"`` (headers and half the promised body, then the connection
+    drops) or ``"drip"`` (a 200 whose body comes one byte every ``delay`` seconds).
     """
 
     pattern: str
@@ -141,6 +146,8 @@ class Scripted:
     delay: float = 0.0
     times: int = 1
     body: Any = None
+    raw: bytes | None = None
+    wire: str | None = None
 
 
 class BadRequest(Exception):
@@ -287,7 +294,16 @@ class FakeMangaDex:
     # -- content ---------------------------------------------------------------------
 
     def transport(self) -> "FakeTransport":
-        return FakeTransport(self.app)
+        return FakeTransport(self.app, self)
+
+    def wire_fault(self, path: str) -> Scripted | None:
+        """The scripted misbehaviour below HTTP for ``path``, if any (and counts the request)."""
+        for scripted in self.scripts:
+            if scripted.wire and scripted.times > 0 and re.search(scripted.pattern, path):
+                scripted.times -= 1
+                self.requests.append(Recorded("GET", path, [], time.monotonic()))
+                return scripted
+        return None
 
     def add_person(self, name: str) -> Person:
         person = Person(new_id(f"person:{name}"), name)
@@ -354,6 +370,9 @@ class FakeMangaDex:
                 scripted.times -= 1
                 if scripted.delay:
                     await asyncio.sleep(scripted.delay)
+                if scripted.raw is not None:
+                    headers = {k: v.replace("{path}", path) for k, v in scripted.headers.items()}
+                    return Response(scripted.raw, status_code=scripted.status, headers=headers)
                 if scripted.status < 400 and scripted.body is None:
                     break  # only slow
                 if scripted.status < 400:  # a broken answer, served as is
@@ -769,12 +788,20 @@ class FakeMangaDex:
 
 
 class FakeTransport(httpx.AsyncBaseTransport):
-    """ASGI transport that enforces the client's read timeout, as a socket would."""
+    """ASGI transport that enforces the client's read timeout, as a socket would.
 
-    def __init__(self, app: Starlette):
+    The timeout bounds the wait for the answer's headers; a body that keeps
+    coming (a byte at a time) is never cut by it, as with a real socket.
+    """
+
+    def __init__(self, app: Starlette, fake: FakeMangaDex | None = None):
         self.inner = httpx.ASGITransport(app=app)
+        self.fake = fake
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        scripted = self.fake.wire_fault(request.url.path) if self.fake else None
+        if scripted is not None:
+            return _misbehave(scripted, request)
         timeout = (request.extensions.get("timeout") or {}).get("read")
         try:
             async with asyncio.timeout(timeout) if timeout else nullcontext():
@@ -783,3 +810,32 @@ class FakeTransport(httpx.AsyncBaseTransport):
             raise httpx.ReadTimeout(
                 "fake upstream did not answer in time", request=request
             ) from None
+
+
+_FEED_BODY = b'{"result":"ok","response":"collection","data":[],"limit":10,"offset":0,"total":0}'
+
+
+class _Drip(httpx.AsyncByteStream):
+    def __init__(self, body: bytes, every: float, fail_after: int | None = None):
+        self.body, self.every, self.fail_after = body, every, fail_after
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for index in range(len(self.body)):
+            if self.fail_after is not None and index >= self.fail_after:
+                raise httpx.RemoteProtocolError("peer closed connection mid-body")
+            if self.every:
+                await asyncio.sleep(self.every)
+            yield self.body[index : index + 1]
+
+
+def _misbehave(scripted: Scripted, request: httpx.Request) -> httpx.Response:
+    if scripted.wire == "reset":
+        raise httpx.ReadError("connection reset by peer", request=request)
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(_FEED_BODY))}
+    if scripted.wire == "truncate":
+        stream = _Drip(_FEED_BODY, 0.0, fail_after=len(_FEED_BODY) // 2)
+    elif scripted.wire == "drip":
+        stream = _Drip(_FEED_BODY, scripted.delay or 1.0)
+    else:
+        raise ValueError(f"unknown wire fault {scripted.wire!r}")
+    return httpx.Response(200, headers=headers, stream=stream, request=request)

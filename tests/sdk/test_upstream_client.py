@@ -92,7 +92,7 @@ async def test_other_client_errors_are_upstream_errors(client):
 @respx.mock
 async def test_unparseable_json(client):
     respx.get(f"{API}/html").respond(200, text="<html>")
-    with pytest.raises(UpstreamError, match="not JSON"):
+    with pytest.raises(UpstreamError, match="not readable JSON"):
         await client.get_json("/html")
 
 

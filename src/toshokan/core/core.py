@@ -13,6 +13,7 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -43,6 +44,7 @@ from toshokan.models.base import SLUG_PATTERN, SOURCE_SLUG_PATTERN
 from toshokan.models.content import newest_first
 from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers
 from toshokan.sdk.context import RequestContext
+from toshokan.sdk.deadline import upstream_deadline
 
 T = TypeVar("T")
 CHAPTER_LIST = TypeAdapter(list[Chapter])
@@ -209,7 +211,9 @@ class Core:
 
         async def decide() -> bool:
             async def check() -> None:
-                if not await hosted.source.authorize(auth, credentials):
+                async with self.upstream_deadline():
+                    allowed = await hosted.source.authorize(auth, credentials)
+                if not allowed:
                     raise InvalidCredentials()
 
             try:
@@ -236,7 +240,8 @@ class Core:
         headers: dict[str, str] = {}
 
         async def attempt() -> None:
-            headers.update(await hosted.source.authenticate(credentials))
+            async with self.upstream_deadline():
+                headers.update(await hosted.source.authenticate(credentials))
 
         await self.attempts.check(f"{caller.client}:{slug}", attempt)
         return headers
@@ -259,7 +264,8 @@ class Core:
         ctx = self.context(caller, access)
 
         async def compute() -> SearchResponse:
-            result = await hosted.source.search(request, ctx)
+            async with self.upstream_deadline():
+                result = await hosted.source.search(request, ctx)
             result.page = request.page
             return result
 
@@ -275,7 +281,8 @@ class Core:
         ctx = self.context(caller, access)
 
         async def compute() -> Manga:
-            return await hosted.source.manga(manga_slug, ctx)
+            async with self.upstream_deadline():
+                return await hosted.source.manga(manga_slug, ctx)
 
         return await self._content("manga", hosted, (manga_slug,), access, caller, compute)
 
@@ -287,7 +294,8 @@ class Core:
         ctx = self.context(caller, access)
 
         async def compute() -> list[Chapter]:
-            return newest_first(await hosted.source.chapters(manga_slug, ctx))
+            async with self.upstream_deadline():
+                return newest_first(await hosted.source.chapters(manga_slug, ctx))
 
         return await self._content("chapters", hosted, (manga_slug,), access, caller, compute)
 
@@ -300,7 +308,8 @@ class Core:
         check_slug(chapter_slug, ChapterNotFound)
         config = await self.configuration(hosted)
         access = await self.authorize(hosted, config, caller)
-        urls = await hosted.source.pages(manga_slug, chapter_slug, self.context(caller, access))
+        async with self.upstream_deadline():
+            urls = await hosted.source.pages(manga_slug, chapter_slug, self.context(caller, access))
         return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
 
     async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
@@ -308,6 +317,10 @@ class Core:
         self.source(slug)  # an unknown source is SOURCE_NOT_FOUND, whatever the key
         manga_slug, chapter_slug = chapter_of(key)
         return await self.pages(slug, manga_slug, chapter_slug, caller)
+
+    def upstream_deadline(self) -> AbstractAsyncContextManager[None]:
+        """``[server] upstream_timeout`` for everything one adapter call asks upstream."""
+        return upstream_deadline(self.settings.server.upstream_timeout)
 
     # -- caching -----------------------------------------------------------------------
 

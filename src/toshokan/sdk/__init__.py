@@ -35,15 +35,26 @@ from toshokan.models import (
     SourceConfiguration,
     Tag,
 )
+from toshokan.models.content import EPOCH, newest_first
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
-from toshokan.sdk.http import UpstreamClient
+from toshokan.sdk.deadline import remaining, upstream_deadline
+from toshokan.sdk.gather import gather
+from toshokan.sdk.http import (
+    UpstreamClient,
+    clean_text,
+    default_error_detail,
+    retry_after_seconds,
+    text_of,
+)
+from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, Limiter, Throttle, windows_for_rate
 
 __all__ = [
+    "EPOCH",
     "AllOf",
     "AuthConfig",
     "AuthType",
@@ -76,9 +87,20 @@ __all__ = [
     "UpstreamClient",
     "UpstreamError",
     "UpstreamTimeout",
+    "clean_text",
+    "default_error_detail",
+    "gather",
     "headers_for",
+    "newest_first",
+    "parse_json",
+    "parse_model",
+    "parse_payload",
     "pass_services",
     "public",
+    "remaining",
+    "retry_after_seconds",
     "slugify",
+    "text_of",
+    "upstream_deadline",
     "windows_for_rate",
 ]

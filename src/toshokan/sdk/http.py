@@ -7,21 +7,37 @@ retries with exponential backoff for idempotent requests (``tenacity``), and
 the upstream failure mapping of DECISIONS.md: a timeout is ``UPSTREAM_TIMEOUT``,
 401/403 is ``INVALID_CREDENTIALS``, 429 is ``RATE_LIMITED`` carrying the
 upstream's retry hint, 404 is whatever not-found the caller names, anything
-else is ``UPSTREAM_ERROR`` with the upstream's own detail.
+else is ``UPSTREAM_ERROR`` with a short, clean detail (never an HTML page).
+
+Everything an upstream sends is bounded: each attempt (its wait for a rate
+budget, the headers and the whole body, however slowly it drips) ends within
+the client's timeout and what is left of the request's deadline
+(:mod:`toshokan.sdk.deadline`); a retry or a retry hint that does not fit in
+that deadline is not waited for, and a long hint (over ``max_retry_wait``)
+holds the client's budget, so that until it expires every request is
+answered ``RATE_LIMITED`` at once instead of being sent; bodies are capped after decompression, so a
+gzip bomb is cut like any oversized body, and a body that lies about its
+encoding is an upstream error; redirects are followed a few times, not forever.
 """
 
+import asyncio
 import email.utils
+import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from pydantic import TypeAdapter
 from tenacity import (
     AsyncRetrying,
+    RetryCallState,
     retry_if_exception,
     stop_after_attempt,
+    stop_any,
     wait_exponential_jitter,
 )
+from tenacity.stop import stop_base
 
 from toshokan.errors import (
     HostError,
@@ -30,11 +46,24 @@ from toshokan.errors import (
     UpstreamError,
     UpstreamTimeout,
 )
+from toshokan.sdk import deadline
+from toshokan.sdk.payloads import parse_json, parse_payload
 from toshokan.sdk.throttle import Limiter, Throttle
 
+T = TypeVar("T")
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 #: Describes an upstream error response for the client; adapters override for their API's shape.
 ErrorDetail = Callable[[httpx.Response], str]
+#: Largest body (after decompression) an upstream may send unless the adapter says otherwise.
+MAX_BODY_BYTES = 16 * 1024 * 1024
+#: Redirects followed for one request: enough for a moved API, never a loop.
+MAX_REDIRECTS = 5
+#: Longest retry hint taken at its word (a day); longer ones are told to the client as this.
+MAX_HINT_SECONDS = 86_400.0
+#: Characters of upstream text kept in a message.
+MAX_DETAIL = 200
+#: Headers that describe the body as sent, not the decoded body the client keeps.
+_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 class _Retryable(Exception):
@@ -46,27 +75,63 @@ class _Retryable(Exception):
         self.wait = wait
 
 
+def clean_text(text: str, limit: int = MAX_DETAIL) -> str:
+    """Upstream text fit for a message: one line, printable, short."""
+    printable = "".join(c if c.isprintable() else " " for c in text[: limit * 4])
+    words = " ".join(printable.split())
+    return words if len(words) <= limit else words[: limit - 1].rstrip() + "…"
+
+
+def text_of(response: httpx.Response, limit: int = MAX_DETAIL * 4) -> str:
+    """The start of a body as text, whatever charset it claims (undecodable bytes replaced)."""
+    head = response.content[:limit]
+    try:
+        return head.decode(response.charset_encoding or "utf-8", errors="replace")
+    except (LookupError, UnicodeError):
+        return head.decode("utf-8", errors="replace")
+
+
 def default_error_detail(response: httpx.Response) -> str:
-    text = response.text.strip().replace("\n", " ")
-    return text[:300] if text else response.reason_phrase
+    """The upstream's own words when they are plain text; its status phrase otherwise."""
+    fallback = response.reason_phrase or f"HTTP {response.status_code}"
+    kind = response.headers.get("Content-Type", "").lower()
+    if "html" in kind or "xml" in kind:
+        return fallback
+    text = clean_text(text_of(response))
+    return fallback if not text or text.startswith("<") else text
+
+
+def _seconds(value: str) -> float | None:
+    """A finite, non-negative number of seconds written in ASCII, else None."""
+    value = value.strip()
+    if not value.isascii():
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def retry_after_seconds(response: httpx.Response) -> float | None:
-    """The upstream's retry hint: ``Retry-After`` (seconds or a date) or ``X-RateLimit-Retry-After`` (epoch)."""
-    value = response.headers.get("Retry-After")
-    if value:
+    """The upstream's retry hint in seconds, at most a day; None when it gave none we can read.
+
+    ``Retry-After`` is seconds or an HTTP date; MangaDex's ``X-RateLimit-Retry-After``
+    is an epoch second. ``soon``, ``inf``, ``-1`` or a garbled date are no hint at all.
+    """
+    value = response.headers.get("Retry-After", "")
+    hint = _seconds(value)
+    if hint is None and value.strip():
         try:
-            return max(0.0, float(value))
-        except ValueError:
-            parsed = email.utils.parsedate_to_datetime(value)
-            return max(0.0, parsed.timestamp() - time.time()) if parsed else None
-    epoch = response.headers.get("X-RateLimit-Retry-After")
-    if epoch:
-        try:
-            return max(0.0, float(epoch) - time.time())
-        except ValueError:
-            return None
-    return None
+            moment = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            moment = None
+        if moment is not None and moment.tzinfo is not None:
+            hint = max(0.0, moment.timestamp() - time.time())
+    if hint is None:
+        epoch = _seconds(response.headers.get("X-RateLimit-Retry-After", ""))
+        hint = None if epoch is None else max(0.0, epoch - time.time())
+    return None if hint is None else min(hint, MAX_HINT_SECONDS)
 
 
 class UpstreamClient:
@@ -82,15 +147,21 @@ class UpstreamClient:
         backoff: float = 0.25,
         rate_per_second: float | None = None,
         limiter: Limiter | None = None,
+        paused_by_hints: Limiter | None = None,
         max_retry_wait: float = 5.0,
         max_connections: int = 50,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_redirects: int = MAX_REDIRECTS,
         headers: Mapping[str, str] | None = None,
         error_detail: ErrorDetail = default_error_detail,
         transport: httpx.AsyncBaseTransport | None = None,
     ):
+        self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
         self.max_retry_wait = max_retry_wait
+        self.max_body_bytes = max_body_bytes
+        self.max_redirects = max_redirects
         self.error_detail = error_detail
         # ``limiter`` (a shared or combined budget) wins over ``rate_per_second``, which is
         # the process-wide budget of the upstream's host.
@@ -98,6 +169,8 @@ class UpstreamClient:
             host = httpx.URL(base_url).host or base_url or "upstream"
             limiter = Throttle.per_second(f"{host} rate", rate_per_second)
         self.limiter: Limiter | None = limiter
+        # A long retry hint holds this budget (by default the whole limiter) until it expires.
+        self.paused_by_hints: Limiter | None = paused_by_hints or limiter
         self.requests_sent = 0
         self._http = httpx.AsyncClient(
             base_url=base_url,
@@ -106,6 +179,7 @@ class UpstreamClient:
             limits=httpx.Limits(max_connections=max_connections),
             transport=transport,
             follow_redirects=True,
+            max_redirects=max_redirects,
         )
 
     async def aclose(self) -> None:
@@ -119,10 +193,16 @@ class UpstreamClient:
         not_found: type[HostError] = UpstreamError,
         **kwargs: Any,
     ) -> httpx.Response:
-        """Send one request; return a 2xx response or raise the mapped :class:`HostError`."""
+        """Send one request; return a 2xx response, body read, or raise the mapped :class:`HostError`."""
+        paused = self.limiter.paused_for() if self.limiter else 0.0
+        if paused > 0:
+            raise RateLimited(
+                "The upstream asked this host to slow down; not asking again before it said to.",
+                retry_after=paused,
+            )
         attempts = 1 + (self.retries if method.upper() in IDEMPOTENT else 0)
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(attempts),
+            stop=stop_any(stop_after_attempt(attempts), _OutOfTime()),
             wait=self._wait,
             retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
             reraise=True,
@@ -135,7 +215,7 @@ class UpstreamClient:
             raise exhausted.final from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    def _wait(self, retry_state: Any) -> float:
+    def _wait(self, retry_state: RetryCallState) -> float:
         error = retry_state.outcome.exception() if retry_state.outcome else None
         if isinstance(error, _Retryable) and error.wait is not None:
             return error.wait
@@ -144,33 +224,76 @@ class UpstreamClient:
     async def _send_once(
         self, method: str, url: str, not_found: type[HostError], **kwargs: Any
     ) -> httpx.Response:
-        if self.limiter:
-            await self.limiter.acquire()
-        self.requests_sent += 1
+        budget = deadline.within(self.timeout)
+        late = UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")
+        if budget <= 0:
+            raise late
         try:
-            response = await self._http.request(method, url, **kwargs)
+            async with asyncio.timeout(budget):
+                if self.limiter:
+                    await self.limiter.acquire()
+                self.requests_sent += 1
+                response = await self._fetch(method, url, **kwargs)
+        except TimeoutError:
+            raise _Retryable(late) from None
         except httpx.TimeoutException:
-            raise _Retryable(
-                UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")
+            raise _Retryable(late) from None
+        except httpx.TooManyRedirects:
+            raise UpstreamError(
+                f"The upstream redirected {_path(url)} more than {self.max_redirects} times."
+            ) from None
+        except httpx.DecodingError:
+            raise UpstreamError(
+                f"The upstream sent a body for {_path(url)} that does not match its encoding."
             ) from None
         except httpx.TransportError as error:
             raise _Retryable(
                 UpstreamError(f"The upstream could not be reached: {type(error).__name__}.")
             ) from None
+        except httpx.HTTPError as error:
+            raise UpstreamError(
+                f"The upstream's answer could not be read: {type(error).__name__}."
+            ) from None
         if response.is_success:
             return response
         return self._fail(response, not_found)
 
+    async def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """The response with its whole (decoded) body, refused past ``max_body_bytes``."""
+        too_large = UpstreamError(
+            f"The upstream sent more than {self.max_body_bytes} bytes for {_path(url)}."
+        )
+        async with self._http.stream(method, url, **kwargs) as streamed:
+            declared = streamed.headers.get("Content-Length", "")
+            if declared.isascii() and declared.isdigit() and int(declared) > self.max_body_bytes:
+                raise too_large
+            body = bytearray()
+            async for chunk in streamed.aiter_bytes():
+                body += chunk
+                if len(body) > self.max_body_bytes:
+                    raise too_large
+        headers = [
+            (name, value)
+            for name, value in streamed.headers.multi_items()
+            if name.lower() not in _WIRE_HEADERS
+        ]
+        return httpx.Response(
+            streamed.status_code, headers=headers, content=bytes(body), request=streamed.request
+        )
+
     def _fail(self, response: httpx.Response, not_found: type[HostError]) -> httpx.Response:
         status = response.status_code
-        detail = self.error_detail(response)
+        detail = clean_text(self.error_detail(response))
         if status == 429:
             wait = retry_after_seconds(response)
             limited = RateLimited(
                 f"The upstream is rate-limiting the host: {detail}", retry_after=wait
             )
-            if wait is not None and wait <= self.max_retry_wait:
+            # A hint is waited for only when it is short and fits in what is left of the deadline.
+            if wait is not None and wait <= deadline.within(self.max_retry_wait):
                 raise _Retryable(limited, wait=wait)
+            if wait is not None and wait > self.max_retry_wait and self.paused_by_hints:
+                self.paused_by_hints.pause(wait)
             raise limited
         if status in (401, 403):
             raise InvalidCredentials(f"The upstream rejected the credentials: {detail}")
@@ -188,15 +311,23 @@ class UpstreamClient:
         return self._http.stream(method, url, **kwargs)
 
     async def get_json(self, url: str, **kwargs: Any) -> Any:
-        """GET and parse JSON; unparseable data is ``UPSTREAM_ERROR``."""
+        """GET and parse JSON (of bounded depth); unreadable data is ``UPSTREAM_ERROR``."""
         response = await self.request("GET", url, **kwargs)
-        try:
-            return response.json()
-        except ValueError:
-            raise UpstreamError(
-                f"The upstream sent data that is not JSON for {_path(url)}."
-            ) from None
+        return parse_json(response.content, f"data for {_path(url)}")
+
+    async def get_payload(self, url: str, shape: TypeAdapter[T], what: str, **kwargs: Any) -> T:
+        """GET and validate the JSON body as ``shape``; any other shape is ``UPSTREAM_ERROR``."""
+        response = await self.request("GET", url, **kwargs)
+        return parse_payload(response.content, shape, what)
+
+
+class _OutOfTime(stop_base):
+    """Stop retrying when the next wait would not leave time for another attempt."""
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        left = deadline.remaining()
+        return left is not None and (retry_state.upcoming_sleep or 0.0) >= left
 
 
 def _path(url: str) -> str:
-    return httpx.URL(url).path or url
+    return clean_text(httpx.URL(url).path or url, 80)

@@ -2,9 +2,10 @@
 
 Modules, one idea each: :mod:`.settings` (the operator's table),
 :mod:`.api` (MangaDex parameters, limits and error bodies), :mod:`.mapping`
-(payloads to spec objects), :mod:`.tags` with ``tags.json`` (tag slugs),
-:mod:`.feed` (the concurrent chapter feed), :mod:`.limits` (process-wide
-rate limits), :mod:`.concurrency`, :mod:`.commands` (``toshokan mangadex``)
+(payloads to spec objects), :mod:`.payloads` (the typed, bounded response
+bodies), :mod:`.tags` with ``tags.json`` (tag slugs), :mod:`.feed` (the
+bounded, concurrent chapter feed), :mod:`.limits` (process-wide rate
+limits), :mod:`.commands` (``toshokan mangadex``)
 and :mod:`.source` (the adapter itself).
 """
 

@@ -11,9 +11,16 @@ from collections.abc import Sequence
 
 import httpx
 
-from toshokan.errors import InvalidRequest
-from toshokan.models import FilterKey, SearchRequest, SortOption
-from toshokan.sdk.http import default_error_detail
+from toshokan.sdk import (
+    FilterKey,
+    InvalidRequest,
+    SearchRequest,
+    SortOption,
+    UpstreamError,
+    clean_text,
+    default_error_detail,
+    parse_json,
+)
 from toshokan.sources.mangadex.settings import Settings
 from toshokan.sources.mangadex.tags import TagCatalogue
 
@@ -82,8 +89,8 @@ def error_detail(response: httpx.Response) -> str:
     "detail", "context"}]}``; anything else falls back to the SDK's default.
     """
     try:
-        body = response.json()
-    except ValueError:
+        body = parse_json(response.content)
+    except UpstreamError:
         return default_error_detail(response)
     errors = body.get("errors") if isinstance(body, dict) else None
     if not isinstance(errors, list) or not errors:
@@ -94,7 +101,7 @@ def error_detail(response: httpx.Response) -> str:
             continue
         title, detail = error.get("title"), error.get("detail")
         parts.append(": ".join(str(p) for p in (title, detail) if p) or str(error.get("status")))
-    return "; ".join(parts)[:300] or default_error_detail(response)
+    return clean_text("; ".join(parts)) or default_error_detail(response)
 
 
 def window(offset: int, limit: int) -> int:

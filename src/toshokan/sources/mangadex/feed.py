@@ -2,39 +2,35 @@
 
 The feed is paginated at most 500 chapters a page. The first page says how
 many chapters there are (``total``), so every other page's offset is known
-at once and they are requested concurrently; the shared rate limiter, not
-this module, decides how fast they actually go out. A 2,000-chapter title
-costs four requests, three of them in parallel, and no page is asked for
-twice. MangaDex serves nothing beyond offset 10,000; a title with more
-chapters in the configured languages is cut there (and the log says so).
+at once and they are requested a few at a time (the SDK's bounded
+:func:`~toshokan.sdk.gather`); the shared rate limiter, not this module,
+decides how fast they actually go out. A 2,000-chapter title costs four
+requests, three of them in parallel, and no page is asked for twice.
+
+The number of requests is bounded by what *we* ask for, never by what the
+upstream claims: pages are always ``page_size`` apart (an upstream that
+answers a page of one item does not turn into 10,000 requests), and MangaDex
+serves nothing beyond offset 10,000, so a feed costs at most
+:data:`MAX_PAGES` requests. A title with more chapters in
+the configured languages is cut there (and the log says so).
 """
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from toshokan.errors import MangaNotFound, UpstreamError
-from toshokan.sources.mangadex.api import FEED_PAGE_MAX, RESULT_WINDOW, feed_params, window
-from toshokan.sources.mangadex.concurrency import gather
-from toshokan.sources.mangadex.settings import Settings
+from toshokan.sdk import gather
+from toshokan.sources.mangadex.api import FEED_PAGE_MAX, RESULT_WINDOW, window
+from toshokan.sources.mangadex.payloads import ChapterItem, Feed
 
 log = logging.getLogger(__name__)
-Json = Mapping[str, Any]
 
-
-#: How the feed reaches MangaDex: ``get(path, params=..., not_found=...)`` returning parsed JSON.
-GetJson = Callable[..., Awaitable[Any]]
-
-
-async def _page(get: GetJson, manga_id: str, settings: Settings, offset: int, limit: int) -> Json:
-    payload = await get(
-        f"/manga/{manga_id}/feed",
-        params=feed_params(settings, offset, limit),
-        not_found=MangaNotFound,
-    )
-    if not isinstance(payload, dict) or not isinstance(payload.get("data"), list):
-        raise UpstreamError("MangaDex sent a chapter feed without a data list.")
-    return payload
+#: One page of the feed: ``fetch_page(offset, limit)``.
+FetchPage = Callable[[int, int], Coroutine[Any, Any, Feed]]
+#: Most requests one feed costs: MangaDex's result window in pages of the largest size.
+MAX_PAGES = -(-RESULT_WINDOW // FEED_PAGE_MAX)
+#: Pages of one feed requested at once.
+CONCURRENT_PAGES = 4
 
 
 def remaining_offsets(total: int, page_size: int) -> list[tuple[int, int]]:
@@ -46,21 +42,19 @@ def remaining_offsets(total: int, page_size: int) -> list[tuple[int, int]]:
 
 
 async def fetch_feed(
-    get: GetJson,
+    fetch_page: FetchPage,
     manga_id: str,
-    settings: Settings,
     *,
     page_size: int = FEED_PAGE_MAX,
     concurrent: bool = True,
-) -> list[Json]:
+) -> list[ChapterItem]:
     """Every chapter of the feed, each once, in MangaDex's (volume, chapter) order.
 
     ``concurrent=False`` fetches the same pages one after another; it exists
     as the benchmark's baseline.
     """
-    first = await _page(get, manga_id, settings, 0, page_size)
-    total = int(first.get("total") or 0)
-    step = int(first.get("limit") or page_size) or page_size
+    first = await fetch_page(0, page_size)
+    total = first["total"]
     if total > RESULT_WINDOW:
         log.warning(
             "manga %s has %d chapters; MangaDex serves only the first %d",
@@ -69,19 +63,19 @@ async def fetch_feed(
             RESULT_WINDOW,
         )
     pages = [first]
-    rest = remaining_offsets(total, step)
+    rest = remaining_offsets(total, page_size)
     if concurrent and rest:
-        pages += await gather(*(_page(get, manga_id, settings, o, n) for o, n in rest))
+        pages += await gather(*(fetch_page(o, n) for o, n in rest), limit=CONCURRENT_PAGES)
     else:
         for offset, limit in rest:
-            pages.append(await _page(get, manga_id, settings, offset, limit))
+            pages.append(await fetch_page(offset, limit))
     seen: set[str] = set()
     chapters = []
     for page in pages:
         for item in page["data"]:
             # Pages are fetched at slightly different instants; a chapter uploaded in between
             # can shift one onto two pages. It is listed once.
-            if item.get("id") not in seen:
-                seen.add(item.get("id"))
+            if item["id"] not in seen:
+                seen.add(item["id"])
                 chapters.append(item)
     return chapters

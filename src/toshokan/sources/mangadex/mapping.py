@@ -10,9 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from toshokan.models import Chapter, Classification, Entry, Manga, Publication
-from toshokan.models.content import EPOCH
-from toshokan.sdk.slugs import slugify
+from toshokan.sdk import EPOCH, Chapter, Classification, Entry, Manga, Publication, slugify
 from toshokan.sources.mangadex.tags import TagCatalogue
 
 SITE = "https://mangadex.org"

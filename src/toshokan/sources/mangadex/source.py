@@ -1,7 +1,8 @@
 """The MangaDex source: the spec's four questions answered from api.mangadex.org.
 
 This module wires the pieces together (settings, request building in
-:mod:`.api`, payload mapping in :mod:`.mapping`, the concurrent feed in
+:mod:`.api`, the typed payloads in :mod:`.payloads`, mapping them in
+:mod:`.mapping`, the bounded feed in
 :mod:`.feed`, the shared rate limits in :mod:`.limits`) and owns the parts
 that need state: the upstream clients and the author-name cache.
 
@@ -15,44 +16,54 @@ would refuse (offsets past its 10,000 window, ids that are not UUIDs).
 
 import contextlib
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import click
 from cachetools import TTLCache
-from pydantic import ValidationError
+from pydantic import TypeAdapter
 
-from toshokan.errors import ChapterNotFound, HostError, MangaNotFound, RateLimited, UpstreamError
-from toshokan.models import (
+from toshokan.sdk import (
+    AllOf,
     Chapter,
+    ChapterNotFound,
+    HostServices,
     Manga,
+    MangaNotFound,
     Preset,
+    RequestContext,
     SearchConfig,
     SearchRequest,
     SearchResponse,
     SortOption,
+    Source,
     SourceConfiguration,
+    UpstreamError,
+    clean_text,
+    gather,
+    newest_first,
+    text_of,
 )
-from toshokan.models.content import newest_first
-from toshokan.sdk import AllOf, HostServices, RequestContext, Source
-from toshokan.sources.mangadex import api, mapping
-from toshokan.sources.mangadex.concurrency import gather
-from toshokan.sources.mangadex.feed import fetch_feed
+from toshokan.sources.mangadex import api, mapping, payloads
+from toshokan.sources.mangadex.feed import FetchPage, fetch_feed
 from toshokan.sources.mangadex.limits import budgets
 from toshokan.sources.mangadex.settings import Settings
 from toshokan.sources.mangadex.tags import TagCatalogue, shipped_catalogue
 
+T = TypeVar("T")
 #: Ratings that make the source nsfw when searched by default.
 NSFW_RATINGS = frozenset({"erotica", "pornographic"})
 
 
 @contextlib.contextmanager
 def reading(what: str) -> Iterator[None]:
-    """Payloads that do not have MangaDex's documented shape are UPSTREAM_ERROR, not a crash."""
+    """What the spec's models refuse in a well-shaped payload is UPSTREAM_ERROR, not a crash.
+
+    Shapes are checked on arrival (:mod:`.payloads`); this guards the values
+    the spec is stricter about, such as a language code that is not one.
+    """
     try:
         yield
-    except HostError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError, ValidationError) as error:
+    except ValueError as error:
         raise UpstreamError(
             f"MangaDex sent {what} this adapter cannot read ({type(error).__name__})."
         ) from None
@@ -74,9 +85,11 @@ class MangaDex(Source[Settings]):
         self.client = services.http_client(
             opts.api_url, limiter=self._api_budget, error_detail=api.error_detail
         )
+        # A long 429 hint from /at-home holds only the at-home budget.
         self.at_home = services.http_client(
             opts.api_url,
             limiter=AllOf(self._at_home_budget, self._api_budget),
+            paused_by_hints=self._at_home_budget,
             error_detail=api.error_detail,
         )
         self._people: TTLCache[str, tuple[str, ...]] = TTLCache(maxsize=512, ttl=3600)
@@ -143,11 +156,11 @@ class MangaDex(Source[Settings]):
             author_ids=authors,
             artist_ids=artists,
         )
-        payload = await self.get_json("/manga", params=params)
+        payload = await self.fetch("/manga", payloads.MANGA_LIST, "search results", params=params)
         with reading("search results"):
             prefs, uploads = self.settings.title_languages, self.settings.uploads_url
             results = [mapping.entry(item, prefs, uploads) for item in payload["data"]]
-            total = int(payload["total"])
+        total = payload["total"]
         return SearchResponse(
             results=results,
             page=request.page,
@@ -157,21 +170,24 @@ class MangaDex(Source[Settings]):
     async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
         if not api.is_uuid(manga_slug):
             raise MangaNotFound()
-        details, covers = await gather(
-            self.get_json(
-                f"/manga/{manga_slug}", params=api.manga_params(), not_found=MangaNotFound
-            ),
-            self.get_json("/cover", params=api.covers_params(manga_slug)),
+        details = self.fetch(
+            f"/manga/{manga_slug}",
+            payloads.MANGA_ONE,
+            "title details",
+            params=api.manga_params(),
+            not_found=MangaNotFound,
         )
+        covers = self.fetch(
+            "/cover", payloads.COVER_LIST, "a cover list", params=api.covers_params(manga_slug)
+        )
+        found, cover_list = await gather(details, covers)
+        item = found["data"]
+        if item["id"] != manga_slug:
+            raise UpstreamError("MangaDex answered with a different title than the one asked for.")
         with reading("title details"):
-            item = details["data"]
-            if item.get("id") != manga_slug:
-                raise UpstreamError(
-                    "MangaDex answered with a different title than the one asked for."
-                )
             return mapping.manga(
                 item,
-                covers.get("data") or [],
+                cover_list["data"],
                 preference=self.settings.title_languages,
                 uploads=self.settings.uploads_url,
                 catalogue=self.catalogue,
@@ -180,10 +196,12 @@ class MangaDex(Source[Settings]):
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
         if not api.is_uuid(manga_slug):
             raise MangaNotFound()
-        items = await fetch_feed(self.get_json, manga_slug, self.settings)
+        items = await fetch_feed(self.feed_page(manga_slug), manga_slug)
         if not items:
             # An unknown id has an empty feed, not a 404: tell the two apart.
-            await self.get_json(f"/manga/{manga_slug}", not_found=MangaNotFound)
+            await self.fetch(
+                f"/manga/{manga_slug}", payloads.MANGA_ONE, "title details", not_found=MangaNotFound
+            )
             return []
         chapters = []
         with reading("a chapter feed"):
@@ -203,11 +221,12 @@ class MangaDex(Source[Settings]):
             raise ChapterNotFound()
         # The chapter is checked first (cheap, general budget) so a wrong pair never
         # spends one of the 40 at-home requests a minute.
-        chapter = await self.get_json(f"/chapter/{chapter_slug}", not_found=ChapterNotFound)
-        with reading("a chapter"):
-            item = chapter["data"]
-            owners = {r.get("id") for r in mapping.relationships(item, "manga")}
-            attributes = item["attributes"]
+        chapter = await self.fetch(
+            f"/chapter/{chapter_slug}", payloads.CHAPTER_ONE, "a chapter", not_found=ChapterNotFound
+        )
+        item = chapter["data"]
+        owners = {r["id"] for r in mapping.relationships(item, "manga")}
+        attributes = item["attributes"]
         if manga_slug not in owners:
             raise ChapterNotFound("This chapter does not belong to this manga.")
         if mapping.is_external(attributes):
@@ -215,49 +234,52 @@ class MangaDex(Source[Settings]):
             raise ChapterNotFound(f"This chapter is hosted off-site and has no pages here: {where}")
         if attributes.get("isUnavailable"):
             raise ChapterNotFound("This chapter is no longer available on MangaDex.")
-        server = await self.get_json(
-            f"/at-home/server/{chapter_slug}", at_home=True, not_found=ChapterNotFound
+        server = await self.fetch(
+            f"/at-home/server/{chapter_slug}",
+            payloads.AT_HOME,
+            "a page list",
+            at_home=True,
+            not_found=ChapterNotFound,
         )
-        with reading("a page list"):
-            base = str(server["baseUrl"]).rstrip("/")
-            info: dict[str, Any] = server["chapter"]
-            quality, files = (
-                ("data-saver", info["dataSaver"])
-                if self.settings.data_saver
-                else ("data", info["data"])
-            )
-            return [f"{base}/{quality}/{info['hash']}/{name}" for name in files]
+        base = server["baseUrl"].rstrip("/")
+        info = server["chapter"]
+        quality, files = (
+            ("data-saver", info["dataSaver"])
+            if self.settings.data_saver
+            else ("data", info["data"])
+        )
+        return [f"{base}/{quality}/{info['hash']}/{name}" for name in files]
 
     async def ping(self) -> None:
         response = await self.client.request("GET", "/ping")
-        if response.text.strip() != "pong":
+        answer = text_of(response).strip()
+        if answer != "pong":
             raise UpstreamError(
-                f"MangaDex's /ping answered {response.text.strip()[:50]!r}, not 'pong'."
+                f"MangaDex's /ping answered {clean_text(answer, 50)!r}, not 'pong'."
             )
 
     # -- helpers -----------------------------------------------------------------
 
-    async def get_json(self, path: str, *, at_home: bool = False, **options: Any) -> Any:
-        """GET JSON within the budgets, honouring a long wait MangaDex asked for.
+    def feed_page(self, manga_id: str) -> FetchPage:
+        """How :func:`fetch_feed` asks for one page of ``manga_id``'s chapters."""
 
-        The client already waits out short 429 hints and retries. A long one
-        comes back as RATE_LIMITED; it then pauses the whole budget, so until
-        the hint expires every request (of every MangaDex source in the
-        process) is answered RATE_LIMITED at once instead of being sent.
-        """
-        budgets = [self._at_home_budget, self._api_budget] if at_home else [self._api_budget]
-        waits = [b.paused_for() for b in budgets]
-        if max(waits) > 0:
-            raise RateLimited(
-                "MangaDex asked this host to slow down; not asking again before it said to.",
-                retry_after=max(waits),
+        async def page(offset: int, limit: int) -> payloads.Feed:
+            return await self.fetch(
+                f"/manga/{manga_id}/feed",
+                payloads.FEED,
+                "a chapter feed",
+                params=api.feed_params(self.settings, offset, limit),
+                not_found=MangaNotFound,
             )
-        try:
-            return await (self.at_home if at_home else self.client).get_json(path, **options)
-        except RateLimited as limited:
-            if limited.retry_after:
-                budgets[0].pause(limited.retry_after)
-            raise
+
+        return page
+
+    async def fetch(
+        self, path: str, shape: TypeAdapter[T], what: str, *, at_home: bool = False, **options: Any
+    ) -> T:
+        """GET a payload of ``shape`` within the budgets (page lists: the at-home one too)."""
+        client = self.at_home if at_home else self.client
+        return await client.get_payload(path, shape, f"MangaDex {what}", **options)
 
     async def _person_ids(self, name: str) -> tuple[str, ...]:
         """MangaDex ids for an author/artist name: exact matches, else the best match.
@@ -270,9 +292,13 @@ class MangaDex(Source[Settings]):
             return ()
         if key in self._people:
             return self._people[key]
-        payload = await self.get_json("/author", params=api.author_params(name.strip()))
-        with reading("author search results"):
-            found = [(p["id"], str(p["attributes"]["name"])) for p in payload["data"]]
+        payload = await self.fetch(
+            "/author",
+            payloads.PERSON_LIST,
+            "author search results",
+            params=api.author_params(name.strip()),
+        )
+        found = [(p["id"], p["attributes"]["name"]) for p in payload["data"]]
         exact = tuple(pid for pid, pname in found if pname.strip().casefold() == key)
         ids = exact or tuple(pid for pid, _ in found[:1])
         self._people[key] = ids
