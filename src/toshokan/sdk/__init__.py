@@ -14,6 +14,7 @@ from toshokan.errors import (
     InvalidCredentials,
     InvalidRequest,
     MangaNotFound,
+    NotFound,
     RateLimited,
     UpstreamError,
     UpstreamTimeout,
@@ -35,6 +36,7 @@ from toshokan.models import (
     SourceConfiguration,
     Tag,
 )
+from toshokan.models.search import Filters
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
@@ -53,6 +55,7 @@ __all__ = [
     "Credentials",
     "Entry",
     "FilterKey",
+    "Filters",
     "HostError",
     "HostServices",
     "InvalidCredentials",
@@ -61,6 +64,7 @@ __all__ = [
     "Manga",
     "MangaNotFound",
     "NoSettings",
+    "NotFound",
     "Preset",
     "Publication",
     "RateLimited",

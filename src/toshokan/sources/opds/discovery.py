@@ -1,0 +1,99 @@
+"""What a catalogue offers, read from its root: shelves, the feed to browse, search, sorts.
+
+Navigation entries of the root become shelves (declared as tags, offered as
+presets that search with ``includeTag``); the shelf to browse when a search
+names none is the operator's choice, else one that looks like a list of every
+series, else the first. Facets of the browsed feed whose titles say how they
+sort become declared sorts. The catalogue's own order is ``relevance``.
+"""
+
+from dataclasses import dataclass, field
+
+from toshokan.sdk import SortOption, slugify
+from toshokan.sources.opds.feed import Facet, Feed
+
+#: Words in a facet's title, and the sort they mean (first match wins).
+SORT_WORDS: tuple[tuple[tuple[str, ...], SortOption], ...] = (
+    (("title", "alphabet", "a-z", "name"), SortOption.TITLE),
+    (("popular", "download", "most read"), SortOption.POPULARITY),
+    (("rating", "rated", "stars"), SortOption.RATING),
+    (("added", "created"), SortOption.CREATED_AT),
+    (("updated", "modified"), SortOption.UPDATED_AT),
+    (("new", "recent", "latest", "date"), SortOption.LATEST),
+    (("year", "release", "published"), SortOption.YEAR),
+)
+#: Titles of root entries that list the whole catalogue, best first.
+BROWSE_WORDS = (
+    "all series",
+    "series",
+    "by title",
+    "all",
+    "library",
+    "libraries",
+    "newest",
+    "latest",
+)
+
+
+@dataclass(frozen=True)
+class Shelf:
+    slug: str
+    title: str
+    href: str
+    summary: str
+
+
+@dataclass
+class Offer:
+    shelves: dict[str, Shelf] = field(default_factory=dict)
+    browse: str | None = None
+    search_template: str | None = None
+    sorts: list[SortOption] = field(default_factory=lambda: [SortOption.RELEVANCE])
+
+
+def sort_of(facet: Facet) -> SortOption | None:
+    words = facet.title.lower()
+    if not words or (
+        facet.group and "sort" not in facet.group.lower() and "order" not in facet.group.lower()
+    ):
+        return None
+    return next((sort for keys, sort in SORT_WORDS if any(k in words for k in keys)), None)
+
+
+def sort_facets(feed: Feed) -> dict[SortOption, str]:
+    """The facet links of ``feed`` that sort it, by the sort they mean."""
+    found: dict[SortOption, str] = {}
+    for facet in feed.facets:
+        sort = sort_of(facet)
+        if sort is not None:
+            found.setdefault(sort, facet.href)
+    return found
+
+
+def shelves_of(root: Feed) -> dict[str, Shelf]:
+    shelves: dict[str, Shelf] = {}
+    for entry in root.entries:
+        if entry.is_book or entry.feed is None or len(shelves) >= 100:
+            continue
+        base = slugify(entry.title, fallback="shelf", max_length=40)
+        slug, n = base, 2
+        while slug in shelves:
+            slug, n = f"{base}-{n}", n + 1
+        shelves[slug] = Shelf(
+            slug=slug, title=entry.title[:50], href=entry.feed, summary=entry.summary
+        )
+    return shelves
+
+
+def browse_target(root: Feed, shelves: dict[str, Shelf], preferred: str) -> str:
+    """The feed to browse: the root itself when it lists works, else a shelf."""
+    if root.books or not shelves:
+        return root.url
+    by_title = {shelf.title.strip().lower(): shelf for shelf in shelves.values()}
+    if preferred.strip().lower() in by_title:
+        return by_title[preferred.strip().lower()].href
+    for word in BROWSE_WORDS:
+        for title, shelf in by_title.items():
+            if title == word or title.startswith(word + " ") or title.endswith(" " + word):
+                return shelf.href
+    return next(iter(shelves.values())).href
