@@ -19,6 +19,7 @@ from cachetools import TTLCache
 from toshokan.sdk import HostError, InvalidCredentials, UpstreamClient, UpstreamError
 from toshokan.sources.opds import atom, opds2
 from toshokan.sources.opds.feed import Feed
+from toshokan.sources.opds.redaction import keep_out_of_logs
 from toshokan.sources.opds.settings import Settings
 
 log = logging.getLogger("toshokan.sources.opds")
@@ -44,6 +45,7 @@ class Catalogue:
         )
         self._templates: TTLCache[str, str | None] = TTLCache(maxsize=64, ttl=3600)
         self._warned: set[str] = set()
+        keep_out_of_logs(settings.api_key.get_secret_value(), settings.password.get_secret_value())
 
     def warn(self, message: str) -> None:
         """Log a deviation of the server once per source."""

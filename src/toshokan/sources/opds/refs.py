@@ -47,6 +47,8 @@ class Refs:
         path = url[len(self.origin) :]
         if self.api_key:
             path = path.replace(self.api_key, KEY_PLACEHOLDER)
+        if "\n" in path or "\\" in path or path.startswith("//"):
+            return None
         raw = path if extra is None else f"{path}\n{extra}"
         return base64.b32encode(raw.encode()).decode().rstrip("=").lower()
 
