@@ -45,6 +45,8 @@ class Catalogue:
         )
         self._templates: TTLCache[str, str | None] = TTLCache(maxsize=64, ttl=3600)
         self._warned: set[str] = set()
+        #: Set once the server answered 406 to OPDS media types: from then on, ask for any.
+        self._any_type = False
         keep_out_of_logs(settings.api_key.get_secret_value(), settings.password.get_secret_value())
 
     def warn(self, message: str) -> None:
@@ -79,14 +81,18 @@ class Catalogue:
         """One GET with the catalogue's credentials (only ever sent to its own server)."""
         auth = self.auth if _same_server(url, self.root) else None
         with self.mapped():
-            try:
-                return await self.client.request(
-                    "GET", url, not_found=not_found, headers={"Accept": ACCEPT}, auth=auth
+            if not self._any_type:
+                try:
+                    return await self.client.request(
+                        "GET", url, not_found=not_found, headers={"Accept": ACCEPT}, auth=auth
+                    )
+                except UpstreamError as error:
+                    if "HTTP 406" not in error.message:
+                        raise
+                self.warn(
+                    "the server refuses OPDS media types in Accept (406); asking for any type"
                 )
-            except UpstreamError as error:
-                if "HTTP 406" not in error.message:
-                    raise
-            self.warn("the server refuses OPDS media types in Accept (406); asking for any type")
+                self._any_type = True
             return await self.client.request(
                 "GET", url, not_found=not_found, headers={"Accept": "*/*"}, auth=auth
             )
