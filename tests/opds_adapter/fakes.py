@@ -16,6 +16,7 @@
 Every fake counts the requests it served (``hits``) and remembers what it was sent.
 """
 
+import asyncio
 import base64
 import io
 import zipfile
@@ -143,6 +144,7 @@ class Fake:
         self.paths: list[str] = []
         self.authorizations: list[str | None] = []
         self.fail_with: int | None = None
+        self.delay = 0.0
 
     def seen(self, request: Request) -> Response | None:
         self.hits += 1
@@ -178,6 +180,7 @@ class Komga(Fake):
         failed = self.seen(request)
         if failed:
             return failed
+        await asyncio.sleep(self.delay)
         if not self._authorized(request):
             return Response(
                 "", status_code=401, headers={"WWW-Authenticate": 'Basic realm="Komga"'}

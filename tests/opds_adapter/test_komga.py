@@ -136,3 +136,13 @@ async def test_slugs_that_are_not_ours_are_not_found(tmp_path):
         "MANGA_NOT_FOUND",
         "CHAPTER_NOT_FOUND",
     ]
+
+
+async def test_a_slow_catalogue_is_an_upstream_timeout_within_one_deadline(tmp_path):
+    komga = Komga()
+    async with serve_opds(komga, tmp_path, answer_seconds=0.5, **CREDENTIALS) as host:
+        komga.delay = 0.3  # each page in time, a five-book series of three pages not
+        slug = (await search(host, query="harbour"))["results"][0]["slug"]
+        answer = await host.client.get(f"/shelf/{slug}/chapters")
+    assert answer.status_code == 504
+    assert answer.json()["error"]["code"] == "UPSTREAM_TIMEOUT"

@@ -60,6 +60,13 @@ class Settings(BaseModel):
     max_archive_mb: int = Field(
         default=300, ge=1, description="Largest single book download accepted."
     )
+    answer_seconds: float = Field(
+        default=60,
+        gt=0,
+        le=600,
+        description="Longest a search, details, chapters or page list may take, every upstream "
+        "request included (a book download for its page list too).",
+    )
     requests_per_second: float = Field(
         default=10, gt=0, le=100, description="Ceiling on requests to this catalogue's server."
     )

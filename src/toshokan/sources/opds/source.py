@@ -9,9 +9,10 @@ many upstream pages as its page of results needs.
 """
 
 import asyncio
+import contextlib
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import ClassVar
 from urllib.parse import quote
@@ -42,6 +43,7 @@ from toshokan.sdk import (
     SourceConfiguration,
     Tag,
     UpstreamError,
+    UpstreamTimeout,
 )
 from toshokan.sdk.archives import sniff_media_type
 from toshokan.sources.opds import mapping
@@ -158,9 +160,37 @@ class Opds(Source[Settings]):
     async def ping(self) -> None:
         await self.catalogue.get(self.catalogue.root)
 
-    # -- search ------------------------------------------------------------------
+    # -- the four questions, each answered within one deadline -------------------
+
+    @contextlib.asynccontextmanager
+    async def _deadline(self) -> AsyncIterator[None]:
+        """Every upstream request of one answer (a long series is several pages) under one limit."""
+        seconds = self.settings.answer_seconds
+        try:
+            async with asyncio.timeout(seconds):
+                yield
+        except TimeoutError:
+            raise UpstreamTimeout(f"The catalogue did not answer within {seconds:g} s.") from None
 
     async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
+        async with self._deadline():
+            return await self._search(request, ctx)
+
+    async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
+        async with self._deadline():
+            return await self._manga(manga_slug, ctx)
+
+    async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
+        async with self._deadline():
+            return await self._chapters(manga_slug, ctx)
+
+    async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
+        async with self._deadline():
+            return await self._pages(manga_slug, chapter_slug, ctx)
+
+    # -- search ------------------------------------------------------------------
+
+    async def _search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
         offer = await self.discover()
         url = await self._start(offer, request)
         wanted = request.offset + request.limit + 1
@@ -239,7 +269,7 @@ class Opds(Source[Settings]):
             raise MangaNotFound("The catalogue no longer lists this book where it was found.")
         return first, books
 
-    async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
+    async def _manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
         ref = self._ref(manga_slug)
         first, books = await self._books(ref, first_page_only=True)
         about = self._about.get(manga_slug) or (books[0] if ref.book_id else None)
@@ -263,7 +293,7 @@ class Opds(Source[Settings]):
             updated=first.updated,
         )
 
-    async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
+    async def _chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
         ref = self._ref(manga_slug)
         _, books = await self._books(ref)
         return [
@@ -280,7 +310,7 @@ class Opds(Source[Settings]):
 
     # -- pages ---------------------------------------------------------------------
 
-    async def pages(self, manga_slug: str, chapter_slug_: str, ctx: RequestContext) -> list[str]:
+    async def _pages(self, manga_slug: str, chapter_slug_: str, ctx: RequestContext) -> list[str]:
         ref = self._ref(manga_slug)
         _, books = await self._books(ref)
         book = next((b for b in books if chapter_slug(b.title, b.id) == chapter_slug_), None)
