@@ -554,9 +554,41 @@ class KomgaV2(Fake):
         if rest == "opds/v2/series":
             query = request.query_params.get("query", "").lower()
             found = [s for s in self.series if query in s.title.lower()]
+            genre, status = request.query_params.get("genre"), request.query_params.get("status")
+            if genre:
+                found = [s for s in found if any(genre in b.categories for b in s.books)]
+            if status:
+                found = [s for s in found if (s.id == "0A1") == (status == "ongoing")]
             return JSONResponse(
                 {
                     "metadata": {"title": "Series"},
+                    "facets": [
+                        {
+                            "metadata": {"title": "Genre"},
+                            "links": [
+                                {
+                                    "title": "Slice of Life",
+                                    "href": "/opds/v2/series?genre=Slice%20of%20Life",
+                                    "type": kind,
+                                },
+                            ],
+                        },
+                        {
+                            "metadata": {"title": "Status"},
+                            "links": [
+                                {
+                                    "title": "Ongoing",
+                                    "href": "/opds/v2/series?status=ongoing",
+                                    "type": kind,
+                                },
+                                {
+                                    "title": "Completed",
+                                    "href": "/opds/v2/series?status=completed",
+                                    "type": kind,
+                                },
+                            ],
+                        },
+                    ],
                     "links": [search],
                     "navigation": [
                         {"title": s.title, "href": f"/opds/v2/series/{s.id}", "type": kind}

@@ -33,3 +33,29 @@ async def test_webp_covers_pass_through_the_host(tmp_path):
         cover = await host.client.get(details["covers"][0])
     assert cover.status_code == 200
     assert cover.headers["content-type"] == "image/webp"
+
+
+async def test_genre_and_status_facets_become_filters(tmp_path):
+    async with serve_opds(KomgaV2(), tmp_path) as host:
+        config = await get_json(host, "/shelf")
+        genre = await search(host, filters={"includeTag": ["slice-of-life"]})
+        completed = await search(host, filters={"status": ["Completed"]})
+        both = await host.client.post(
+            "/shelf/search",
+            json={
+                "page": 1,
+                "sort": "relevance",
+                "filters": {"includeTag": ["slice-of-life"], "status": ["Ongoing"]},
+            },
+        )
+        unknown = await host.client.post(
+            "/shelf/search",
+            json={"page": 1, "sort": "relevance", "filters": {"status": ["Hiatus"]}},
+        )
+    assert config["search"]["filters"] == ["includeTag", "status"]
+    assert {"slug": "slice-of-life", "name": "Slice of Life", "nsfw": False} in config["search"][
+        "tags"
+    ]
+    assert [r["title"] for r in genre["results"]] == ["Blue Harbour"]
+    assert [r["title"] for r in completed["results"]] == ["Red Mountain", "Green Field"]
+    assert both.status_code == 400 and unknown.status_code == 400

@@ -9,7 +9,7 @@ sort become declared sorts. The catalogue's own order is ``relevance``.
 
 from dataclasses import dataclass, field
 
-from toshokan.sdk import SortOption, slugify
+from toshokan.sdk import Publication, SortOption, slugify
 from toshokan.sources.opds.feed import Facet, Feed
 
 #: Words in a facet's title, and the sort they mean (first match wins).
@@ -49,6 +49,47 @@ class Offer:
     browse: str | None = None
     search_template: str | None = None
     sorts: list[SortOption] = field(default_factory=lambda: [SortOption.RELEVANCE])
+    #: Facets of the browsed feed that filter by genre or category, declared as tags.
+    facet_tags: dict[str, Shelf] = field(default_factory=dict)
+    #: Facets that filter by publication status, by the status they keep.
+    statuses: dict[Publication, str] = field(default_factory=dict)
+
+    def tags(self) -> dict[str, Shelf]:
+        return self.shelves | self.facet_tags
+
+
+#: Words in a facet group's title that make its facets genre or category filters.
+GENRE_GROUPS = ("genre", "categor", "tag", "subject", "theme")
+#: Words in a status facet's title, and the publication status they mean.
+STATUS_WORDS: tuple[tuple[tuple[str, ...], Publication], ...] = (
+    (("ongoing", "in progress", "publishing", "continuing"), Publication.ONGOING),
+    (("complete", "finished", "ended"), Publication.COMPLETED),
+    (("cancel", "dropped", "discontinued"), Publication.CANCELLED),
+    (("hiatus", "paused"), Publication.HIATUS),
+)
+
+
+def filter_facets(feed: Feed, taken: set[str]) -> tuple[dict[str, Shelf], dict[Publication, str]]:
+    """Facets of ``feed`` that filter it by genre (as tags not in ``taken``) or by status."""
+    tags: dict[str, Shelf] = {}
+    statuses: dict[Publication, str] = {}
+    for facet in feed.facets:
+        group, title = facet.group.lower(), facet.title.strip()
+        if not title:
+            continue
+        if "status" in group:
+            status = next(
+                (p for keys, p in STATUS_WORDS if any(k in title.lower() for k in keys)), None
+            )
+            if status is not None:
+                statuses.setdefault(status, facet.href)
+        elif any(word in group for word in GENRE_GROUPS) and len(tags) < 200:
+            base = slugify(title, fallback="tag", max_length=40)
+            slug, n = base, 2
+            while slug in tags or slug in taken:
+                slug, n = f"{base}-{n}", n + 1
+            tags[slug] = Shelf(slug=slug, title=title[:50], href=facet.href, summary="")
+    return tags, statuses
 
 
 def sort_of(facet: Facet) -> SortOption | None:

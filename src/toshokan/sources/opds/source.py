@@ -49,7 +49,13 @@ from toshokan.sdk.archives import sniff_media_type
 from toshokan.sources.opds import mapping
 from toshokan.sources.opds.archives import ArchiveCache, readable
 from toshokan.sources.opds.catalogue import Catalogue
-from toshokan.sources.opds.discovery import Offer, browse_target, shelves_of, sort_facets
+from toshokan.sources.opds.discovery import (
+    Offer,
+    browse_target,
+    filter_facets,
+    shelves_of,
+    sort_facets,
+)
 from toshokan.sources.opds.feed import Feed, FeedEntry
 from toshokan.sources.opds.links import Signer
 from toshokan.sources.opds.refs import MangaRef, Refs, chapter_slug
@@ -117,6 +123,7 @@ class Opds(Source[Settings]):
                 if offer.search_template is None:
                     offer.search_template = await self.catalogue.search_template(browsed)
                 offer.sorts += [s for s in sort_facets(browsed) if s not in offer.sorts]
+                offer.facet_tags, offer.statuses = filter_facets(browsed, set(offer.shelves))
             self.offer = offer
             self._discovered = True
             self.content_changed()
@@ -124,7 +131,8 @@ class Opds(Source[Settings]):
 
     def configuration(self) -> SourceConfiguration:
         offer = self.offer
-        tags = [Tag(slug=shelf.slug, name=shelf.title) for shelf in offer.shelves.values()]
+        tags = [Tag(slug=shelf.slug, name=shelf.title) for shelf in offer.tags().values()]
+        filters = (["includeTag"] if tags else []) + (["status"] if offer.statuses else [])
         presets = [
             Preset(
                 name=shelf.title,
@@ -144,9 +152,7 @@ class Opds(Source[Settings]):
             url=self.refs.origin,
             languages=list(self.settings.languages),
             nsfw=self.settings.nsfw,
-            search=SearchConfig(
-                sort=list(offer.sorts), filters=["includeTag"] if tags else [], tags=tags
-            ),
+            search=SearchConfig(sort=list(offer.sorts), filters=filters, tags=tags),
             presets=presets,
             version=self.version,
         )
@@ -212,12 +218,17 @@ class Opds(Source[Settings]):
                 raise InvalidRequest("This catalogue offers no search; browse its shelves instead.")
             filled = offer.search_template.replace("{searchTerms}", quote(query, safe=""))
             return _OPTIONAL_PARAMETER.sub("", filled)
-        shelves = request.filters.includeTag or []
-        url = (
-            offer.shelves[shelves[0]].href
-            if shelves and shelves[0] in offer.shelves
-            else offer.browse
-        )
+        tags, known = request.filters.includeTag or [], offer.tags()
+        chosen = [known[slug].href for slug in tags if slug in known]
+        for status in request.filters.status or []:
+            href = next((h for p, h in offer.statuses.items() if p.lower() == status.lower()), None)
+            if href is None:
+                offered = ", ".join(offer.statuses) or "none"
+                raise InvalidRequest(f"This catalogue filters by these statuses only: {offered}.")
+            chosen.append(href)
+        if len(chosen) > 1:
+            raise InvalidRequest("This catalogue browses one shelf, tag or status at a time.")
+        url = chosen[0] if chosen else offer.browse
         if url is None:
             raise UpstreamError("The catalogue's root could not be read.")
         if request.sort != SortOption.RELEVANCE:
