@@ -60,3 +60,13 @@ def test_comic_archives_are_preferred_over_other_downloads():
     ]
     assert readable(offered) == offered[2]
     assert readable([]) is None
+
+
+async def test_a_book_dropped_between_listing_and_reading_is_fetched_again(tmp_path):
+    fetched: list[str] = []
+    books = cache(tmp_path, 10**6, {"http://c.test/a": cbz(2)}, fetched)
+    await books.pages("http://c.test/a")
+    for kept in tmp_path.iterdir():
+        kept.unlink()
+    data, _ = await books.page("http://c.test/a", 2)
+    assert data.startswith(b"\x89PNG") and fetched == ["http://c.test/a"] * 2

@@ -69,3 +69,15 @@ def test_a_feed_that_is_not_atom_is_refused():
 )
 def test_opds2_search_templates(href, template):
     assert opds2.search_template(href) == template
+
+
+def test_percent_encoded_stream_templates_are_read():
+    page = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom" xmlns:pse="http://vaemendis.net/opds-pse/ns">'
+        b"<entry><id>b1</id><title>Book</title>"
+        b'<link rel="http://vaemendis.net/opds-pse/stream" pse:count="3" type="image/jpeg"'
+        b' href="/pages/%7BpageNumber%7D?width=%7bmaxWidth%7d"/></entry></feed>'
+    )
+    stream = atom.parse_feed(page, "http://a.test/feed").entries[0].stream
+    assert stream is not None and stream.count == 3
+    assert stream.template == "http://a.test/pages/{pageNumber}?width={maxWidth}"

@@ -72,21 +72,24 @@ class ArchiveCache:
 
     async def page(self, url: str, number: int) -> tuple[bytes, str]:
         """Page ``number`` (1-based) as bytes and media type."""
-        path = await self._fetch(url)
-        kind, members = await self._listing(path)
-        if not 1 <= number <= len(members):
-            raise IndexError(number)
-        member = members[number - 1]
+        for attempt in range(2):
+            path = await self._fetch(url)
+            kind, members = await self._listing(path)
+            if not 1 <= number <= len(members):
+                raise IndexError(number)
+            member = members[number - 1]
 
-        def read() -> bytes:
-            with open_chapter(path, kind, path.parent) as reader:
-                return reader.read(member.name, MAX_PAGE_BYTES)
+            def read(path: Path = path, kind: str = kind, name: str = member.name) -> bytes:
+                with open_chapter(path, kind, path.parent) as reader:
+                    return reader.read(name, MAX_PAGE_BYTES)
 
-        try:
-            data = await asyncio.to_thread(read)
-        except ArchiveError as error:
-            raise UpstreamError(f"The downloaded book cannot be read: {error}.") from None
-        return data, media_type(member.name)
+            try:
+                return await asyncio.to_thread(read), media_type(member.name)
+            except (FileNotFoundError, ArchiveError) as error:
+                # Dropped to make room for another book between fetch and read: fetch it again.
+                if attempt or path.exists():
+                    raise UpstreamError(f"The downloaded book cannot be read: {error}.") from None
+        raise AssertionError("unreachable: the second attempt returns or raises")
 
     async def _fetch(self, url: str) -> Path:
         path = self._path(url)

@@ -31,6 +31,14 @@ NOT_NAVIGATION = frozenset(
 _BARE_AMPERSAND = re.compile(rb"&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#x[0-9A-Fa-f]+);)")
 
 
+_ESCAPED_PARAMETER = re.compile(r"%7B(pageNumber|maxWidth)%7D", re.IGNORECASE)
+
+
+def unescape_template(href: str) -> str:
+    """A PSE template whose ``{pageNumber}`` a server percent-encoded, made usable again."""
+    return _ESCAPED_PARAMETER.sub(lambda m: "{" + m.group(1) + "}", href)
+
+
 class NotXml(ValueError):
     """The document is not readable XML, even leniently."""
 
@@ -142,7 +150,7 @@ def _add_link(entry: FeedEntry, link: ET.Element, url: str) -> None:
     if rel == PSE_STREAM:
         count = _attr(link, "count")
         if count.isdigit() and int(count) > 0:
-            entry.stream = Stream(template=target, count=int(count))
+            entry.stream = Stream(template=unescape_template(target), count=int(count))
     elif rel.startswith(ACQUISITION):
         entry.acquisitions.append(Acquisition(href=target, media_type=kind.lower()))
     elif rel in COVERS:

@@ -29,7 +29,7 @@ ACCEPT = (
     "application/xml;q=0.9, application/json;q=0.9, */*;q=0.5"
 )
 #: A catalogue page larger than this is refused rather than parsed.
-MAX_FEED_BYTES = 16 * 1024 * 1024
+MAX_FEED_BYTES = 8 * 1024 * 1024
 
 
 class Catalogue:
@@ -41,7 +41,7 @@ class Catalogue:
         self.client = client
         self.root = settings.root_url()
         self._pages: TTLCache[str, Feed] = TTLCache(
-            maxsize=256, ttl=settings.feed_cache_seconds or 1e-9
+            maxsize=128, ttl=settings.feed_cache_seconds or 1e-9
         )
         self._templates: TTLCache[str, str | None] = TTLCache(maxsize=64, ttl=3600)
         self._warned: set[str] = set()

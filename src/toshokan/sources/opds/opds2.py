@@ -10,7 +10,13 @@ import re
 from typing import Any
 from urllib.parse import urljoin
 
-from toshokan.sources.opds.atom import ACQUISITION, COVERS, PSE_STREAM, THUMBNAILS
+from toshokan.sources.opds.atom import (
+    ACQUISITION,
+    COVERS,
+    PSE_STREAM,
+    THUMBNAILS,
+    unescape_template,
+)
 from toshokan.sources.opds.dates import parse_date
 from toshokan.sources.opds.feed import Acquisition, Facet, Feed, FeedEntry, Stream
 
@@ -148,7 +154,7 @@ def _add_link(entry: FeedEntry, link: dict[str, Any], url: str) -> None:
             assert isinstance(properties, dict)
             count = properties.get("numberOfItems", properties.get("count", link.get("count")))
             if isinstance(count, int) and count > 0:
-                entry.stream = Stream(template=target, count=count)
+                entry.stream = Stream(template=unescape_template(target), count=count)
         elif rel.startswith(ACQUISITION):
             entry.acquisitions.append(Acquisition(href=target, media_type=kind))
         elif rel in COVERS:

@@ -82,6 +82,8 @@ class Settings(BaseModel):
             raise ValueError("api_key is set but url has no '{api_key}' to put it in")
         if "{api_key}" in self.url and not self.api_key.get_secret_value():
             raise ValueError("url has '{api_key}' but api_key is not set")
+        if self.max_archive_mb > self.archive_cache_mb:
+            raise ValueError("max_archive_mb must not exceed archive_cache_mb")
         if not self.url.startswith(("http://", "https://")):
             raise ValueError("url must be an http:// or https:// address")
         return self
