@@ -623,7 +623,7 @@ class KomgaV2(Fake):
 class Codex(Fake):
     """Codex's OPDS v1: no Atom namespace, ``application/xml``, 406 to an Atom Accept, bare ``&``."""
 
-    root = "http://codex.test/opds/v1.2/r/0/1"
+    root = "http://codex.test/opds/v1.2/"
 
     def __init__(self) -> None:
         super().__init__()
@@ -650,6 +650,13 @@ class Codex(Fake):
                 'template="/opds/v1.2/s/0/1?q={searchTerms}&topGroup=s"/></OpenSearchDescription>',
                 media_type=xml,
             )
+        if rest == "opds/v1.2/":
+            shelves = [
+                entry("kr", "👀 Keep Reading", [link("subsection", "/opds/v1.2/r/0/1?orderBy=bookmark_updated_at", ACQ)]),
+                entry("pv", "⊙ Publishers View", [link("subsection", "/opds/v1.2/r/0/1?topGroup=p", NAV)]),
+                entry("sv", "⊙ Series View", [link("subsection", "/opds/v1.2/s/0/1?topGroup=s", NAV)]),
+            ]  # fmt: skip
+            return atom_response(feed("codex", "Codex", shelves, [search], ns=bare), xml)
         if rest in ("opds/v1.2/r/0/1", "opds/v1.2/s/0/1"):
             query = request.query_params.get("q", "").lower()
             entries = [
@@ -657,7 +664,17 @@ class Codex(Fake):
                 for s in self.series
                 if query in s.title.lower()
             ]
-            return atom_response(feed("codex", "Codex", entries, [search], ns=bare), xml)
+            # Codex sends the way back and its sort orders as entries, before the works.
+            here = f"/{rest}?q={query}&amp;topGroup=s"
+            views = [
+                entry("/opds/v1.2/", "⌂ Start of catalog", [link("subsection", "/opds/v1.2/", NAV)]),
+                entry(f"{here}&amp;orderBy=sort_name", "➠ Order By Name", [link("subsection", f"{here}&amp;orderBy=sort_name", ACQ)]),
+                entry(f"{here}&amp;orderReverse=true", "⇕ Order Descending", [link("subsection", f"{here}&amp;orderReverse=true", ACQ)]),
+            ]  # fmt: skip
+            start = link("start", "/opds/v1.2/", NAV)
+            return atom_response(
+                feed("codex", "Codex", views + entries, [search, start], ns=bare), xml
+            )
         if rest.startswith("opds/v1.2/s/"):
             series = next(s for s in self.series if s.id == rest.split("/")[3])
             entries = [

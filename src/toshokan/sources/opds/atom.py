@@ -9,7 +9,7 @@ never the page.
 
 import re
 import xml.etree.ElementTree as ET
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
@@ -37,6 +37,9 @@ _ESCAPED_PARAMETER = re.compile(r"%7B(pageNumber|maxWidth)%7D", re.IGNORECASE)
 def unescape_template(href: str) -> str:
     """A PSE template whose ``{pageNumber}`` a server percent-encoded, made usable again."""
     return _ESCAPED_PARAMETER.sub(lambda m: "{" + m.group(1) + "}", href)
+
+
+_DECORATION = re.compile(r"^[^\w(\[]+")
 
 
 class NotXml(ValueError):
@@ -118,8 +121,44 @@ def parse_feed(data: bytes, url: str) -> Feed:
         elif rel == FACET:
             group = _attr(link, "facetGroup")
             feed.facets.append(Facet(group=group, title=_attr(link, "title"), href=target))
-    feed.entries = [_entry(element, url) for element in _children(root, "entry")]
+    start = next(
+        (
+            urljoin(url, _attr(k, "href"))
+            for k in _children(root, "link")
+            if _attr(k, "rel") == "start"
+        ),
+        None,
+    )
+    for element in _children(root, "entry"):
+        entry = _entry(element, url)
+        if entry.is_book or entry.feed is None:
+            feed.entries.append(entry)
+        elif entry.feed in (start, url):
+            continue  # "start of catalog": a way back, not a work
+        elif _same_path(entry.feed, url):
+            # Views of this very feed sent as entries (Codex's "Order By Name"): facets.
+            feed.facets.append(_entry_facet(entry.title, entry.feed))
+            warning = "sort and view links sent as feed entries"
+            if warning not in feed.warnings:
+                feed.warnings.append(warning)
+        else:
+            feed.entries.append(entry)
     return feed
+
+
+def _same_path(a: str, b: str) -> bool:
+    return urlsplit(a)[:3] == urlsplit(b)[:3]
+
+
+def plain_title(title: str) -> str:
+    """A title without the symbols some servers decorate it with (``⊙ Series View``)."""
+    return _DECORATION.sub("", title).strip()
+
+
+def _entry_facet(title: str, href: str) -> Facet:
+    words = plain_title(title)
+    group = "Sort" if words.lower().startswith(("order by", "sort by")) else "View"
+    return Facet(group=group, title=words, href=href)
 
 
 def _entry(element: ET.Element, url: str) -> FeedEntry:
@@ -128,7 +167,8 @@ def _entry(element: ET.Element, url: str) -> FeedEntry:
         id=_text(element, "id") or title,
         title=title,
         updated=parse_date(_text(element, "updated", "modified")),
-        published=parse_date(_text(element, "published", "issued", "date")),
+        # A book's release (dc:issued) before when the catalogue first listed it (Codex's published).
+        published=parse_date(_text(element, "issued", "published", "date")),
         authors=[_text(a, "name") for a in _children(element, "author") if _text(a, "name")],
         summary=_text(element, "summary", "content", "description"),
         language=_text(element, "language").lower(),

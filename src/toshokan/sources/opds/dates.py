@@ -14,4 +14,6 @@ def parse_date(text: object) -> datetime | None:
         parsed = datetime.fromisoformat(value)
     except ValueError:
         return None
+    if parsed.year < 1900:  # calibre's "unknown" is the year 101
+        return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

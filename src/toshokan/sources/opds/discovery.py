@@ -10,6 +10,7 @@ sort become declared sorts. The catalogue's own order is ``relevance``.
 from dataclasses import dataclass, field
 
 from toshokan.sdk import Publication, SortOption, slugify
+from toshokan.sources.opds.atom import plain_title
 from toshokan.sources.opds.feed import Facet, Feed
 
 #: Words in a facet's title, and the sort they mean (first match wins).
@@ -130,9 +131,9 @@ def browse_target(root: Feed, shelves: dict[str, Shelf], preferred: str) -> str:
     """The feed to browse: the root itself when it lists works, else a shelf."""
     if root.books or not shelves:
         return root.url
-    by_title = {shelf.title.strip().lower(): shelf for shelf in shelves.values()}
-    if preferred.strip().lower() in by_title:
-        return by_title[preferred.strip().lower()].href
+    by_title = {plain_title(shelf.title).lower(): shelf for shelf in shelves.values()}
+    if plain_title(preferred).lower() in by_title:
+        return by_title[plain_title(preferred).lower()].href
     for word in BROWSE_WORDS:
         for title, shelf in by_title.items():
             if title == word or title.startswith(word + " ") or title.endswith(" " + word):

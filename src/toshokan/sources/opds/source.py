@@ -239,7 +239,7 @@ class Opds(Source[Settings]):
     def _entry(self, ctx: RequestContext, entry: FeedEntry, feed: Feed) -> Entry | None:
         if entry.is_book:
             ref = MangaRef(feed=feed.url, book_id=entry.id)
-        elif entry.feed is not None:
+        elif entry.feed is not None and entry.feed != self.catalogue.root:
             ref = MangaRef(feed=entry.feed)
         else:
             return None
