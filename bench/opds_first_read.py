@@ -8,7 +8,7 @@ with httpx in the same run (the search feed; the page image, or the book
 download for an archive), so the ratio is what the adapter costs.
 
 Servers: a real calibre-server on loopback when Debian's ``calibre`` is
-installed, and the in-process fakes of Komga (page streaming), Kavita (key in
+installed, a real Codex when one is (``TOSHOKAN_TEST_CODEX``), and the in-process fakes of Komga (page streaming), Kavita (key in
 the URL), Codex (its deviations) and an OPDS 2.0 catalogue (archive download).
 
 Run::
@@ -19,6 +19,7 @@ Run::
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import statistics
 import sys
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))  # for tests.opds_adapter, the fakes and the calib
 
 from tests.opds_adapter import fakes  # noqa: E402
 from tests.opds_adapter.calibre_server import available, calibre_server  # noqa: E402
+from tests.opds_adapter.codex_server import codex_executable, codex_server  # noqa: E402
 
 from toshokan.sdk import throttle  # noqa: E402
 from toshokan.sources.opds import Opds  # noqa: E402
@@ -71,7 +73,9 @@ async def direct(urls: list[str], upstream: Any, auth: Any = None) -> float:
         return time.perf_counter() - started
 
 
-def cases(calibre_root: str | None) -> list[tuple[str, dict[str, Any], Any, str, list[str], Any]]:
+def cases(
+    calibre_root: str | None, codex_root: str | None
+) -> list[tuple[str, dict[str, Any], Any, str, list[str], Any]]:
     komga, kavita, codex, v2 = fakes.Komga(), fakes.Kavita(), fakes.Codex(), fakes.KomgaV2()
     basic = (fakes.Komga.user, fakes.Komga.password)
     found: list[tuple[str, dict[str, Any], Any, str, list[str], Any]] = [
@@ -96,12 +100,19 @@ def cases(calibre_root: str | None) -> list[tuple[str, dict[str, Any], Any, str,
             ("calibre-server (real, CBZ)", {"url": calibre_root}, None, "Star Atlas",
              [f"{base}/opds/search/Star%20Atlas", f"{base}/get/CBZ/2/library"], None)
         )  # fmt: skip
+    if codex_root:
+        base = codex_root.removesuffix("/opds/v1.2/")
+        found.append(
+            ("codex (real, PSE)", {"url": codex_root}, None, "red",
+             [f"{base}/opds/v1.2/s/0/1?q=red&topGroup=s", f"{base}/opds/v1.2/s/1/1?topGroup=s",
+              f"{base}/opds/bin/c/1/0/page.jpg?bookmark=1"], None)
+        )  # fmt: skip
     return found
 
 
-async def run(rounds: int, folder: Path, calibre_root: str | None) -> None:
+async def run(rounds: int, folder: Path, calibre_root: str | None, codex_root: str | None) -> None:
     print(f"{'server':28} {'first search':>13} {'first page':>11} {'direct':>9} {'ratio':>7}")
-    for name, settings, upstream, query, urls, auth in cases(calibre_root):
+    for name, settings, upstream, query, urls, auth in cases(calibre_root, codex_root):
         searches, pages, floors = [], [], []
         for n in range(rounds):
             throttle.reset()  # budgets are process-wide; each cold host starts with a full one
@@ -122,14 +133,19 @@ def main() -> None:
         "--rounds", type=int, default=3, help="cold hosts per server (median shown)"
     )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as servers:
         folder = Path(tmp)
+        calibre_root = codex_root = None
         if available():
-            with calibre_server(folder / "calibre") as root:
-                asyncio.run(run(args.rounds, folder, root))
+            calibre_root = servers.enter_context(calibre_server(folder / "calibre"))
         else:
-            print("calibre-server not installed (apt-get install calibre): fakes only")
-            asyncio.run(run(args.rounds, folder, None))
+            print("calibre-server not installed (apt-get install calibre): skipped")
+        codex = codex_executable()
+        if codex is not None:
+            codex_root = servers.enter_context(codex_server(folder / "codex", codex))
+        else:
+            print("Codex not installed (TOSHOKAN_TEST_CODEX, .venv-codex): skipped")
+        asyncio.run(run(args.rounds, folder, calibre_root, codex_root))
 
 
 if __name__ == "__main__":
