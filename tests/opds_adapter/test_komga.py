@@ -146,3 +146,17 @@ async def test_a_slow_catalogue_is_an_upstream_timeout_within_one_deadline(tmp_p
         answer = await host.client.get(f"/shelf/{slug}/chapters")
     assert answer.status_code == 504
     assert answer.json()["error"]["code"] == "UPSTREAM_TIMEOUT"
+
+
+async def test_a_catalogue_down_at_start_is_read_once_it_answers(tmp_path):
+    komga = Komga()
+    komga.fail_with = 503
+    async with serve_opds(komga, tmp_path, **CREDENTIALS) as host:
+        assert (await get_json(host, "/shelf"))["presets"] == []
+        down = await host.client.post("/shelf/search", json={"page": 1, "sort": "relevance"})
+        komga.fail_with = None
+        found = await search(host, query="red")
+        config = await get_json(host, "/shelf")
+    assert len(config["presets"]) == 5
+    assert down.status_code == 502
+    assert [r["title"] for r in found["results"]] == ["Red Mountain"]

@@ -65,6 +65,8 @@ log = logging.getLogger("toshokan.sources.opds")
 
 #: Optional OpenSearch parameters (``{startPage?}``) left unfilled.
 _OPTIONAL_PARAMETER = re.compile(r"\{[^}]*\?\}")
+#: Longest the host's start waits for a catalogue's root.
+STARTUP_SECONDS = 10.0
 #: Largest image passed through from the catalogue.
 MAX_IMAGE_BYTES = 48 * 1024 * 1024
 
@@ -97,10 +99,13 @@ class Opds(Source[Settings]):
     # -- declaration -------------------------------------------------------------
 
     async def startup(self) -> None:
+        """Read the catalogue's root, briefly: a catalogue that is down never holds the host up."""
         try:
-            await self.discover()
-        except Exception as error:  # the host serves on; the next search tries again
-            log.warning("source %s: catalogue not read at start-up: %s", self.slug, error)
+            async with asyncio.timeout(STARTUP_SECONDS):
+                await self.discover()
+        except (HostError, TimeoutError) as error:  # the host serves on; the next search retries
+            reason = error.message if isinstance(error, HostError) else "no answer in time"
+            log.warning("source %s: catalogue not read at start-up: %s", self.slug, reason)
 
     async def discover(self) -> Offer:
         """Read the root once; until that succeeds, every search tries again."""
