@@ -1,6 +1,7 @@
 """Slugs, links and feeds read from untrusted catalogues."""
 
 import base64
+import contextlib
 
 import pytest
 from hypothesis import given
@@ -81,3 +82,61 @@ def test_percent_encoded_stream_templates_are_read():
     stream = atom.parse_feed(page, "http://a.test/feed").entries[0].stream
     assert stream is not None and stream.count == 3
     assert stream.template == "http://a.test/pages/{pageNumber}?width={maxWidth}"
+
+
+_ATOM_PIECES = st.sampled_from(
+    [
+        "<feed>", "</feed>", "<entry>", "</entry>", "<title>t</title>", "<id>i</id>",
+        '<link rel="next" href="?p=2"/>', '<link rel="subsection" href="/s/1" type="application/atom+xml"/>',
+        '<link rel="http://vaemendis.net/opds-pse/stream" href="/p/{pageNumber}" pse:count="x"/>',
+        '<link rel="http://opds-spec.org/acquisition" type="application/zip"/>',
+        "<updated>not a date</updated>", "<published>2024-13-45</published>", "&", "<", "]]>", "\x00",
+    ]
+)  # fmt: skip
+
+
+@given(st.lists(_ATOM_PIECES, max_size=30), st.binary(max_size=40))
+def test_any_atom_is_a_feed_or_not_xml(pieces, noise):
+    with contextlib.suppress(atom.NotXml):  # anything else would be a 500
+        atom.parse_feed("".join(pieces).encode() + noise, "http://a.test/feed")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "metadata",
+                    "links",
+                    "publications",
+                    "navigation",
+                    "groups",
+                    "facets",
+                    "title",
+                    "href",
+                    "rel",
+                    "type",
+                    "author",
+                    "belongsTo",
+                    "series",
+                    "position",
+                    "images",
+                    "properties",
+                    "numberOfItems",
+                    "language",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=30,
+)
+
+
+@given(_JSON)
+def test_any_json_is_a_feed_or_not_opds2(document):
+    with contextlib.suppress(opds2.NotOpds2):  # anything else would be a 500
+        opds2.parse_feed(document, "http://a.test/feed")
