@@ -15,7 +15,14 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from toshokan.sources.opds.dates import parse_date
-from toshokan.sources.opds.feed import Acquisition, Facet, Feed, FeedEntry, Stream
+from toshokan.sources.opds.feed import (
+    MAX_STREAM_PAGES,
+    Acquisition,
+    Facet,
+    Feed,
+    FeedEntry,
+    Stream,
+)
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 ACQUISITION = "http://opds-spec.org/acquisition"
@@ -189,7 +196,7 @@ def _add_link(entry: FeedEntry, link: ET.Element, url: str) -> None:
     target = urljoin(url, href)
     if rel == PSE_STREAM:
         count = _attr(link, "count")
-        if count.isdigit() and int(count) > 0:
+        if count.isdigit() and 0 < int(count) <= MAX_STREAM_PAGES:
             entry.stream = Stream(template=unescape_template(target), count=int(count))
     elif rel.startswith(ACQUISITION):
         entry.acquisitions.append(Acquisition(href=target, media_type=kind.lower()))

@@ -8,6 +8,9 @@ Every URL in it is absolute, resolved against the page it came from.
 from dataclasses import dataclass, field
 from datetime import datetime
 
+#: Most pages a streamed book may declare; past it the count is not believed.
+MAX_STREAM_PAGES = 5000
+
 
 @dataclass(frozen=True)
 class Stream:

@@ -18,7 +18,14 @@ from toshokan.sources.opds.atom import (
     unescape_template,
 )
 from toshokan.sources.opds.dates import parse_date
-from toshokan.sources.opds.feed import Acquisition, Facet, Feed, FeedEntry, Stream
+from toshokan.sources.opds.feed import (
+    MAX_STREAM_PAGES,
+    Acquisition,
+    Facet,
+    Feed,
+    FeedEntry,
+    Stream,
+)
 
 #: ``{?query}``, ``{?query,page}``, ``{query}``: the URI template forms servers use for search.
 _QUERY_TEMPLATE = re.compile(r"\{[?&]?query(?:,[^}]*)?\}")
@@ -153,7 +160,7 @@ def _add_link(entry: FeedEntry, link: dict[str, Any], url: str) -> None:
             properties = link.get("properties") if isinstance(link.get("properties"), dict) else {}
             assert isinstance(properties, dict)
             count = properties.get("numberOfItems", properties.get("count", link.get("count")))
-            if isinstance(count, int) and count > 0:
+            if isinstance(count, int) and 0 < count <= MAX_STREAM_PAGES:
                 entry.stream = Stream(template=unescape_template(target), count=count)
         elif rel.startswith(ACQUISITION):
             entry.acquisitions.append(Acquisition(href=target, media_type=kind))
