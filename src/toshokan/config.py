@@ -39,7 +39,8 @@ class HostSection(Section):
     author: str = Field("toshokan", pattern=LOWER_AZ_2_50, description="Maintainer (a-z, 2-50).")
     repository: str = Field(
         "https://github.com/toshokan-host/toshokan",
-        description="URL of the host's code repository.",
+        description="URL of the host's code repository. The Alethia app takes two hosts "
+        "with the same repository for one: give each host you run its own.",
     )
     public_url: str | None = Field(
         None,

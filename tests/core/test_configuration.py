@@ -84,6 +84,7 @@ async def test_host_from_settings_with_plugin(plugin_site, tmp_path):
             {"Bad": {"adapter": "catalog"}},
             "source 'Bad': a source slug is lowercase letters a-z only",
         ),
+        ({"opds": {"adapter": "catalog"}}, "source 'opds': the host serves /_/opds itself"),
         ({"shelf": {"adapter": "nope"}}, "source 'shelf': no source adapter named 'nope'"),
         ({"shelf": {"adapter": "catalog", "titles": "many"}}, "source 'shelf': settings titles"),
         ({"shelf": {"adapter": "catalog", "colour": "red"}}, "colour"),

@@ -60,6 +60,22 @@ def assert_error(response, status: int, code: str) -> dict:
         (b'{"page": true, "sort": "title"}', "INVALID_REQUEST", "page"),
         (b'{"page": 1, "sort": "title", "direction": "up"}', "INVALID_REQUEST", "direction"),
         (b'{"page": 1, "sort": "title", "query": 5}', "INVALID_REQUEST", "query"),
+        # Bounds: nothing a source cannot represent reaches it.
+        (b'{"page": 9223372036854775807, "sort": "title"}', "INVALID_REQUEST", "10000"),
+        (b'{"page": 1, "sort": "title", "query": "\\ud800"}', "INVALID_REQUEST", "Unicode"),
+        (
+            b'{"page": 1, "sort": "title", "query": "' + b"x" * 501 + b'"}',
+            "INVALID_REQUEST",
+            "500 characters",
+        ),
+        (b'{"page": 1, "sort": "title", "filters": {"year": 1e20}}', "INVALID_REQUEST", "year"),
+        (
+            b'{"page": 1, "sort": "title", "filters": {"status": ['
+            + b",".join([b'"ongoing"'] * 101)
+            + b"]}}",
+            "INVALID_REQUEST",
+            "at most 100 items",
+        ),
     ],
 )
 async def test_search_rejections(make_client, body, code, fragment):

@@ -19,7 +19,10 @@ from toshokan.app.ratelimit import RateLimitMiddleware
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.http import source_mounts
+from toshokan.core.images import image_mount
 from toshokan.core.limits import Limiter
+from toshokan.faces import alethia
+from toshokan.faces.opds import opds_routes
 from toshokan.models.auth import AUTH_HEADERS
 
 
@@ -63,7 +66,13 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     middleware.append(Middleware(InternalErrorMiddleware))
 
     app = Starlette(
-        routes=[*docs_routes(), *routes.routes()],
+        routes=[
+            *docs_routes(),
+            image_mount(),
+            *opds_routes(),
+            *alethia.routes(),
+            *routes.routes(),
+        ],
         middleware=middleware,
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

@@ -5,6 +5,7 @@ edge call :class:`Core`; the core calls the adapters through the SDK. Nothing
 here knows how a face shapes its answers.
 """
 
+from toshokan.core.chapter_keys import chapter_key, chapter_of
 from toshokan.core.core import Access, Answer, Caller, Core, check_slug
 from toshokan.core.sources import ConfigurationError, Host, HostedSource
 
@@ -16,5 +17,7 @@ __all__ = [
     "Core",
     "Host",
     "HostedSource",
+    "chapter_key",
+    "chapter_of",
     "check_slug",
 ]

@@ -21,6 +21,7 @@ from pydantic import BaseModel, TypeAdapter
 from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate, fingerprint
 from toshokan.core.cache import ResultCache
+from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.hashing import etag_of
 from toshokan.core.limits import Limiter
 from toshokan.core.search import parse_search
@@ -301,6 +302,12 @@ class Core:
         access = await self.authorize(hosted, config, caller)
         urls = await hosted.source.pages(manga_slug, chapter_slug, self.context(caller, access))
         return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
+
+    async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
+        """Pages of the chapter a :func:`~toshokan.core.chapter_keys.chapter_key` names."""
+        self.source(slug)  # an unknown source is SOURCE_NOT_FOUND, whatever the key
+        manga_slug, chapter_slug = chapter_of(key)
+        return await self.pages(slug, manga_slug, chapter_slug, caller)
 
     # -- caching -----------------------------------------------------------------------
 

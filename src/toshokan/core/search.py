@@ -14,6 +14,14 @@ from toshokan.models import FILTER_TYPES, FilterKey, SearchConfig, SearchRequest
 REQUIRED = ("page", "sort")
 KNOWN_FIELDS = ("query", "page", "limit", "sort", "direction", "filters")
 
+# Bounds on what one search may ask, so no value reaches a source (an SQL
+# offset, an upstream query string) that it cannot represent or afford.
+MAX_PAGE = 10_000
+MAX_QUERY_CHARS = 500
+MAX_FILTER_ITEMS = 100
+MAX_FILTER_CHARS = 200
+MAX_FILTER_NUMBER = 1_000_000
+
 
 def parse_search(body: Any, search: SearchConfig) -> SearchRequest:
     if not isinstance(body, dict):
@@ -51,8 +59,8 @@ def _is_int(value: Any) -> bool:
 
 
 def _check_scalars(body: dict[str, Any]) -> None:
-    if not _is_int(body["page"]) or body["page"] < 1:
-        raise InvalidRequest("page must be a whole number >= 1.")
+    if not _is_int(body["page"]) or not 1 <= body["page"] <= MAX_PAGE:
+        raise InvalidRequest(f"page must be a whole number from 1 to {MAX_PAGE}.")
     limit = body.get("limit", 20)
     if not _is_int(limit) or not 1 <= limit <= 100:
         raise InvalidRequest("limit must be a whole number from 1 to 100.")
@@ -60,8 +68,20 @@ def _check_scalars(body: dict[str, Any]) -> None:
         raise InvalidRequest("sort must be a string.")
     if body.get("direction", "desc") not in ("asc", "desc"):
         raise InvalidRequest("direction must be 'asc' or 'desc'.")
-    if not isinstance(body.get("query", ""), str):
+    query = body.get("query", "")
+    if query is not None and not isinstance(query, str):
         raise InvalidRequest("query must be a string.")
+    if query and len(query) > MAX_QUERY_CHARS:
+        raise InvalidRequest(f"query must be at most {MAX_QUERY_CHARS} characters.")
+    _check_text("query", query or "")
+
+
+def _check_text(field: str, value: str) -> None:
+    # A lone surrogate parses from JSON but cannot be encoded for a database or a URL.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidRequest(f"{field} is not valid Unicode text.") from None
 
 
 def _check_filters(filters: dict[str, Any], search: SearchConfig) -> None:
@@ -76,11 +96,20 @@ def _check_filters(filters: dict[str, Any], search: SearchConfig) -> None:
         if expected is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise InvalidRequest(f"filters.{key} must be an array of strings.")
+            if len(value) > MAX_FILTER_ITEMS:
+                raise InvalidRequest(f"filters.{key} may hold at most {MAX_FILTER_ITEMS} items.")
+            for item in value:
+                _check_filter_text(key, item)
         elif expected is int:
-            if not _is_int(value):
-                raise InvalidRequest(f"filters.{key} must be a whole number.")
+            if not _is_int(value) or not -MAX_FILTER_NUMBER <= value <= MAX_FILTER_NUMBER:
+                raise InvalidRequest(
+                    f"filters.{key} must be a whole number from {-MAX_FILTER_NUMBER} "
+                    f"to {MAX_FILTER_NUMBER}."
+                )
         elif not isinstance(value, str):
             raise InvalidRequest(f"filters.{key} must be a string.")
+        else:
+            _check_filter_text(key, value)
         if key in (FilterKey.INCLUDE_TAG, FilterKey.EXCLUDE_TAG):
             unknown = [slug for slug in value if slug not in tags]
             if unknown:
@@ -88,3 +117,11 @@ def _check_filters(filters: dict[str, Any], search: SearchConfig) -> None:
                     f"filters.{key}: unknown tag slug(s) {', '.join(map(repr, unknown))}; "
                     "the source's tags are listed in GET /:source under search.tags."
                 )
+
+
+def _check_filter_text(key: str, value: str) -> None:
+    if len(value) > MAX_FILTER_CHARS:
+        raise InvalidRequest(
+            f"filters.{key}: values must be at most {MAX_FILTER_CHARS} characters."
+        )
+    _check_text(f"filters.{key}", value)

@@ -151,9 +151,19 @@ def host_services(settings: HostSettings, **overrides: Any) -> HostServices:
     return HostServices(**options)
 
 
+#: Names under ``/_/`` that the host's faces use: a source's own routes mount at
+#: ``/_/<slug>`` and would shadow them.
+HOST_PATHS = frozenset({"docs", "image", "opds", "alethia", "web", "assets"})
+
+
 def build_source(slug: str, section: SourceSection, services: HostServices) -> HostedSource:
     if not re.fullmatch(SOURCE_SLUG_PATTERN, slug):
         raise ConfigurationError(f"source {slug!r}: a source slug is lowercase letters a-z only")
+    if slug in HOST_PATHS:
+        raise ConfigurationError(
+            f"source {slug!r}: the host serves /_/{slug} itself; choose another slug "
+            f"(not one of {', '.join(sorted(HOST_PATHS))})"
+        )
     name = section.adapter or slug
     try:
         cls = adapter(name)

@@ -181,6 +181,13 @@ class UpstreamClient:
             raise _Retryable(UpstreamError(f"The upstream failed with HTTP {status}: {detail}"))
         raise UpstreamError(f"The upstream refused the request with HTTP {status}: {detail}")
 
+    def stream(self, method: str, url: str, **kwargs: Any) -> Any:
+        """The raw streamed response (an async context manager), for bodies read with a bound.
+
+        No retries and no error mapping: the caller reads the status and as many bytes as it allows.
+        """
+        return self._http.stream(method, url, **kwargs)
+
     async def get_json(self, url: str, **kwargs: Any) -> Any:
         """GET and parse JSON; unparseable data is ``UPSTREAM_ERROR``."""
         response = await self.request("GET", url, **kwargs)

@@ -1,0 +1,180 @@
+"""The Alethia app's dialect at ``/_/alethia``: the address a user adds in the app.
+
+The app asks the questions of the spec's interface, under this prefix, and
+decodes the answers in its own shapes (:mod:`.shapes`). Every request goes
+through the same core as the spec's face: the same validation, authorisation,
+cache and errors. Two paths differ in what they mean: the host object lists
+full source objects, and the pages path carries the app's own row id where the
+manga slug would be, so chapter slugs here are chapter keys
+(:mod:`toshokan.core.chapter_keys`) that name a chapter on their own.
+"""
+
+import time
+from collections.abc import Callable
+
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+
+from toshokan.app import routes as spec
+from toshokan.app.caching import NO_STORE
+from toshokan.core import Caller, Core
+from toshokan.core.core import PAGE_LIST
+from toshokan.core.hashing import etag_of
+from toshokan.core.http import caller_of
+from toshokan.errors import MethodNotAllowed
+from toshokan.faces.alethia.images import header_free, needs_headers
+from toshokan.faces.alethia.rendered import Rendered
+from toshokan.faces.alethia.shapes import AppHost, app_chapter, app_manga, app_source
+from toshokan.models import Chapter, SearchResponse, SourceConfiguration
+
+PREFIX = "/_/alethia"
+
+
+def respond(body: bytes, cache_control: str) -> Response:
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"Cache-Control": cache_control, "ETag": etag_of(body)},
+    )
+
+
+def dumped(model: BaseModel) -> bytes:
+    return model.model_dump_json().encode()
+
+
+async def configuration_of(core: Core, slug: str) -> SourceConfiguration:
+    return await core.configuration(core.source(slug))
+
+
+def images_for(
+    core: Core, config: SourceConfiguration, caller: Caller
+) -> Callable[[list[str]], list[str]]:
+    def images(urls: list[str]) -> list[str]:
+        return header_free(core, config, urls, caller.base_url)
+
+    return images
+
+
+def link_window() -> int:
+    """Part of the key of a translation holding signed links, so none is kept past a minute."""
+    return int(time.time()) // 60
+
+
+class AlethiaFace:
+    """The dialect's handlers, and the translations they keep (:class:`.Rendered`)."""
+
+    def __init__(self, rendered: Rendered | None = None):
+        self.rendered = rendered or Rendered()
+
+    async def host(self, request: Request) -> Response:
+        core = spec.core_of(request)
+        configs = [await core.configuration(h) for h in core.host.serving()]
+
+        def render() -> bytes:
+            settings = core.settings.host
+            return dumped(
+                AppHost(
+                    name=settings.name,
+                    author=settings.author,
+                    repository=settings.repository,
+                    sources=[app_source(config) for config in configs],
+                )
+            )
+
+        body = self.rendered.get(("host", *(c.hash for c in configs)), render)
+        return respond(body, spec.cache_of(request).public["configuration"])
+
+    async def source(self, request: Request) -> Response:
+        config = await configuration_of(spec.core_of(request), spec.source_slug(request))
+        body = self.rendered.get(("source", config.hash), lambda: dumped(app_source(config)))
+        return respond(body, spec.cache_of(request).public["configuration"])
+
+    async def search(self, request: Request) -> Response:
+        core, slug = spec.core_of(request), spec.source_slug(request)
+        body = await spec.read_json(request)
+        caller = caller_of(request)
+        answer = await core.search(slug, body, caller)
+        cache_control = spec.cache_of(request).of("search", answer.private)
+        config = await configuration_of(core, slug)
+        if not needs_headers(config):
+            return respond(answer.body, cache_control)  # the spec's shape is the app's
+
+        def render() -> bytes:
+            images = images_for(core, config, caller)
+            found = answer.value
+            results = [
+                entry.model_copy(update={"cover": images([entry.cover])[0]})
+                if entry.cover
+                else entry
+                for entry in found.results
+            ]
+            return dumped(SearchResponse(results=results, page=found.page, more=found.more))
+
+        key = ("search", answer.etag, config.hash, caller.base_url, link_window())
+        return respond(self.rendered.get(key, render), cache_control)
+
+    async def manga(self, request: Request) -> Response:
+        core, slug = spec.core_of(request), spec.source_slug(request)
+        manga_slug = request.path_params["manga"]
+        if manga_slug in spec.POST_ONLY:
+            raise MethodNotAllowed(f"{PREFIX}/{slug}/{manga_slug} accepts POST only.")
+        caller = caller_of(request)
+        answer = await core.manga(slug, manga_slug, caller)
+        config = await configuration_of(core, slug)
+
+        def render() -> bytes:
+            return dumped(app_manga(answer.value, images_for(core, config, caller)))
+
+        key = ("manga", answer.etag, config.hash, caller.base_url, link_window())
+        body = self.rendered.get(key, render)
+        return respond(body, spec.cache_of(request).of("manga", answer.private))
+
+    async def chapters(self, request: Request) -> Response:
+        core, slug = spec.core_of(request), spec.source_slug(request)
+        manga_slug = request.path_params["manga"]
+        caller = caller_of(request)
+        answer = await core.chapters(slug, manga_slug, caller)
+        base = f"{caller.base_url.rstrip('/')}/{slug}/{manga_slug}/chapters"
+
+        def shaped(chapter: Chapter) -> bytes:
+            return dumped(app_chapter(chapter, manga_slug, f"{base}/{chapter.slug}"))
+
+        def render() -> bytes:
+            return b"[" + b",".join(shaped(c) for c in answer.value) + b"]"
+
+        body = self.rendered.get(("chapters", answer.etag, manga_slug, base), render)
+        return respond(body, spec.cache_of(request).of("chapters", answer.private))
+
+    async def pages(self, request: Request) -> Response:
+        """The manga segment is the app's own row id, not a slug: the chapter key says it all."""
+        core, slug = spec.core_of(request), spec.source_slug(request)
+        caller = caller_of(request)
+        answer = await core.pages_by_key(slug, request.path_params["chapter"], caller)
+        config = await configuration_of(core, slug)
+        urls = header_free(core, config, answer.value, caller.base_url)
+        body = answer.body if urls == answer.value else PAGE_LIST.dump_json(urls)
+        # Page URLs may be temporary: never cached, by the host or anyone else.
+        return Response(body, media_type="application/json", headers={"Cache-Control": NO_STORE})
+
+
+def routes(face: AlethiaFace | None = None) -> list[BaseRoute]:
+    """The dialect's routes: its root, and everything under it."""
+    face = face or AlethiaFace()
+    return [
+        Route(PREFIX, face.host, methods=["GET"], name="alethia-host"),
+        Mount(
+            PREFIX,
+            routes=[
+                Route("/", face.host, methods=["GET"]),
+                Route("/{source}", face.source, methods=["GET"]),
+                Route("/{source}/authenticate", spec.authenticate, methods=["POST"]),
+                Route("/{source}/search", face.search, methods=["POST"]),
+                Route("/{source}/{manga}", face.manga, methods=["GET"]),
+                Route("/{source}/{manga}/chapters", face.chapters, methods=["GET"]),
+                Route("/{source}/{manga}/chapters/{chapter}", face.pages, methods=["GET"]),
+            ],
+            name="alethia",
+        ),
+    ]

@@ -1,0 +1,104 @@
+"""HTTP Basic, the one authentication every OPDS reader can do, mapped onto a source's own.
+
+Readers (Panels, Chunky, KOReader, ComicVerse...) answer a 401 carrying
+``WWW-Authenticate: Basic`` by asking the user for a name and password and
+sending them on every request of the catalogue, images included. This module
+turns those into the headers the source's auth type expects, so the core
+authorises an OPDS request exactly as it would the JSON interface's:
+
+- ``basic``: the reader's ``Authorization: Basic`` header is already the one.
+- ``api_key``, ``bearer``, ``cookie``: the password is the key, token or cookie.
+- ``session``: the name and password are exchanged through the core's
+  authenticate for the session's cookies, remembered briefly per credential.
+"""
+
+import base64
+import binascii
+import hashlib
+import time
+from collections import OrderedDict
+from dataclasses import replace
+
+from starlette.datastructures import Headers
+
+from toshokan.core import Caller, Core, HostedSource
+from toshokan.errors import InvalidCredentials
+from toshokan.models import AuthType, SourceConfiguration
+from toshokan.models.auth import AUTH_HEADERS
+from toshokan.sdk.auth import Credentials, headers_for
+
+#: Seconds a session's cookies obtained for a reader's Basic credentials are reused.
+SESSION_SECONDS = 600
+SESSION_ENTRIES = 256
+
+_sessions: OrderedDict[tuple[int, str, str], tuple[float, dict[str, str]]] = OrderedDict()
+
+
+def basic_credentials(caller: Caller) -> tuple[str, str] | None:
+    """The name and password of an ``Authorization: Basic`` header, if the caller sent one."""
+    scheme, _, encoded = caller.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    username, sep, password = decoded.partition(":")
+    return (username, password) if sep else None
+
+
+def challenge(config: SourceConfiguration, message: str | None = None) -> InvalidCredentials:
+    realm = config.name.replace('"', "'")
+    return InvalidCredentials(
+        message or f"{config.name} requires a name and password.",
+        headers={"WWW-Authenticate": f'Basic realm="{realm}", charset="UTF-8"'},
+    )
+
+
+async def opds_caller(
+    core: Core, hosted: HostedSource, config: SourceConfiguration, caller: Caller
+) -> Caller:
+    """The caller as the core should see it for this source: Basic mapped to the source's auth."""
+    auth_type = config.auth.type
+    if auth_type in (AuthType.NONE, AuthType.BASIC) or not config.auth.required:
+        return caller
+    if (
+        any(caller.headers.get(name) for name in AUTH_HEADERS[auth_type])
+        and basic_credentials(caller) is None
+    ):
+        return caller  # a reader configured to send the source's own headers
+    basic = basic_credentials(caller)
+    if basic is None:
+        return caller  # the core refuses it; the face turns that into a Basic challenge
+    username, password = basic
+    match auth_type:
+        case AuthType.API_KEY:
+            headers = headers_for(Credentials(type=auth_type, apiKey=password))
+        case AuthType.BEARER:
+            headers = headers_for(Credentials(type=auth_type, token=password))
+        case AuthType.COOKIE:
+            headers = headers_for(Credentials(type=auth_type, cookie=password))
+        case _:
+            headers = await _session(core, hosted, caller, username, password)
+    kept = {k: v for k, v in caller.headers.items() if k.lower() != "authorization"}
+    merged = {**kept, **{k.lower(): v for k, v in headers.items()}}
+    return replace(caller, headers=Headers(headers=merged))
+
+
+async def _session(
+    core: Core, hosted: HostedSource, caller: Caller, username: str, password: str
+) -> dict[str, str]:
+    digest = hashlib.sha256(
+        core.host.services.secret + f"\n{username}\n{password}".encode()
+    ).hexdigest()
+    key = (id(core), hosted.slug, digest)
+    kept = _sessions.get(key)
+    if kept is not None and kept[0] > time.monotonic():
+        return kept[1]
+    headers = await core.authenticate(
+        hosted.slug, {"username": username, "password": password}, caller
+    )
+    _sessions[key] = (time.monotonic() + SESSION_SECONDS, headers)
+    while len(_sessions) > SESSION_ENTRIES:
+        _sessions.popitem(last=False)
+    return headers
