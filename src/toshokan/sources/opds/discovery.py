@@ -131,6 +131,11 @@ def browse_target(root: Feed, shelves: dict[str, Shelf], preferred: str) -> str:
     """The feed to browse: the root itself when it lists works, else a shelf."""
     if root.books or not shelves:
         return root.url
+    return pick_shelf(shelves, preferred) or next(iter(shelves.values())).href
+
+
+def pick_shelf(shelves: dict[str, Shelf], preferred: str = "") -> str | None:
+    """The shelf the operator named, or the one whose title says it lists everything."""
     by_title = {plain_title(shelf.title).lower(): shelf for shelf in shelves.values()}
     if plain_title(preferred).lower() in by_title:
         return by_title[plain_title(preferred).lower()].href
@@ -138,4 +143,4 @@ def browse_target(root: Feed, shelves: dict[str, Shelf], preferred: str) -> str:
         for title, shelf in by_title.items():
             if title == word or title.startswith(word + " ") or title.endswith(" " + word):
                 return shelf.href
-    return next(iter(shelves.values())).href
+    return None

@@ -53,6 +53,7 @@ from toshokan.sources.opds.discovery import (
     Offer,
     browse_target,
     filter_facets,
+    pick_shelf,
     shelves_of,
     sort_facets,
 )
@@ -122,6 +123,13 @@ class Opds(Source[Settings]):
                 browsed = (
                     root if offer.browse == root.url else await self.catalogue.page(offer.browse)
                 )
+                # A shelf of shelves (a catalogue of catalogues, such as another toshokan's
+                # sources): go down to the one that lists everything, when one says so.
+                for _ in range(2):
+                    deeper = None if browsed.books else pick_shelf(shelves_of(browsed))
+                    if deeper is None:
+                        break
+                    offer.browse, browsed = deeper, await self.catalogue.page(deeper)
             except HostError as error:
                 self.catalogue.warn(f"the feed to browse cannot be read: {error.message}")
             else:
@@ -267,9 +275,15 @@ class Opds(Source[Settings]):
     async def _books(
         self, ref: MangaRef, *, first_page_only: bool = False
     ) -> tuple[Feed, list[FeedEntry]]:
-        """The series' feed (its first page) and its books (a lone book: just that one)."""
+        """The series' feed (its first page) and its books (a lone book: just that one).
+
+        A series whose feed lists no books but links to one feed per chapter (as
+        toshokan's own OPDS face does) has those entries as its books; each one's
+        pages are in the first book of the feed it links to.
+        """
         first: Feed | None = None
         books: list[FeedEntry] = []
+        linked: list[FeedEntry] = []
         async for feed in self.catalogue.pages(ref.feed, not_found=MangaNotFound):
             first = first or feed
             if ref.book_id is not None:
@@ -278,12 +292,22 @@ class Opds(Source[Settings]):
                     break
             else:
                 books.extend(feed.books)
+                linked.extend(e for e in feed.entries if not e.is_book and e.feed is not None)
                 if first_page_only:
                     break
         assert first is not None
         if ref.book_id is not None and not books:
             raise MangaNotFound("The catalogue no longer lists this book where it was found.")
-        return first, books
+        return first, books or linked
+
+    async def _readable(self, book: FeedEntry) -> FeedEntry:
+        """The book itself, or for a chapter that is a link, the first book of its feed."""
+        if book.is_book or book.feed is None:
+            return book
+        feed = await self.catalogue.page(book.feed, not_found=ChapterNotFound)
+        if not feed.books:
+            raise ChapterNotFound("The catalogue lists no book under this chapter.")
+        return feed.books[0]
 
     async def _manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
         ref = self._ref(manga_slug)
@@ -332,6 +356,7 @@ class Opds(Source[Settings]):
         book = next((b for b in books if chapter_slug(b.title, b.id) == chapter_slug_), None)
         if book is None:
             raise ChapterNotFound()
+        book = await self._readable(book)
         if book.stream is not None:
             width = str(self.settings.page_max_width)
             template = book.stream.template.replace("{maxWidth}", width)
