@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toshokan.sources.local.names import (
+from toshokan.sdk.names import (
     natural_key,
     parse_chapter_name,
     parse_series_name,

@@ -8,7 +8,7 @@ from pathlib import Path
 import py7zr
 import pytest
 
-from toshokan.sources.local.archives import rar_tool
+from toshokan.sdk.archives import rar_tool
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.scanner import Scanner

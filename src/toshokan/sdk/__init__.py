@@ -14,6 +14,7 @@ from toshokan.errors import (
     InvalidCredentials,
     InvalidRequest,
     MangaNotFound,
+    NotFound,
     RateLimited,
     UpstreamError,
     UpstreamTimeout,
@@ -36,6 +37,7 @@ from toshokan.models import (
     Tag,
 )
 from toshokan.models.content import EPOCH, newest_first
+from toshokan.models.search import Filters
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
@@ -64,6 +66,7 @@ __all__ = [
     "Credentials",
     "Entry",
     "FilterKey",
+    "Filters",
     "HostError",
     "HostServices",
     "InvalidCredentials",
@@ -72,6 +75,7 @@ __all__ = [
     "Manga",
     "MangaNotFound",
     "NoSettings",
+    "NotFound",
     "Preset",
     "Publication",
     "RateLimited",

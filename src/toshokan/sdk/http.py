@@ -25,6 +25,7 @@ import email.utils
 import math
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -320,6 +321,58 @@ class UpstreamClient:
         response = await self.request("GET", url, **kwargs)
         return parse_payload(response.content, shape, what)
 
+    async def download(
+        self,
+        url: str,
+        dest: Path,
+        *,
+        max_bytes: int,
+        not_found: type[HostError] = UpstreamError,
+        **kwargs: Any,
+    ) -> int:
+        """Stream a GET to ``dest`` (never whole in memory); refuse more than ``max_bytes``.
+
+        For archives and other large bodies. Failures map as :meth:`request`'s do, and a
+        partial file is removed. Returns the number of bytes written.
+        """
+        if self.limiter:
+            await self.limiter.acquire()
+        self.requests_sent += 1
+        written = 0
+        try:
+            async with self._http.stream("GET", url, **kwargs) as response:
+                if not response.is_success:
+                    await response.aread()
+                    try:
+                        self._fail(response, not_found)
+                    except _Retryable as failed:
+                        raise failed.final from None
+                declared = response.headers.get("Content-Length", "")
+                if declared.isdigit() and int(declared) > max_bytes:
+                    raise UpstreamError(f"The upstream file is larger than {max_bytes} bytes.")
+                with dest.open("wb") as out:
+                    async for chunk in response.aiter_bytes():
+                        written += len(chunk)
+                        if written > max_bytes:
+                            raise UpstreamError(
+                                f"The upstream file is larger than {max_bytes} bytes."
+                            )
+                        out.write(chunk)
+        except httpx.TimeoutException:
+            _remove(dest)
+            raise UpstreamTimeout(
+                f"The upstream did not answer GET {_path(url)} in time."
+            ) from None
+        except httpx.TransportError as error:
+            _remove(dest)
+            raise UpstreamError(
+                f"The upstream could not be reached: {type(error).__name__}."
+            ) from None
+        except BaseException:
+            _remove(dest)
+            raise
+        return written
+
 
 class _OutOfTime(stop_base):
     """Stop retrying when the next wait would not leave time for another attempt."""
@@ -327,6 +380,10 @@ class _OutOfTime(stop_base):
     def __call__(self, retry_state: RetryCallState) -> bool:
         left = deadline.remaining()
         return left is not None and (retry_state.upcoming_sleep or 0.0) >= left
+
+
+def _remove(path: Path) -> None:
+    path.unlink(missing_ok=True)
 
 
 def _path(url: str) -> str:

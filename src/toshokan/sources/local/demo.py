@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 import py7zr
 from PIL import Image, ImageDraw, ImageFont
 
-from toshokan.sources.local.names import format_number
+from toshokan.sdk.names import format_number
 
 BASE_DATE = datetime(2024, 1, 1, tzinfo=UTC)
 PAGE_SIZE = (360, 540)

@@ -18,8 +18,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toshokan.sources.local.archives import kind_of
-from toshokan.sources.local.names import is_image_name
+from toshokan.sdk.archives import kind_of
+from toshokan.sdk.names import is_image_name
 
 #: How many folder levels below a series folder are still searched for chapters.
 MAX_DEPTH = 6

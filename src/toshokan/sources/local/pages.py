@@ -31,15 +31,15 @@ from toshokan.errors import (
     NotFound,
 )
 from toshokan.sdk import public
-from toshokan.sources.local.archives import (
+from toshokan.sdk.archives import (
     ArchiveError,
     ChapterReader,
     iter_chunks,
     open_chapter,
     sniff_media_type,
 )
+from toshokan.sdk.names import media_type
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.names import media_type
 from toshokan.sources.local.slugs import is_slug
 
 #: Entries up to this size are read whole (one thread hop); larger ones are streamed.

@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from toshokan.sources.local.archives import ArchiveError, Member, open_chapter
+from toshokan.sdk.archives import ArchiveError, Member, open_chapter
+from toshokan.sdk.names import NameInfo, format_number, parse_chapter_name
 from toshokan.sources.local.comicinfo import ComicInfo, MetadataError, parse_comicinfo
 from toshokan.sources.local.discovery import FoundChapter, is_inside
-from toshokan.sources.local.names import NameInfo, format_number, parse_chapter_name
 from toshokan.sources.local.seriesjson import (
     MAX_SERIES_JSON_BYTES,
     SeriesJson,

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable
 
 from toshokan.sdk import slugify
+from toshokan.sdk.names import format_number
 from toshokan.sdk.slugs import RESERVED_SLUGS
-from toshokan.sources.local.names import format_number
 
 SLUG_RE = re.compile(r"^[a-z0-9_-]+$")
 

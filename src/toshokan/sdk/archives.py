@@ -24,7 +24,7 @@ import py7zr
 import py7zr.io
 import rarfile
 
-from toshokan.sources.local.names import (
+from toshokan.sdk.names import (
     RAR_EXTENSIONS,
     SEVENZIP_EXTENSIONS,
     ZIP_EXTENSIONS,

@@ -1,0 +1,64 @@
+"""A toshokan reading another toshokan: the OPDS face of one host is a source of the other."""
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from asgi_lifespan import LifespanManager
+
+from tests.opds_adapter.helpers import get_json, read_all_pages, search, serve_opds
+from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
+from toshokan.testing import build_app
+
+pytestmark = pytest.mark.anyio
+
+
+class Upstream:
+    """The other toshokan, serving a demo library of three series at ``http://other.test``."""
+
+    root = "http://other.test/_/opds"
+
+    def __init__(self, app: Any) -> None:
+        self._app = app
+
+    def app(self) -> Any:
+        return self._app
+
+
+@pytest.fixture
+async def other(tmp_path: Path) -> AsyncIterator[Upstream]:
+    library = tmp_path / "library"
+    write_demo_library(library, series=3, chapters=2, pages=3)
+    spec = (LocalLibrary, LocalSettings(root=library, watch=False))
+    app = build_app(
+        {"local": spec}, data_dir=tmp_path / "other", host={"public_url": "http://other.test"}
+    )
+    async with LifespanManager(app) as manager:
+        yield Upstream(manager.app)
+
+
+async def test_another_toshokan_is_read_to_the_last_page(other: Upstream, tmp_path: Path):
+    async with serve_opds(other, tmp_path / "here") as host:
+        config = await get_json(host, "/shelf")
+        browsed = await search(host)
+        found = await search(host, query="iron")
+        slug = next(r["slug"] for r in browsed["results"] if r["title"] == "Half Moon Diaries")
+        details = await get_json(host, f"/shelf/{slug}")
+        chapters = await get_json(host, f"/shelf/{slug}/chapters")
+        pages = await read_all_pages(host, slug, chapters[0]["slug"])
+        cover = await host.client.get(browsed["results"][0]["cover"])
+    # the other host's root lists its sources; browsing goes down to "All titles"
+    assert [p["name"] for p in config["presets"]] == ["Local Library"]
+    assert {r["title"] for r in browsed["results"]} == {
+        "Half Moon Diaries",
+        "Iron Garden",
+        "Hoshi no Tabibito",
+    }
+    assert [r["title"] for r in found["results"]] == ["Iron Garden"]
+    assert details["title"] == "Half Moon Diaries"
+    # each chapter of the face is a feed of its own, holding the streamed book
+    assert [c["number"] for c in chapters] == [1.5, 1]
+    assert chapters[0]["date"].startswith("2024-02-18")
+    assert len(pages) == 3
+    assert cover.status_code == 200 and cover.headers["content-type"].startswith("image/")
