@@ -12,7 +12,8 @@ from toshokan.sdk import Credentials, RequestContext, Source
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.sources.local.credentials import SecretConfigError, check_hash, hash_secret
 
-from .conftest import SourceFactory, services
+from .conftest import SourceFactory, client_for, services
+from .helpers import cbz
 
 pytestmark = pytest.mark.anyio
 CTX = RequestContext(base_url="http://testserver")
@@ -197,3 +198,76 @@ def test_misconfigured_auth_is_refused(tmp_path: Path) -> None:
             LocalSettings(root=tmp_path, auth="api_key", api_key_hash="plain"),
             services(tmp_path),
         )
+
+
+async def test_copied_library_lists_chapters_by_number(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    import os
+
+    root = tmp_path / "lib"
+    numbers = ["1", "2", "3", "9", "9.5", "10", "11", "12"]
+    # A plain copy leaves modification times in no useful order.
+    shuffled = [5, 1, 7, 3, 8, 2, 6, 4]
+    for number, stamp in zip(numbers, shuffled, strict=True):
+        path = root / "Series" / f"Ch.{number}.cbz"
+        cbz(path, pages=1)
+        os.utime(path, (1_600_000_000 + stamp * 1000,) * 2)
+    source = await make_source(root)
+    chapters = await source.chapters("series", CTX)
+    assert [c.number for c in chapters] == [12, 11, 10, 9.5, 9, 3, 2, 1]
+    cbz(root / "Series" / "Ch.4.cbz", pages=1)  # found late: on top, whatever its number
+    await source.rescan()
+    chapters = await source.chapters("series", CTX)
+    assert [c.number for c in chapters][:2] == [4, 12]
+    assert chapters[0].date > chapters[1].date
+
+
+async def test_absurd_file_times_do_not_break_a_series(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    import os
+
+    root = tmp_path / "lib"
+    for name, stamp in (("Ch.1.cbz", 1e12), ("Ch.2.cbz", -1e10)):
+        path = root / "Series" / name
+        cbz(path, pages=1)
+        try:
+            os.utime(path, (stamp, stamp))
+        except (OSError, OverflowError):
+            pytest.skip("this file system cannot store such times")
+    source = await make_source(root)
+    manga = await source.manga("series", CTX)
+    assert manga.createdAt.year >= 2000
+    chapters = await source.chapters("series", CTX)
+    assert [c.number for c in chapters] == [2, 1]
+    async with client_for(source) as client:
+        for url in await source.pages("series", chapters[0].slug, CTX):
+            response = await client.get(url.removeprefix("http://testserver"))
+            assert response.status_code == 200
+            assert response.headers["last-modified"].endswith("GMT")
+
+
+async def test_new_chapters_show_at_once_through_the_host_cache(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    root = tmp_path / "lib"
+    cbz(root / "Series" / "Ch.1.cbz", pages=1)
+    source = await make_source(root)
+    async with client_for(source) as client:
+        first = await client.get("/local/series/chapters")
+        assert [c["number"] for c in first.json()] == [1]
+        search = await client.post(
+            "/local/search", json={"page": 1, "query": "Newcomer", "sort": "title"}
+        )
+        assert search.json()["results"] == []
+        cbz(root / "Series" / "Ch.2.cbz", pages=1)
+        cbz(root / "Newcomer" / "Ch.1.cbz", pages=1)
+        await source.rescan()
+        again = await client.get("/local/series/chapters")
+        assert [c["number"] for c in again.json()] == [2, 1]
+        assert again.headers.get("etag") != first.headers.get("etag")
+        search = await client.post(
+            "/local/search", json={"page": 1, "query": "Newcomer", "sort": "title"}
+        )
+        assert [r["slug"] for r in search.json()["results"]] == ["newcomer"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS chapters(
     number REAL NOT NULL,
     volume REAL,
     title TEXT NOT NULL,
+    released REAL,
+    first_seen REAL NOT NULL,
     date REAL NOT NULL,
     mtime REAL NOT NULL,
     language TEXT NOT NULL,

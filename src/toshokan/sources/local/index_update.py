@@ -77,6 +77,8 @@ class IndexUpdate:
         #: relpath -> signature of chapters skipped last time, not worth reopening unchanged.
         self.skipped_sigs: dict[str, str] = {}
         self.series_ids: dict[str, int] = {}
+        #: The time this scan started: every chapter it adds first entered the library then.
+        self.scan_time = now()
 
     def run(self) -> ScanReport:
         self._load_stored_state()
@@ -111,7 +113,7 @@ class IndexUpdate:
         }
         self.unseen_chapters = {
             row["relpath"]: row
-            for row in db.execute("SELECT id, relpath, sig, series_id FROM chapters")
+            for row in db.execute("SELECT id, relpath, sig, series_id, first_seen FROM chapters")
             if in_scope(row["relpath"], self.only)
         }
         self.skipped_sigs = {
@@ -208,6 +210,11 @@ class IndexUpdate:
             self.series_ids[series.relpath] = sid
             self.series_set_changed = True
         record["series_id"] = sid
+        # Recorded once: a chapter keeps the time it first entered the library, so a
+        # library copied in bulk lists by number, and a chapter added later on top.
+        record["first_seen"] = self.scan_time if stored is None else stored["first_seen"]
+        released = record["released"]
+        record["date"] = released if released is not None else record["first_seen"]
         _upsert_chapter(self.db, record)
         if stored is None:
             self.report.added += 1

@@ -41,6 +41,7 @@ from toshokan.sdk.archives import (
 from toshokan.sdk.names import media_type
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.slugs import is_slug
+from toshokan.sources.local.versions import version_of
 
 #: Entries up to this size are read whole (one thread hop); larger ones are streamed.
 WHOLE_READ_LIMIT = 2 * 1024 * 1024
@@ -60,7 +61,7 @@ def parse_range(header: str, size: int) -> tuple[int, int] | None:
     if unit.strip().lower() != "bytes" or "," in spec:
         return None  # other units or multiple ranges: a full 200 is a valid answer
     first, dash, last = spec.strip().partition("-")
-    if not dash or (first and not first.isdigit()) or (last and not last.isdigit()):
+    if not dash or (first and not _ascii_digits(first)) or (last and not _ascii_digits(last)):
         return None
     if not first:
         if not last:
@@ -76,6 +77,11 @@ def parse_range(header: str, size: int) -> tuple[int, int] | None:
     if end < start:
         return None
     return start, min(end, size - 1)
+
+
+def _ascii_digits(text: str, max_length: int = 18) -> bool:
+    """Only ``0-9`` (``str.isdigit`` also accepts ``²`` and other digits ``int`` refuses)."""
+    return 0 < len(text) <= max_length and text.isascii() and text.isdigit()
 
 
 def _unsatisfiable(size: int) -> RangeNotSatisfiable:
@@ -150,7 +156,7 @@ class PageServer:
         manga = request.path_params["manga"]
         chapter = request.path_params["chapter"]
         number = request.path_params["number"]
-        if not (is_slug(manga) and is_slug(chapter)) or not number.isdigit() or len(number) > 6:
+        if not (is_slug(manga) and is_slug(chapter)) or not _ascii_digits(number, 6):
             raise NotFound("No page is at this path.")
         row = await asyncio.to_thread(lambda: self._index().chapter(manga, chapter))
         if row is None:
@@ -159,7 +165,7 @@ class PageServer:
         index = int(number)
         if not 1 <= index <= len(pages):
             raise NotFound(f"This chapter has pages 1 to {len(pages)}.")
-        version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
+        version = version_of(row["sig"])
         return await self._serve(request, row["relpath"], row["kind"], pages[index - 1], version)
 
     # -- serving -------------------------------------------------------------------------
@@ -180,7 +186,7 @@ class PageServer:
                 head = stream.read(WHOLE_READ_LIMIT + 1) if size <= WHOLE_READ_LIMIT else None
                 if head is not None:
                     stream.close()
-                return _Opened(None, stream, size, stat.st_mtime, head)
+                return _Opened(None, stream, size, _clamped(stat.st_mtime), head)
             reader = open_chapter(real, kind, self.root)
         except (OSError, ArchiveError):
             raise NotFound("The image is no longer readable in the library.") from None
@@ -189,8 +195,8 @@ class PageServer:
             if size <= WHOLE_READ_LIMIT:
                 data = reader.read(member, WHOLE_READ_LIMIT)
                 reader.close()
-                return _Opened(None, io.BytesIO(data), len(data), stat.st_mtime, data)
-            return _Opened(reader, reader.open(member), size, stat.st_mtime, None)
+                return _Opened(None, io.BytesIO(data), len(data), _clamped(stat.st_mtime), data)
+            return _Opened(reader, reader.open(member), size, _clamped(stat.st_mtime), None)
         except ArchiveError:
             reader.close()
             raise NotFound("The image is no longer readable in the library.") from None
@@ -259,6 +265,11 @@ def _close(opened: _Opened) -> None:
     finally:
         if opened.reader is not None:
             opened.reader.close()
+
+
+def _clamped(mtime: float) -> float:
+    """A file time HTTP dates can express (a file dated in the year 40000 exists)."""
+    return min(max(mtime, 0.0), 253402300799.0) if mtime == mtime else 0.0
 
 
 def _etag_matches(header: str | None, etag: str) -> bool:

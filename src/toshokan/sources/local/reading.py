@@ -92,7 +92,9 @@ def chapter_record(
         "number": float(effective),
         "volume": volume,
         "title": title or "",
-        "date": info.date.timestamp() if info.date else chapter.mtime,
+        # The release date where ComicInfo gives one; the index completes ``date``
+        # with the time the chapter first entered the library (never the mtime).
+        "released": info.date.timestamp() if info.date else None,
         "mtime": chapter.mtime,
         "language": language,
         "scanlator": scanlator,

@@ -8,7 +8,6 @@ worker thread so the event loop never blocks on I/O.
 
 import asyncio
 import contextlib
-import hashlib
 import hmac
 import json
 import logging
@@ -51,6 +50,7 @@ from toshokan.sources.local.scan_report import ScanReport
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
+from toshokan.sources.local.versions import version_of
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +68,17 @@ BASE_FILTERS = [
 ]
 
 
+#: Timestamps outside these bounds (a file dated 1e12, a clock gone wrong) are clamped.
+_EARLIEST = 0.0
+_LATEST = datetime(9999, 12, 31, tzinfo=UTC).timestamp()
+
+
 def _timestamp(value: float | None) -> datetime:
-    return datetime.fromtimestamp(value or 0, UTC)
+    """The index's seconds as a datetime; never raises, whatever the disk said."""
+    seconds = value or 0.0
+    if not _EARLIEST <= seconds <= _LATEST:  # also false for NaN
+        seconds = _EARLIEST if not seconds > _LATEST else _LATEST
+    return datetime.fromtimestamp(seconds, UTC)
 
 
 def _secret(settings_value: object, env: str) -> str | None:
@@ -207,7 +216,11 @@ class LocalLibrary(Source[LocalSettings]):
         async with self._scan_lock:
             report = await asyncio.to_thread(scanner.scan, only)
         self.last_report = report
+        before = self.snapshot.updated_at
         await self._refresh_snapshot()
+        if report.changed or self.snapshot.updated_at != before:
+            # Cached answers and ETags follow the index at once, not when they expire.
+            self.content_changed()
         return report
 
     async def _refresh_snapshot(self) -> None:
@@ -379,7 +392,7 @@ class LocalLibrary(Source[LocalSettings]):
             exists = await asyncio.to_thread(index.series_by_slug, manga_slug)
             raise ChapterNotFound() if exists is not None else MangaNotFound()
         names = json.loads(row["pages"])
-        version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
+        version = version_of(row["sig"])
         return [
             self.url_for(
                 ctx, "page", query={"v": version}, manga=manga_slug, chapter=chapter_slug, number=n
