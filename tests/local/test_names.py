@@ -11,7 +11,13 @@ from toshokan.sdk.names import (
     parse_chapter_name,
     parse_series_name,
 )
-from toshokan.sources.local.slugs import assign, chapter_base_slug, is_slug
+from toshokan.sources.local.slugs import (
+    assign,
+    candidates,
+    chapter_base_slug,
+    is_slug,
+    series_base_slug,
+)
 
 
 @pytest.mark.parametrize(
@@ -129,19 +135,43 @@ def test_readable_chapter_slugs() -> None:
     )
 
 
-def test_collisions_resolved_by_sorted_path() -> None:
-    first = assign([("b/x.cbz", "ch-1"), ("a/x.cbz", "ch-1"), ("c/x.cbz", "ch-1-2"), ("d", "ch-1")])
+def test_collisions_get_a_disambiguator_from_their_own_path() -> None:
+    items = [("b/x.cbz", "ch-1"), ("a/x.cbz", "ch-1"), ("c/x.cbz", "ch-2"), ("d", "ch-1")]
+    first = assign(items, {})
     assert first["a/x.cbz"] == "ch-1"
-    assert first["c/x.cbz"] == "ch-1-2"
-    assert first["b/x.cbz"] == "ch-1-3"
-    assert first["d"] == "ch-1-4"
-    # Order of input does not matter.
-    again = assign(
-        list(
-            reversed(
-                [("b/x.cbz", "ch-1"), ("a/x.cbz", "ch-1"), ("c/x.cbz", "ch-1-2"), ("d", "ch-1")]
-            )
-        )
-    )
-    assert again == first
+    assert first["c/x.cbz"] == "ch-2"
+    assert first["b/x.cbz"] == next(c for c in candidates("ch-1", "b/x.cbz") if c != "ch-1")
+    assert first["d"].startswith("ch-1-") and len(first["d"]) == len("ch-1-") + 6
     assert len(set(first.values())) == 4
+    # Order of input does not matter.
+    assert assign(list(reversed(items)), {}) == first
+
+
+def test_claimed_slugs_never_move() -> None:
+    claims = {"re-zero": "Re Zero"}
+    # The holder left; the others keep their own slugs and never take its.
+    later = assign([("Re-Zero", "re-zero"), ("Re\uff1aZero", "re-zero")], claims)
+    assert "re-zero" not in later.values()
+    assert later == assign([("Re-Zero", "re-zero"), ("Re\uff1aZero", "re-zero")], claims)
+    # A newcomer that sorts first does not displace the holder.
+    claims = {"re-zero": "Re-Zero"}
+    assert (
+        assign([("A Re Zero", "re-zero"), ("Re-Zero", "re-zero")], claims)["Re-Zero"] == "re-zero"
+    )
+    # The holder coming back gets its slug back.
+    assert assign([("Re Zero", "re-zero")], {"re-zero": "Re Zero"}) == {"Re Zero": "re-zero"}
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("進撃の巨人", "jin-ji-no-ju-ren"),
+        ("Ωmega Rising", "omega-rising"),
+        ("Дорога", "doroga"),
+        ("Pokémon Adventures", "pokemon-adventures"),
+        ("나 혼자만 레벨업", "na-hon-ja-man-le-bel-eob"),
+        ("???", "series"),
+    ],
+)
+def test_series_slugs_are_readable_in_any_script(title: str, slug: str) -> None:
+    assert series_base_slug(title) == slug

@@ -71,7 +71,7 @@ def aggregate_series(
     _update_series_row(db, sid, series, rows, facts, series_json)
     _replace_search_terms(db, sid, facts)
     _replace_search_text(db, sid, facts)
-    assign_chapter_slugs(db, rows)
+    assign_chapter_slugs(db, series.relpath, rows)
     return True
 
 
