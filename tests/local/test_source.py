@@ -2,6 +2,7 @@
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -271,3 +272,50 @@ async def test_new_chapters_show_at_once_through_the_host_cache(
             "/local/search", json={"page": 1, "query": "Newcomer", "sort": "title"}
         )
         assert [r["slug"] for r in search.json()["results"]] == ["newcomer"]
+
+
+async def test_host_answers_while_the_first_scan_runs(
+    tmp_path: Path, make_source: SourceFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import threading
+
+    from toshokan.sources.local import index_update
+    from toshokan.sources.local.scanner import Scanner
+
+    monkeypatch.setattr(index_update, "BATCH", 1)
+    monkeypatch.setattr(index_update, "FLUSH_SECONDS", 0.0)
+    root = tmp_path / "lib"
+    cbz(root / "Alpha" / "Ch.1.cbz", pages=1)
+    cbz(root / "Beta" / "Ch.1.cbz", pages=1)
+    gate = threading.Event()
+    read = Scanner.read_chapter
+
+    def slow_read(self: Scanner, chapter: Any) -> Any:
+        if chapter.relpath.startswith("Beta"):
+            gate.wait(30)
+        return read(self, chapter)
+
+    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    source = await make_source(root, start_wait=0)
+    async with client_for(source) as client:
+        assert (await client.get("/local/health")).status_code == 200
+        found: list[str] = []
+        for _ in range(100):  # Alpha is committed while Beta is still being read
+            response = await client.post(
+                "/local/search", json={"page": 1, "sort": "title", "direction": "asc"}
+            )
+            found = [r["slug"] for r in response.json()["results"]]
+            if found:
+                break
+            await asyncio.sleep(0.1)
+        assert found == ["alpha"]
+        assert source.progress.running
+        gate.set()
+        assert source._first_scan is not None
+        await source._first_scan
+        response = await client.post(
+            "/local/search", json={"page": 1, "sort": "title", "direction": "asc"}
+        )
+        assert [r["slug"] for r in response.json()["results"]] == ["alpha", "beta"]
+        assert not source.progress.running

@@ -42,6 +42,8 @@ class Scanner:
         #: series.json files parsed since this scanner was made.
         self.metadata_reads = 0
         self._lock = threading.Lock()
+        #: Set to stop a running scan between two chapters (the host is shutting down).
+        self.stop = threading.Event()
         #: The index's own files, never taken for library content if kept inside the root.
         self.own_files = index.files()
 
@@ -58,6 +60,7 @@ class Scanner:
                     read_chapter=self.read_chapter,
                     read_series_json=self.read_series_json,
                     progress=progress,
+                    cancelled=self.stop.is_set,
                 )
                 return update.run()
 

@@ -17,8 +17,10 @@ SERIES_SCOPE = ""
 
 
 def assign_series_slugs(db: sqlite3.Connection) -> None:
-    """Give every series its slug; needed whenever a series was added or removed."""
-    rows = db.execute("SELECT id, relpath, base_slug, slug FROM series").fetchall()
+    """Give each new series its slug (a series keeps its slug: its base never changes)."""
+    rows = db.execute(
+        "SELECT id, relpath, base_slug, slug FROM series WHERE slug IS NULL"
+    ).fetchall()
     _store_slugs(db, "series", SERIES_SCOPE, rows)
 
 

@@ -44,15 +44,19 @@ from toshokan.sources.local import search as searching
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
+from toshokan.sources.local.index_update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
 from toshokan.sources.local.pages import PageServer
-from toshokan.sources.local.scan_report import ScanReport
+from toshokan.sources.local.scan_report import ScanProgress, ScanReport
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
 from toshokan.sources.local.versions import version_of
 
 log = logging.getLogger(__name__)
+
+#: How often a running scan's progress reaches the answers (and the result cache).
+PUBLISH_SECONDS = 2.0
 
 BASE_FILTERS = [
     FilterKey.GENRE,
@@ -168,6 +172,8 @@ class LocalLibrary(Source[LocalSettings]):
         self._stop = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
+        self._first_scan: asyncio.Task[None] | None = None
+        self.progress = ScanProgress()
         self.pages_server = PageServer(root=self.root, index=self._require_index)
 
     # -- lifecycle ---------------------------------------------------------------
@@ -190,16 +196,30 @@ class LocalLibrary(Source[LocalSettings]):
             self._stop = asyncio.Event()
             self._watcher = asyncio.create_task(self._watch(), name=f"toshokan-watch-{self.slug}")
             await asyncio.sleep(0.05)
-        if self.settings.scan_on_start:
-            try:
-                report = await self.rescan()
-                log.info("local library %s: %s", self.slug, report.summary().splitlines()[0])
-            except LibraryUnavailable as error:
-                log.error("local library %s: %s; serving the existing index", self.slug, error)
         await self._refresh_snapshot()
+        if self.settings.scan_on_start:
+            # A large library's first scan takes minutes: serve what is indexed meanwhile.
+            self._first_scan = asyncio.create_task(
+                self._initial_scan(), name=f"toshokan-scan-{self.slug}"
+            )
+            await asyncio.wait({self._first_scan}, timeout=self.settings.start_wait)
+
+    async def _initial_scan(self) -> None:
+        try:
+            report = await self.rescan()
+            log.info("local library %s: %s", self.slug, report.summary().splitlines()[0])
+        except LibraryUnavailable as error:
+            log.error("local library %s: %s; serving the existing index", self.slug, error)
+        except ScanCancelled:
+            log.info("local library %s: scan stopped at shutdown", self.slug)
 
     async def shutdown(self) -> None:
         self._stop.set()
+        if self.scanner is not None:
+            self.scanner.stop.set()
+        if self._first_scan is not None:
+            with contextlib.suppress(Exception):
+                await self._first_scan  # returns at the next chapter boundary
         if self._watcher is not None:
             self._watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -214,7 +234,13 @@ class LocalLibrary(Source[LocalSettings]):
         if scanner is None:
             raise IndexUnavailable("the source has not started")
         async with self._scan_lock:
-            report = await asyncio.to_thread(scanner.scan, only)
+            self.progress = ScanProgress(running=True)
+            publisher = asyncio.create_task(self._publish_while_scanning())
+            try:
+                report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+            finally:
+                publisher.cancel()
+                self.progress.running = False
         self.last_report = report
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
@@ -222,6 +248,16 @@ class LocalLibrary(Source[LocalSettings]):
             # Cached answers and ETags follow the index at once, not when they expire.
             self.content_changed()
         return report
+
+    async def _publish_while_scanning(self) -> None:
+        """What a long scan committed so far shows in answers every few seconds."""
+        seen = self.snapshot
+        while True:
+            await asyncio.sleep(PUBLISH_SECONDS)
+            await self._refresh_snapshot()
+            if self.snapshot != seen:
+                seen = self.snapshot
+                self.content_changed()
 
     async def _refresh_snapshot(self) -> None:
         index = self._require_index()
