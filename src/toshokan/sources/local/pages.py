@@ -14,10 +14,11 @@ import email.utils
 import hashlib
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from PIL import Image, ImageDraw
 from starlette.requests import Request
@@ -34,6 +35,7 @@ from toshokan.sdk import public
 from toshokan.sdk.archives import (
     ArchiveError,
     ChapterReader,
+    ZipDirectoryCache,
     iter_chunks,
     open_chapter,
     sniff_media_type,
@@ -46,6 +48,10 @@ from toshokan.sources.local.versions import version_of
 #: Entries up to this size are read whole (one thread hop); larger ones are streamed.
 WHOLE_READ_LIMIT = 2 * 1024 * 1024
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: Threads serving archive work for one library.
+ARCHIVE_WORKERS = 4
+
+T = TypeVar("T")
 
 
 class RangeNotSatisfiable(InvalidRequest):
@@ -112,10 +118,21 @@ class _Opened:
 class PageServer:
     """Page, cover and icon routes of one local library source."""
 
-    def __init__(self, *, root: Path, index: Callable[[], Index]):
+    def __init__(self, *, root: Path, index: Callable[[], Index], workers: int = ARCHIVE_WORKERS):
         self.root = root
         self._index = index
         self._icon: bytes | None = None
+        #: Archive work (opening, decompressing, reading chunks) runs here, never in the
+        #: pool searches use, so slow archives cannot starve them; ``workers`` bounds it.
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="toshokan-archive")
+        self._zips = ZipDirectoryCache()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._zips.clear()
+
+    async def _in_pool(self, call: Callable[..., T], *args: object) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call, *args)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -187,7 +204,10 @@ class PageServer:
                 if head is not None:
                     stream.close()
                 return _Opened(None, stream, size, _clamped(stat.st_mtime), head)
-            reader = open_chapter(real, kind, self.root)
+            if kind == "zip":
+                reader: ChapterReader = self._zips.open(real, stat.st_size, stat.st_mtime_ns)
+            else:
+                reader = open_chapter(real, kind, self.root)
         except (OSError, ArchiveError):
             raise NotFound("The image is no longer readable in the library.") from None
         try:
@@ -204,7 +224,7 @@ class PageServer:
     async def _serve(
         self, request: Request, relpath: str, kind: str, member: str | None, version: str | None
     ) -> Response:
-        opened = await asyncio.to_thread(self._open, relpath, kind, member)
+        opened = await self._in_pool(self._open, relpath, kind, member)
         etag = '"' + hashlib.sha1(f"{version}:{relpath}:{member}".encode()).hexdigest()[:24] + '"'
         headers = {
             "ETag": etag,
@@ -245,18 +265,28 @@ class PageServer:
                 headers=headers,
             )
         return StreamingResponse(
-            _stream(opened, start, length),
+            self._stream(opened, start, length),
             status_code=status,
             media_type=content_type,
             headers=headers,
         )
 
+    async def _stream(self, opened: _Opened, start: int, length: int) -> AsyncIterator[bytes]:
+        """The body, each chunk read in the archive pool."""
+        chunks = iter_chunks(opened.stream, start, length)
+        try:
+            while True:
+                chunk = await self._in_pool(next, chunks, None)
+                if chunk is None:
+                    return
+                yield chunk
+        finally:
+            await self._in_pool(_close_all, chunks, opened)
 
-def _stream(opened: _Opened, start: int, length: int) -> Iterator[bytes]:
-    try:
-        yield from iter_chunks(opened.stream, start, length)
-    finally:
-        _close(opened)
+
+def _close_all(chunks: Generator[bytes, None, None], opened: _Opened) -> None:
+    chunks.close()
+    _close(opened)
 
 
 def _close(opened: _Opened) -> None:

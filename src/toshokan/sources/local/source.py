@@ -225,6 +225,7 @@ class LocalLibrary(Source[LocalSettings]):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._watcher
             self._watcher = None
+        self.pages_server.close()
         if self._index is not None:
             self._index.close()
 
