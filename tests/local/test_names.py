@@ -1,5 +1,6 @@
 """File and folder name parsing: the fallback when archives carry no metadata."""
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,6 +46,35 @@ def test_chapter_names(
     assert info.volume == volume
     assert info.title == title
     assert info.group == group
+
+
+def _real_world_names() -> list[tuple[str, ...]]:
+    table = Path(__file__).parent / "data" / "chapter_names.tsv"
+    rows = [
+        tuple(line.split("\t"))
+        for line in table.read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert len(rows) >= 150 and all(len(row) == 6 for row in rows)
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("name", "number", "volume", "title", "group", "language"), _real_world_names()
+)
+def test_real_world_names(
+    name: str, number: str, volume: str, title: str, group: str, language: str
+) -> None:
+    info = parse_chapter_name(name)
+    got = (info.reading_number, info.volume, info.title, info.group, info.language)
+    want = (
+        float(number) if number else None,
+        float(volume) if volume else None,
+        title,
+        group,
+        language,
+    )
+    assert got == want
 
 
 def test_oneshot_is_zero() -> None:

@@ -305,3 +305,20 @@ def test_progress_callback(demo_root: Path, tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
     scanner_for(demo_root, tmp_path).scan(progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (0, 23) and seen[-1] == (23, 23)
+
+
+def test_volume_folders_inside_a_series_number_their_chapters(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    cbz(root / "Berserk" / "Vol 01" / "Ch 1.cbz")
+    cbz(root / "Berserk" / "Vol 02" / "Ch 9.cbz")
+    cbz(root / "Berserk" / "Volume 03 (2003)" / "Chapter 17 - Lost Children.cbz")
+    scanner = scanner_for(root, tmp_path)
+    scanner.scan()
+    db = scanner.index.reader()
+    assert [row[0] for row in db.execute("SELECT relpath FROM series")] == ["Berserk"]
+    rows = db.execute("SELECT number, volume, title FROM chapters ORDER BY number").fetchall()
+    assert [tuple(row) for row in rows] == [
+        (1.0, 1.0, "Vol. 1 Ch. 1"),
+        (9.0, 2.0, "Vol. 2 Ch. 9"),
+        (17.0, 3.0, "Lost Children"),
+    ]

@@ -319,3 +319,27 @@ async def test_host_answers_while_the_first_scan_runs(
         )
         assert [r["slug"] for r in response.json()["results"]] == ["alpha", "beta"]
         assert not source.progress.running
+
+
+async def test_names_real_libraries_use(tmp_path: Path, make_source: SourceFactory) -> None:
+    root = tmp_path / "lib"
+    for name in (
+        "One Piece - c1000 (v97) [Digital] [1r0n].cbz",
+        "One Piece - Chapter 1003 - Kaido.cbz",
+        "One Piece - Chapter 1003 (es).cbz",
+        "Asura Scans_Chapter 11",
+    ):
+        if name.endswith(".cbz"):
+            cbz(root / "One Piece" / name, pages=1)
+        else:
+            (root / "One Piece" / name).mkdir(parents=True)
+            (root / "One Piece" / name / "001.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"0" * 64)
+    cbz(root / "進撃の巨人" / "第01話.cbz", pages=1)
+    source = await make_source(root)
+    chapters = {(c.number, c.language): c for c in await source.chapters("one-piece", CTX)}
+    assert chapters[(1000, "en")].scanlator == "1r0n"
+    assert chapters[(1003, "en")].title == "Kaido"
+    assert chapters[(1003, "es")].scanlator != "es"
+    assert chapters[(11, "en")].scanlator == "Asura Scans"
+    [first] = await source.chapters("jin-ji-no-ju-ren", CTX)
+    assert first.number == 1

@@ -70,7 +70,9 @@ def chapter_record(
     name = parse_chapter_name(filename)
     number = info.number if info.number is not None else name.number
     volume = info.volume if info.volume is not None else name.volume
-    language = (info.language or default_language).strip() or default_language
+    if volume is None:
+        volume = _volume_of_folder(chapter.relpath)
+    language = (info.language or name.language or default_language).strip() or default_language
     scanlator = info.scanlator or name.group
     title = info.title or name.title or _numbered_title(name, number, volume)
     base = chapter_base_slug(
@@ -103,6 +105,15 @@ def chapter_record(
         "page_count": len(pages),
         "info": json.dumps(_series_hints(info, name)),
     }
+
+
+def _volume_of_folder(relpath: str) -> float | None:
+    """``Series/Vol 01/Ch 1.cbz``: a volume folder inside a series numbers its chapters."""
+    parts = relpath.split("/")
+    if len(parts) < 3:
+        return None
+    folder = parse_chapter_name(parts[-2])
+    return folder.volume if folder.number is None else None
 
 
 def _numbered_title(name: NameInfo, number: float | None, volume: float | None) -> str | None:
