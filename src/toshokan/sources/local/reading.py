@@ -39,11 +39,14 @@ def read_chapter(
     chapter: FoundChapter, root: Path, *, default_language: str, comicinfo_limit: int
 ) -> ChapterReading:
     """Open one chapter and turn its pages and ComicInfo.xml into an index record."""
-    path = root / chapter.relpath
-    if not is_inside(path, root):
+    try:
+        real = (root / chapter.relpath).resolve()  # once: resolving is a syscall per part
+    except (OSError, RuntimeError):
+        return ChapterReading(None, "cannot be resolved (a link loop?)", [])
+    if not real.is_relative_to(root):
         return ChapterReading(None, "points outside the library root", [])
     try:
-        with open_chapter(path.resolve(), chapter.kind, root) as reader:
+        with open_chapter(real, chapter.kind, root) as reader:
             listing = reader.listing(comicinfo_limit=comicinfo_limit)
     except ArchiveError as error:
         return ChapterReading(None, f"unreadable chapter: {error}", [])

@@ -9,6 +9,7 @@ worker thread so the event loop never blocks on I/O.
 import asyncio
 import contextlib
 import hmac
+import itertools
 import json
 import logging
 import os
@@ -253,12 +254,14 @@ class LocalLibrary(Source[LocalSettings]):
     async def _publish_while_scanning(self) -> None:
         """What a long scan committed so far shows in answers every few seconds."""
         seen = self.snapshot
-        while True:
+        for tick in itertools.count(1):
             await asyncio.sleep(PUBLISH_SECONDS)
             await self._refresh_snapshot()
             if self.snapshot != seen:
                 seen = self.snapshot
                 self.content_changed()
+            if tick % 5 == 0:  # a long scan says how far it is, every 10 s
+                log.info("local library %s: %s", self.slug, self.progress.summary())
 
     async def _refresh_snapshot(self) -> None:
         index = self._require_index()
