@@ -310,7 +310,10 @@ async def test_host_answers_while_the_first_scan_runs(
                 break
             await asyncio.sleep(0.1)
         assert found == ["alpha"]
-        assert source.progress.running
+        health = (await client.get("/local/health")).json()
+        assert health["status"] == "ok" and health["detail"].startswith("scanning: ")
+        ping = (await client.get("/local/ping")).json()
+        assert ping["status"] == "ok" and ping["detail"].startswith("scanning: ")
         gate.set()
         assert source._first_scan is not None
         await source._first_scan
@@ -318,7 +321,8 @@ async def test_host_answers_while_the_first_scan_runs(
             "/local/search", json={"page": 1, "sort": "title", "direction": "asc"}
         )
         assert [r["slug"] for r in response.json()["results"]] == ["alpha", "beta"]
-        assert not source.progress.running
+        assert (await client.get("/local/health")).json() == {"status": "ok"}
+        assert "detail" not in (await client.get("/local/ping")).json()
 
 
 async def test_names_real_libraries_use(tmp_path: Path, make_source: SourceFactory) -> None:

@@ -51,4 +51,4 @@ class ScanProgress:
     def summary(self) -> str:
         if not self.running:
             return "index up to date"
-        return f"scanning: {self.done} of {self.total} changed chapters read"
+        return f"scanning: {self.done} of {self.total} new or changed chapters read"

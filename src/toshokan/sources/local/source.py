@@ -440,6 +440,9 @@ class LocalLibrary(Source[LocalSettings]):
             for n in range(1, len(names) + 1)
         ]
 
+    def activity(self) -> str | None:
+        return self.progress.summary() if self.progress.running else None
+
     async def ping(self) -> None:
         def check() -> None:
             if not self.root.is_dir() or not os.access(self.root, os.R_OK | os.X_OK):
