@@ -347,3 +347,28 @@ async def test_names_real_libraries_use(tmp_path: Path, make_source: SourceFacto
     assert chapters[(11, "en")].scanlator == "Asura Scans"
     [first] = await source.chapters("jin-ji-no-ju-ren", CTX)
     assert first.number == 1
+
+
+async def test_shutdown_stops_a_running_scan(
+    tmp_path: Path, make_source: SourceFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from toshokan.sources.local.scanner import Scanner
+
+    root = tmp_path / "lib"
+    for n in range(1, 101):
+        cbz(root / "Series" / f"Ch.{n}.cbz", pages=1)
+    read = Scanner.read_chapter
+
+    def slow_read(self: Scanner, chapter: Any) -> Any:
+        time.sleep(0.05)  # 100 chapters: five seconds
+        return read(self, chapter)
+
+    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    source = await make_source(root, start_wait=0)
+    assert source.scanner is not None
+    started = time.monotonic()
+    await source.shutdown()
+    assert time.monotonic() - started < 2
+    assert source.scanner.reads < 100
