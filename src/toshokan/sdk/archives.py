@@ -68,9 +68,12 @@ class Listing:
     warnings: list[str] = field(default_factory=list)
 
 
-def kind_of(path: Path) -> str | None:
-    """The container kind of a file by extension: ``zip``, ``7z``, ``rar``, or None."""
-    suffix = path.suffix.lower()
+def kind_of(path: Path | str) -> str | None:
+    """The container kind of a file by extension: ``zip``, ``7z``, ``rar``, or None.
+
+    Takes a bare name too: a scan asks this of every file, and building a Path
+    for each one was a noticeable share of a rescan."""
+    suffix = os.path.splitext(path)[1].lower()
     if suffix in ZIP_EXTENSIONS:
         return "zip"
     if suffix in SEVENZIP_EXTENSIONS:

@@ -8,6 +8,7 @@ raises: an unparseable name is a chapter with no number, which the rest of the
 source treats as 0 (the spec's value for oneshots).
 """
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -172,11 +173,11 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def is_image_name(name: str) -> bool:
-    return PurePath(name).suffix.lower() in IMAGE_TYPES
+    return os.path.splitext(name)[1].lower() in IMAGE_TYPES
 
 
 def media_type(name: str) -> str:
-    return IMAGE_TYPES.get(PurePath(name).suffix.lower(), "application/octet-stream")
+    return IMAGE_TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream")
 
 
 def _number(text: str) -> float | None:

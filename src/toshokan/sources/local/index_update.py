@@ -124,11 +124,13 @@ class IndexUpdate:
             for row in db.execute("SELECT id, relpath, meta_sig, series_json FROM series")
             if in_scope(row["relpath"], self.only)
         }
-        self.unseen_chapters = {
-            row["relpath"]: row
-            for row in db.execute("SELECT id, relpath, sig, series_id, first_seen FROM chapters")
-            if in_scope(row["relpath"], self.only)
-        }
+        chapters = db.execute("SELECT id, relpath, sig, series_id, first_seen FROM chapters")
+        if self.only is None:  # the whole library: 100,000 rows, no per-row test
+            self.unseen_chapters = {row["relpath"]: row for row in chapters}
+        else:
+            self.unseen_chapters = {
+                row["relpath"]: row for row in chapters if in_scope(row["relpath"], self.only)
+            }
         self.skipped_sigs = {
             row["relpath"]: row["sig"]
             for row in db.execute("SELECT relpath, sig FROM problems WHERE severity = 'skipped'")
