@@ -280,7 +280,7 @@ async def test_host_answers_while_the_first_scan_runs(
     import asyncio
     import threading
 
-    from toshokan.sources.local import index_update
+    from toshokan.sources.local.index import update as index_update
     from toshokan.sources.local.scanner import Scanner
 
     monkeypatch.setattr(index_update, "BATCH", 1)

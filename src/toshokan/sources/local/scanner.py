@@ -3,7 +3,7 @@
 A scan lists every candidate chapter with a cheap signature
 (:mod:`discovery`), opens only those whose signature changed since the last
 scan (:mod:`reading`), and writes the result to the index
-(:mod:`index_update`), so a 100,000-chapter library is not re-read on every
+(:mod:`index.update`), so a 100,000-chapter library is not re-read on every
 start. Files that cannot be used are recorded with a reason and shown in the
 scan summary. Nothing here raises for bad input; only an unreadable library
 root is an error (:class:`~discovery.LibraryUnavailable`).
@@ -16,7 +16,7 @@ from toshokan.sources.local import reading
 from toshokan.sources.local.comicinfo import MAX_COMICINFO_BYTES
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, walk
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.index_update import IndexUpdate, Progress
+from toshokan.sources.local.index.update import IndexUpdate, Progress
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
 from toshokan.sources.local.seriesjson import SeriesJson

@@ -41,11 +41,11 @@ from toshokan.models import (
     Tag,
 )
 from toshokan.sdk import Credentials, HostServices, RequestContext, Source
-from toshokan.sources.local import search as searching
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
-from toshokan.sources.local.index_update import ScanCancelled
+from toshokan.sources.local.index import search as searching
+from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
 from toshokan.sources.local.pages import PageServer
 from toshokan.sources.local.scan_report import ScanProgress, ScanReport

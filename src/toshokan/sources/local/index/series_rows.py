@@ -18,8 +18,8 @@ from toshokan.models import Classification, Publication
 from toshokan.sdk.names import parse_chapter_name, parse_series_name
 from toshokan.sources.local import metadata as md
 from toshokan.sources.local.discovery import FoundSeries
+from toshokan.sources.local.index.slug_rows import assign_chapter_slugs
 from toshokan.sources.local.seriesjson import SeriesJson, SeriesJsonError
-from toshokan.sources.local.slug_rows import assign_chapter_slugs
 from toshokan.sources.local.slugs import series_base_slug
 from toshokan.sources.local.versions import version_of
 

@@ -17,17 +17,17 @@ from collections.abc import Callable
 from typing import Any
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries
-from toshokan.sources.local.index import now
-from toshokan.sources.local.reading import ChapterReading
-from toshokan.sources.local.scan_report import ScanReport
-from toshokan.sources.local.series_rows import (
+from toshokan.sources.local.index.database import now
+from toshokan.sources.local.index.series_rows import (
     SeriesJsonReader,
     aggregate_series,
     delete_series,
     insert_series,
     refresh_tag_names,
 )
-from toshokan.sources.local.slug_rows import assign_series_slugs
+from toshokan.sources.local.index.slug_rows import assign_series_slugs
+from toshokan.sources.local.reading import ChapterReading
+from toshokan.sources.local.scan_report import ScanReport
 
 #: Commit after this many chapters (and at least FLUSH_SECONDS apart), between two
 #: series, so readers see the series read so far while a long first scan runs.
