@@ -52,6 +52,7 @@ async def make_source(tmp_path: Path) -> AsyncIterator[SourceFactory]:
 
         async def make(root: Path, slug: str = "local", **options: Any) -> LocalLibrary:
             options.setdefault("watch", False)
+            options.setdefault("start_wait", 120)  # tests start from a complete first scan
             served = await stack.enter_async_context(
                 serve(
                     LocalLibrary,

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from toshokan.sdk import RequestContext
-from toshokan.sources.local.comicinfo import MetadataError, parse_comicinfo
+from toshokan.sources.local.comicinfo import MAX_LIST_ITEMS, MetadataError, parse_comicinfo
 from toshokan.sources.local.seriesjson import SeriesJsonError, parse_series_json
 
 from .conftest import SourceFactory
@@ -71,6 +71,29 @@ def test_comicinfo_fields() -> None:
 def test_hostile_or_broken_comicinfo_is_refused(data: bytes, reason: str) -> None:
     with pytest.raises(MetadataError, match=reason):
         parse_comicinfo(data)
+
+
+def test_huge_lists_are_capped_in_one_pass() -> None:
+    genres = ",".join(f"Genre {n}" for n in range(36_000))
+    data = f"<ComicInfo><Genre>{genres}</Genre><Tags>a;A; a ;b</Tags></ComicInfo>".encode()
+    info = parse_comicinfo(data, max_bytes=len(data))
+    assert info.genres == [f"Genre {n}" for n in range(MAX_LIST_ITEMS)]
+    assert info.tags == ["a", "b"]
+
+
+@pytest.mark.parametrize("year", ["1e400", "-1e400", "nan", "inf", "99999999999999999999"])
+def test_absurd_numbers_are_ignored(year: str) -> None:
+    info = parse_comicinfo(
+        f"<ComicInfo><Year>{year}</Year><Number>{year}</Number></ComicInfo>".encode()
+    )
+    assert info.year is None and info.date is None and info.number is None
+
+
+def test_absurd_day_keeps_the_month() -> None:
+    info = parse_comicinfo(
+        b"<ComicInfo><Year>2020</Year><Month>3</Month><Day>1e30</Day></ComicInfo>"
+    )
+    assert info.date is not None and (info.date.year, info.date.month) == (2020, 3)
 
 
 def test_series_json() -> None:

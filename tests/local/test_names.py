@@ -1,5 +1,6 @@
 """File and folder name parsing: the fallback when archives carry no metadata."""
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,13 @@ from toshokan.sdk.names import (
     parse_chapter_name,
     parse_series_name,
 )
-from toshokan.sources.local.slugs import assign, chapter_base_slug, is_slug
+from toshokan.sources.local.slugs import (
+    assign,
+    candidates,
+    chapter_base_slug,
+    is_slug,
+    series_base_slug,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,6 +46,35 @@ def test_chapter_names(
     assert info.volume == volume
     assert info.title == title
     assert info.group == group
+
+
+def _real_world_names() -> list[tuple[str, ...]]:
+    table = Path(__file__).parent / "data" / "chapter_names.tsv"
+    rows = [
+        tuple(line.split("\t"))
+        for line in table.read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert len(rows) >= 150 and all(len(row) == 6 for row in rows)
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("name", "number", "volume", "title", "group", "language"), _real_world_names()
+)
+def test_real_world_names(
+    name: str, number: str, volume: str, title: str, group: str, language: str
+) -> None:
+    info = parse_chapter_name(name)
+    got = (info.reading_number, info.volume, info.title, info.group, info.language)
+    want = (
+        float(number) if number else None,
+        float(volume) if volume else None,
+        title,
+        group,
+        language,
+    )
+    assert got == want
 
 
 def test_oneshot_is_zero() -> None:
@@ -129,19 +165,43 @@ def test_readable_chapter_slugs() -> None:
     )
 
 
-def test_collisions_resolved_by_sorted_path() -> None:
-    first = assign([("b/x.cbz", "ch-1"), ("a/x.cbz", "ch-1"), ("c/x.cbz", "ch-1-2"), ("d", "ch-1")])
+def test_collisions_get_a_disambiguator_from_their_own_path() -> None:
+    items = [("b/x.cbz", "ch-1"), ("a/x.cbz", "ch-1"), ("c/x.cbz", "ch-2"), ("d", "ch-1")]
+    first = assign(items, {})
     assert first["a/x.cbz"] == "ch-1"
-    assert first["c/x.cbz"] == "ch-1-2"
-    assert first["b/x.cbz"] == "ch-1-3"
-    assert first["d"] == "ch-1-4"
-    # Order of input does not matter.
-    again = assign(
-        list(
-            reversed(
-                [("b/x.cbz", "ch-1"), ("a/x.cbz", "ch-1"), ("c/x.cbz", "ch-1-2"), ("d", "ch-1")]
-            )
-        )
-    )
-    assert again == first
+    assert first["c/x.cbz"] == "ch-2"
+    assert first["b/x.cbz"] == next(c for c in candidates("ch-1", "b/x.cbz") if c != "ch-1")
+    assert first["d"].startswith("ch-1-") and len(first["d"]) == len("ch-1-") + 6
     assert len(set(first.values())) == 4
+    # Order of input does not matter.
+    assert assign(list(reversed(items)), {}) == first
+
+
+def test_claimed_slugs_never_move() -> None:
+    claims = {"re-zero": "Re Zero"}
+    # The holder left; the others keep their own slugs and never take its.
+    later = assign([("Re-Zero", "re-zero"), ("Re\uff1aZero", "re-zero")], claims)
+    assert "re-zero" not in later.values()
+    assert later == assign([("Re-Zero", "re-zero"), ("Re\uff1aZero", "re-zero")], claims)
+    # A newcomer that sorts first does not displace the holder.
+    claims = {"re-zero": "Re-Zero"}
+    assert (
+        assign([("A Re Zero", "re-zero"), ("Re-Zero", "re-zero")], claims)["Re-Zero"] == "re-zero"
+    )
+    # The holder coming back gets its slug back.
+    assert assign([("Re Zero", "re-zero")], {"re-zero": "Re Zero"}) == {"Re Zero": "re-zero"}
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("進撃の巨人", "jin-ji-no-ju-ren"),
+        ("Ωmega Rising", "omega-rising"),
+        ("Дорога", "doroga"),
+        ("Pokémon Adventures", "pokemon-adventures"),
+        ("나 혼자만 레벨업", "na-hon-ja-man-le-bel-eob"),
+        ("???", "series"),
+    ],
+)
+def test_series_slugs_are_readable_in_any_script(title: str, slug: str) -> None:
+    assert series_base_slug(title) == slug

@@ -89,6 +89,10 @@ def test_parse_range_edge_cases() -> None:
     assert parse_range("items=0-1", 10) is None
     assert parse_range("bytes=a-b", 10) is None
     assert parse_range("bytes=5-2", 10) is None
+    # Digits other than ASCII's are not numbers in HTTP.
+    assert parse_range("bytes=\u00b2-", 10) is None
+    assert parse_range("bytes=0-\u0663", 10) is None
+    assert parse_range("bytes=-\uff11", 10) is None
 
 
 async def test_conditional_requests(demo_source: LocalLibrary) -> None:
@@ -156,6 +160,8 @@ async def test_covers_and_icon(demo_source: LocalLibrary) -> None:
         "/_/local/pages/iron-garden/ch-99/1",
         "/_/local/pages/Iron-Garden/ch-1-gearworks/1",
         "/_/local/pages/iron-garden/ch-1-gearworks/99999999999999",
+        "/_/local/pages/iron-garden/ch-1-gearworks/%C2%B2",
+        "/_/local/pages/iron-garden/ch-1-gearworks/%D9%A1",
         "/_/local/covers/..%2F..",
         "/_/local/pages/../../../etc/passwd",
     ],

@@ -1,6 +1,7 @@
 """Scanning: what is indexed, what is skipped and why, and incremental updates."""
 
 import os
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -121,15 +122,37 @@ def test_slug_collisions(tmp_path: Path) -> None:
     scanner = scanner_for(root, tmp_path)
     scanner.scan()
     current = slugs(scanner)
-    assert current["Star!"] == "star" and current["Star?"] == "star-2"
+    star = current["Star?"]
+    assert current["Star!"] == "star" and re.fullmatch(r"star-[0-9a-f]{6}", star)
     assert current["Search"] == "search-1"
     assert current["S/Ch.1 [G].cbz"] == "ch-1-g"
-    assert current["S/extra/Ch.1 [G].cbz"] == "ch-1-g-2"
-    # A later colliding folder that sorts last leaves the existing slugs alone.
-    cbz(root / "Star~" / "c1.cbz")
+    assert re.fullmatch(r"ch-1-g-[0-9a-f]{6}", current["S/extra/Ch.1 [G].cbz"])
+    # A later colliding folder, even one sorting first, leaves the existing slugs alone.
+    cbz(root / "Star" / "c1.cbz")
     scanner.scan()
     again = slugs(scanner)
-    assert again["Star!"] == "star" and again["Star?"] == "star-2" and again["Star~"] == "star-3"
+    assert again["Star!"] == "star" and again["Star?"] == star
+    assert re.fullmatch(r"star-[0-9a-f]{6}", again["Star"]) and again["Star"] != star
+
+
+def test_slugs_never_move_to_another_series(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    for name in ("Re Zero", "Re-Zero", "Re\uff1aZero"):
+        cbz(root / name / "Ch.1.cbz")
+    scanner = scanner_for(root, tmp_path)
+    scanner.scan()
+    before = slugs(scanner)
+    assert before["Re Zero"] == "re-zero"
+    assert len({before[n] for n in ("Re Zero", "Re-Zero", "Re\uff1aZero")}) == 3
+    shutil.move(root / "Re Zero", tmp_path / "moved out")
+    scanner.scan()
+    after = slugs(scanner)
+    assert "Re Zero" not in after
+    assert after["Re-Zero"] == before["Re-Zero"] and after["Re\uff1aZero"] == before["Re\uff1aZero"]
+    assert "re-zero" not in after.values()  # the saved slug answers for nobody else
+    shutil.move(tmp_path / "moved out", root / "Re Zero")
+    scanner.scan()
+    assert slugs(scanner) == before
 
 
 def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path) -> None:
@@ -282,3 +305,20 @@ def test_progress_callback(demo_root: Path, tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
     scanner_for(demo_root, tmp_path).scan(progress=lambda done, total: seen.append((done, total)))
     assert seen[0] == (0, 23) and seen[-1] == (23, 23)
+
+
+def test_volume_folders_inside_a_series_number_their_chapters(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    cbz(root / "Berserk" / "Vol 01" / "Ch 1.cbz")
+    cbz(root / "Berserk" / "Vol 02" / "Ch 9.cbz")
+    cbz(root / "Berserk" / "Volume 03 (2003)" / "Chapter 17 - Lost Children.cbz")
+    scanner = scanner_for(root, tmp_path)
+    scanner.scan()
+    db = scanner.index.reader()
+    assert [row[0] for row in db.execute("SELECT relpath FROM series")] == ["Berserk"]
+    rows = db.execute("SELECT number, volume, title FROM chapters ORDER BY number").fetchall()
+    assert [tuple(row) for row in rows] == [
+        (1.0, 1.0, "Vol. 1 Ch. 1"),
+        (9.0, 2.0, "Vol. 2 Ch. 9"),
+        (17.0, 3.0, "Lost Children"),
+    ]

@@ -2,6 +2,7 @@
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,8 @@ from toshokan.sdk import Credentials, RequestContext, Source
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.sources.local.credentials import SecretConfigError, check_hash, hash_secret
 
-from .conftest import SourceFactory, services
+from .conftest import SourceFactory, client_for, services
+from .helpers import cbz
 
 pytestmark = pytest.mark.anyio
 CTX = RequestContext(base_url="http://testserver")
@@ -197,3 +199,176 @@ def test_misconfigured_auth_is_refused(tmp_path: Path) -> None:
             LocalSettings(root=tmp_path, auth="api_key", api_key_hash="plain"),
             services(tmp_path),
         )
+
+
+async def test_copied_library_lists_chapters_by_number(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    import os
+
+    root = tmp_path / "lib"
+    numbers = ["1", "2", "3", "9", "9.5", "10", "11", "12"]
+    # A plain copy leaves modification times in no useful order.
+    shuffled = [5, 1, 7, 3, 8, 2, 6, 4]
+    for number, stamp in zip(numbers, shuffled, strict=True):
+        path = root / "Series" / f"Ch.{number}.cbz"
+        cbz(path, pages=1)
+        os.utime(path, (1_600_000_000 + stamp * 1000,) * 2)
+    source = await make_source(root)
+    chapters = await source.chapters("series", CTX)
+    assert [c.number for c in chapters] == [12, 11, 10, 9.5, 9, 3, 2, 1]
+    cbz(root / "Series" / "Ch.4.cbz", pages=1)  # found late: on top, whatever its number
+    await source.rescan()
+    chapters = await source.chapters("series", CTX)
+    assert [c.number for c in chapters][:2] == [4, 12]
+    assert chapters[0].date > chapters[1].date
+
+
+async def test_absurd_file_times_do_not_break_a_series(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    import os
+
+    root = tmp_path / "lib"
+    for name, stamp in (("Ch.1.cbz", 1e12), ("Ch.2.cbz", -1e10)):
+        path = root / "Series" / name
+        cbz(path, pages=1)
+        try:
+            os.utime(path, (stamp, stamp))
+        except (OSError, OverflowError):
+            pytest.skip("this file system cannot store such times")
+    source = await make_source(root)
+    manga = await source.manga("series", CTX)
+    assert manga.createdAt.year >= 2000
+    chapters = await source.chapters("series", CTX)
+    assert [c.number for c in chapters] == [2, 1]
+    async with client_for(source) as client:
+        for url in await source.pages("series", chapters[0].slug, CTX):
+            response = await client.get(url.removeprefix("http://testserver"))
+            assert response.status_code == 200
+            assert response.headers["last-modified"].endswith("GMT")
+
+
+async def test_new_chapters_show_at_once_through_the_host_cache(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    root = tmp_path / "lib"
+    cbz(root / "Series" / "Ch.1.cbz", pages=1)
+    source = await make_source(root)
+    async with client_for(source) as client:
+        first = await client.get("/local/series/chapters")
+        assert [c["number"] for c in first.json()] == [1]
+        search = await client.post(
+            "/local/search", json={"page": 1, "query": "Newcomer", "sort": "title"}
+        )
+        assert search.json()["results"] == []
+        cbz(root / "Series" / "Ch.2.cbz", pages=1)
+        cbz(root / "Newcomer" / "Ch.1.cbz", pages=1)
+        await source.rescan()
+        again = await client.get("/local/series/chapters")
+        assert [c["number"] for c in again.json()] == [2, 1]
+        assert again.headers.get("etag") != first.headers.get("etag")
+        search = await client.post(
+            "/local/search", json={"page": 1, "query": "Newcomer", "sort": "title"}
+        )
+        assert [r["slug"] for r in search.json()["results"]] == ["newcomer"]
+
+
+async def test_host_answers_while_the_first_scan_runs(
+    tmp_path: Path, make_source: SourceFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import threading
+
+    from toshokan.sources.local.index import update as index_update
+    from toshokan.sources.local.scanner import Scanner
+
+    monkeypatch.setattr(index_update, "BATCH", 1)
+    monkeypatch.setattr(index_update, "FLUSH_SECONDS", 0.0)
+    root = tmp_path / "lib"
+    cbz(root / "Alpha" / "Ch.1.cbz", pages=1)
+    cbz(root / "Beta" / "Ch.1.cbz", pages=1)
+    gate = threading.Event()
+    read = Scanner.read_chapter
+
+    def slow_read(self: Scanner, chapter: Any) -> Any:
+        if chapter.relpath.startswith("Beta"):
+            gate.wait(30)
+        return read(self, chapter)
+
+    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    source = await make_source(root, start_wait=0)
+    async with client_for(source) as client:
+        assert (await client.get("/local/health")).status_code == 200
+        found: list[str] = []
+        for _ in range(100):  # Alpha is committed while Beta is still being read
+            response = await client.post(
+                "/local/search", json={"page": 1, "sort": "title", "direction": "asc"}
+            )
+            found = [r["slug"] for r in response.json()["results"]]
+            if found:
+                break
+            await asyncio.sleep(0.1)
+        assert found == ["alpha"]
+        health = (await client.get("/local/health")).json()
+        assert health["status"] == "ok" and health["detail"].startswith("scanning: ")
+        ping = (await client.get("/local/ping")).json()
+        assert ping["status"] == "ok" and ping["detail"].startswith("scanning: ")
+        gate.set()
+        assert source._first_scan is not None
+        await source._first_scan
+        response = await client.post(
+            "/local/search", json={"page": 1, "sort": "title", "direction": "asc"}
+        )
+        assert [r["slug"] for r in response.json()["results"]] == ["alpha", "beta"]
+        assert (await client.get("/local/health")).json() == {"status": "ok"}
+        assert "detail" not in (await client.get("/local/ping")).json()
+
+
+async def test_names_real_libraries_use(tmp_path: Path, make_source: SourceFactory) -> None:
+    root = tmp_path / "lib"
+    for name in (
+        "One Piece - c1000 (v97) [Digital] [1r0n].cbz",
+        "One Piece - Chapter 1003 - Kaido.cbz",
+        "One Piece - Chapter 1003 (es).cbz",
+        "Asura Scans_Chapter 11",
+    ):
+        if name.endswith(".cbz"):
+            cbz(root / "One Piece" / name, pages=1)
+        else:
+            (root / "One Piece" / name).mkdir(parents=True)
+            (root / "One Piece" / name / "001.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"0" * 64)
+    cbz(root / "進撃の巨人" / "第01話.cbz", pages=1)
+    source = await make_source(root)
+    chapters = {(c.number, c.language): c for c in await source.chapters("one-piece", CTX)}
+    assert chapters[(1000, "en")].scanlator == "1r0n"
+    assert chapters[(1003, "en")].title == "Kaido"
+    assert chapters[(1003, "es")].scanlator != "es"
+    assert chapters[(11, "en")].scanlator == "Asura Scans"
+    [first] = await source.chapters("jin-ji-no-ju-ren", CTX)
+    assert first.number == 1
+
+
+async def test_shutdown_stops_a_running_scan(
+    tmp_path: Path, make_source: SourceFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from toshokan.sources.local.scanner import Scanner
+
+    root = tmp_path / "lib"
+    for n in range(1, 101):
+        cbz(root / "Series" / f"Ch.{n}.cbz", pages=1)
+    read = Scanner.read_chapter
+
+    def slow_read(self: Scanner, chapter: Any) -> Any:
+        time.sleep(0.05)  # 100 chapters: five seconds
+        return read(self, chapter)
+
+    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    source = await make_source(root, start_wait=0)
+    assert source.scanner is not None
+    started = time.monotonic()
+    await source.shutdown()
+    assert time.monotonic() - started < 2
+    assert source.scanner.reads < 100

@@ -26,7 +26,7 @@ from toshokan.errors import (
 from toshokan.models import AuthResponse, Health
 from toshokan.models.auth import AuthError
 
-HEALTH_BODY = Health().model_dump_json().encode()
+HEALTH_BODY = Health().model_dump_json(exclude_none=True).encode()
 POST_ONLY = frozenset({"search", "authenticate"})
 #: A search or authentication body larger than this is refused before it is parsed.
 MAX_BODY_BYTES = 64 * 1024
@@ -71,8 +71,9 @@ async def configuration(request: Request) -> Response:
 
 
 async def health(request: Request) -> Response:
-    core_of(request).health(source_slug(request))
-    return Response(HEALTH_BODY, media_type="application/json", headers={"Cache-Control": NO_STORE})
+    detail = core_of(request).health(source_slug(request))
+    body = HEALTH_BODY if detail is None else Health(detail=detail).model_dump_json().encode()
+    return Response(body, media_type="application/json", headers={"Cache-Control": NO_STORE})
 
 
 async def ping(request: Request) -> Response:

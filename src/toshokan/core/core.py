@@ -168,9 +168,11 @@ class Core:
         generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
         return await self._answer("manifest", generations, compute)
 
-    def health(self, slug: str) -> None:
-        """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked."""
-        self.source(slug)
+    def health(self, slug: str) -> str | None:
+        """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked.
+
+        Returns what the source says it is busy with, if anything."""
+        return self.source(slug).source.activity()
 
     async def ping(self, slug: str) -> Ping:
         hosted = self.source(slug)
@@ -190,6 +192,7 @@ class Core:
                 error=f"{type(error).__name__}: the upstream check failed.",
             )
         result.latencyMs = round((time.perf_counter() - started) * 1000, 2)
+        result.detail = hosted.source.activity()
         return result
 
     # -- authorisation -------------------------------------------------------------

@@ -7,12 +7,16 @@ from toshokan.models.base import SpecModel
 
 class Health(SpecModel):
     status: Literal["ok"] = "ok"
+    #: What the source is busy with (a first scan's progress); absent when idle.
+    detail: str | None = None
 
 
 class Ping(SpecModel):
     status: Literal["ok", "down"]
     latencyMs: float
     error: str | None = None
+    #: What the source is busy with (a first scan's progress); absent when idle.
+    detail: str | None = None
 
 
 class ErrorBody(SpecModel):

@@ -13,9 +13,11 @@ import io
 import os
 import shutil
 import stat
+import threading
 import zipfile
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -34,6 +36,15 @@ from toshokan.sdk.names import (
 
 #: An entry larger than this is not treated as a page (a decompression bomb or not a page at all).
 MAX_PAGE_BYTES = 128 * 1024 * 1024
+
+#: Formats that cannot stream an entry (7z, compressed RAR) hold a page in memory to
+#: serve it; this caps that memory per request. Larger pages of those formats are refused.
+MAX_BUFFERED_BYTES = 32 * 1024 * 1024
+
+#: Bytes a 7z reader may decompress to reach one entry. In a solid archive every
+#: entry before it in its block is decompressed too, so a 1 KB page can cost
+#: gigabytes of work; such entries are refused instead.
+MAX_DECOMPRESS_WORK = 64 * 1024 * 1024
 
 RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
 
@@ -57,9 +68,12 @@ class Listing:
     warnings: list[str] = field(default_factory=list)
 
 
-def kind_of(path: Path) -> str | None:
-    """The container kind of a file by extension: ``zip``, ``7z``, ``rar``, or None."""
-    suffix = path.suffix.lower()
+def kind_of(path: Path | str) -> str | None:
+    """The container kind of a file by extension: ``zip``, ``7z``, ``rar``, or None.
+
+    Takes a bare name too: a scan asks this of every file, and building a Path
+    for each one was a noticeable share of a rescan."""
+    suffix = os.path.splitext(path)[1].lower()
     if suffix in ZIP_EXTENSIONS:
         return "zip"
     if suffix in SEVENZIP_EXTENSIONS:
@@ -133,8 +147,12 @@ class ChapterReader(ABC):
         """The whole entry, refusing more than ``limit`` bytes."""
 
     def open(self, name: str) -> BinaryIO:
-        """A readable (and, where the format allows, seekable) stream of the entry."""
-        return io.BytesIO(self.read(name, MAX_PAGE_BYTES))
+        """A readable (and, where the format allows, seekable) stream of the entry.
+
+        Formats that cannot stream hold the entry in memory, at most
+        :data:`MAX_BUFFERED_BYTES`.
+        """
+        return io.BytesIO(self.read(name, MAX_BUFFERED_BYTES))
 
     def size(self, name: str) -> int:
         """The entry's uncompressed size, from the directory where the format has one."""
@@ -179,15 +197,27 @@ class ChapterReader(ABC):
 
 
 class ZipReader(ChapterReader):
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, shared: bool = False):
         super().__init__(path)
+        #: Kept open by a :class:`ZipDirectoryCache`, which closes it; ``close`` leaves it.
+        self.shared = shared
+        self._lock = threading.Lock()
         try:
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
             raise ArchiveError(f"not a readable zip archive ({error})") from None
 
     def close(self) -> None:
+        if not self.shared:
+            self._zip.close()
+
+    def release(self) -> None:
+        """Close for good (streams already open finish: zipfile counts its users)."""
         self._zip.close()
+
+    @property
+    def entries(self) -> int:
+        return len(self._zip.filelist)
 
     def members(self) -> list[tuple[str, int, bool]]:
         out = []
@@ -205,7 +235,9 @@ class ZipReader(ChapterReader):
                 raise ArchiveError(f"entry is larger than {limit} bytes")
             if info.flag_bits & 0x1:
                 raise ArchiveError("entry is encrypted")
-            with self._zip.open(info) as stream:
+            with self._lock:
+                opened = self._zip.open(info)
+            with opened as stream:
                 data = stream.read(limit + 1)
         except ArchiveError:
             raise
@@ -223,8 +255,10 @@ class ZipReader(ChapterReader):
 
     def open(self, name: str) -> BinaryIO:
         try:
-            # ZipExtFile: streams and seeks without extracting anything.
-            return self._zip.open(name)  # type: ignore[return-value]
+            # ZipExtFile: streams and seeks without extracting anything. Several threads
+            # may open entries of one shared reader; zipfile counts them unlocked.
+            with self._lock:
+                return self._zip.open(name)  # type: ignore[return-value]
         except (zipfile.BadZipFile, OSError, KeyError, EOFError, ValueError, RuntimeError) as error:
             raise ArchiveError(f"entry cannot be read ({error})") from None
 
@@ -255,7 +289,27 @@ class SevenZipReader(ChapterReader):
             out.append((info.filename, int(info.uncompressed or 0), bool(info.is_symlink)))
         return out
 
+    def work(self, name: str) -> int:
+        """Bytes decompressed to reach ``name``: it and every entry before it in its block."""
+        files = list(self._archive.files)
+        target = next((info for info in files if info.filename == name), None)
+        if target is None:
+            raise ArchiveError("no such entry")
+        total = 0
+        for info in files:  # stream order: a block is decompressed from its start
+            if target.folder is not None and info.folder is target.folder:
+                total += int(info.uncompressed or 0)
+            if info.filename == name:
+                break
+        return total
+
     def read(self, name: str, limit: int) -> bytes:
+        work = self.work(name)
+        if work > MAX_DECOMPRESS_WORK:
+            raise ArchiveError(
+                f"entry needs {work} bytes decompressed (solid block); the limit is "
+                f"{MAX_DECOMPRESS_WORK}"
+            )
         factory = py7zr.io.BytesIOFactory(limit + 1)
         try:
             self._archive.reset()
@@ -402,6 +456,55 @@ class FolderReader(ChapterReader):
             raise ArchiveError(f"file cannot be read ({error.strerror})") from None
 
 
+class ZipDirectoryCache:
+    """Open zip archives kept by path and signature, so a page does not reread the directory.
+
+    A chapter's zip directory can hold 100,000 entries; reading it for every page
+    made each page cost the whole directory. The cache holds at most ``capacity``
+    archives and ``max_entries`` directory entries in all (each costs memory),
+    least recently used leaving first. Archives changed on disk are reopened,
+    because the key includes their size and modification time.
+    """
+
+    def __init__(self, capacity: int = 32, max_entries: int = 200_000):
+        self.capacity = capacity
+        self.max_entries = max_entries
+        self._readers: OrderedDict[tuple[str, int, int], ZipReader] = OrderedDict()
+        self._entries = 0
+        self._lock = threading.Lock()
+
+    def open(self, path: Path, size: int, mtime_ns: int) -> ZipReader:
+        key = (str(path), size, mtime_ns)
+        with self._lock:
+            reader = self._readers.get(key)
+            if reader is not None:
+                self._readers.move_to_end(key)
+                return reader
+        reader = ZipReader(path, shared=True)
+        if reader.entries > self.max_entries:
+            reader.shared = False  # too big to keep: the caller's close() releases it
+            return reader
+        with self._lock:
+            if key in self._readers:  # opened meanwhile by another thread: use that one
+                reader.release()
+                self._readers.move_to_end(key)
+                return self._readers[key]
+            self._readers[key] = reader
+            self._entries += reader.entries
+            while len(self._readers) > self.capacity or self._entries > self.max_entries:
+                _, old = self._readers.popitem(last=False)
+                self._entries -= old.entries
+                old.release()
+        return reader
+
+    def clear(self) -> None:
+        with self._lock:
+            for reader in self._readers.values():
+                reader.release()
+            self._readers.clear()
+            self._entries = 0
+
+
 def open_chapter(path: Path, kind: str, root: Path) -> ChapterReader:
     """Open a chapter container of ``kind`` (``zip``, ``7z``, ``rar`` or ``dir``)."""
     try:
@@ -422,7 +525,7 @@ def open_chapter(path: Path, kind: str, root: Path) -> ChapterReader:
 
 def iter_chunks(
     stream: BinaryIO, start: int, length: int, chunk: int = 256 * 1024
-) -> Iterator[bytes]:
+) -> Generator[bytes, None, None]:
     """``length`` bytes of ``stream`` from ``start``, in chunks; closes the stream."""
     try:
         if start:

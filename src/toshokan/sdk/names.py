@@ -8,7 +8,9 @@ raises: an unparseable name is a chapter with no number, which the rest of the
 source treats as 0 (the spec's value for oneshots).
 """
 
+import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -31,14 +33,117 @@ ARCHIVE_EXTENSIONS = ZIP_EXTENSIONS | SEVENZIP_EXTENSIONS | RAR_EXTENSIONS
 _NUM = r"(\d+(?:[.,]\d+)?)"
 _VOLUME = re.compile(rf"(?<![a-z])(?:vol(?:ume)?|v|tome|t)[ ._-]*{_NUM}", re.I)
 _CHAPTER = re.compile(
-    rf"(?<![a-z])(?:ch(?:apter|ap)?|c|ep(?:isode)?|e|#|episodio|kapitel)[ ._-]*{_NUM}", re.I
+    rf"(?<![a-z])(?:ch(?:apter|ap)?|c|ep(?:isode)?|e|#|episodio|kapitel|cap(?:itulo|[íi]tulo)?)"
+    rf"[ ._-]*{_NUM}",
+    re.I,
 )
+#: Chinese/Japanese ``第01話`` (and 话, 回, 章, 集), Korean ``01화``; volumes ``第1巻``, ``1권``.
+_CJK_CHAPTER = re.compile(rf"(?:第\s*)?{_NUM}\s*(?:話|话|回|章|集|화)")
+_CJK_VOLUME = re.compile(rf"(?:第\s*)?{_NUM}\s*(?:巻|卷|권)")
 _ONESHOT = re.compile(r"\b(?:one[ -_]?shot|oneshot)\b", re.I)
-_BRACKETS = re.compile(r"\[([^\]]*)\]")
-_PARENS = re.compile(r"\(([^)]*)\)")
+_TAGS = re.compile(r"\[([^\]]*)\]|\(([^)]*)\)|\{([^}]*)\}")
 _YEAR = re.compile(r"^\s*((?:19|20)\d\d)\s*$")
 _LOOSE_NUMBER = re.compile(rf"(?<![\w.]){_NUM}(?![\w])")
+_PURE_NUMBER = re.compile(rf"^\s*#?{_NUM}\s*$")
 _NATURAL = re.compile(r"(\d+)")
+#: ``[v2]`` in a scanlation name is the release's second version, not volume 2.
+_REVISION = re.compile(r"^v\d+$", re.I)
+#: Mihon/Tachiyomi downloads: ``<scanlator>_<chapter name>``.
+_MIHON = re.compile(r"^([^_\[\](){}]+?)_((?:vol|ch|chapter|episode|ep|oneshot)\b.*)$", re.I)
+#: Bracketed words that describe the release, not who made it.
+_NOT_GROUP = re.compile(
+    r"^(?:digital(?:[ -]?(?:edition|rip))?|webrip|web|hq|lq|hd|high ?quality|c2c|"
+    r"colou?r(?:ed)?|official|complete|completed|raw|raws|fixed|decensored|uncensored|"
+    r"mag(?:azine)?|tankobon|\d{3,4}p|of \d+|\d+ of \d+|v\d+|f\d*|ongoing|end|final|"
+    r"[a-z]{2,3}(?:[-_][a-z0-9]{2,4})?-scan)$",
+    re.I,
+)
+
+#: ISO 639-1 codes a bracket may name, and the language names tools write out.
+LANGUAGE_CODES = frozenset(
+    [
+        "ar",
+        "bg",
+        "bn",
+        "ca",
+        "cs",
+        "da",
+        "de",
+        "el",
+        "en",
+        "es",
+        "et",
+        "fa",
+        "fi",
+        "fr",
+        "he",
+        "hi",
+        "hr",
+        "hu",
+        "id",
+        "it",
+        "ja",
+        "ka",
+        "kk",
+        "ko",
+        "lt",
+        "lv",
+        "mn",
+        "ms",
+        "my",
+        "nb",
+        "ne",
+        "nl",
+        "no",
+        "pl",
+        "pt",
+        "ro",
+        "ru",
+        "sk",
+        "sl",
+        "sq",
+        "sr",
+        "sv",
+        "ta",
+        "te",
+        "th",
+        "tl",
+        "tr",
+        "uk",
+        "ur",
+        "uz",
+        "vi",
+        "zh",
+    ]
+)
+LANGUAGE_NAMES = {
+    "english": "en",
+    "spanish": "es",
+    "espanol": "es",
+    "español": "es",
+    "french": "fr",
+    "francais": "fr",
+    "français": "fr",
+    "german": "de",
+    "deutsch": "de",
+    "italian": "it",
+    "italiano": "it",
+    "portuguese": "pt",
+    "portugues": "pt",
+    "português": "pt",
+    "brazilian": "pt-BR",
+    "russian": "ru",
+    "japanese": "ja",
+    "korean": "ko",
+    "chinese": "zh",
+    "indonesian": "id",
+    "vietnamese": "vi",
+    "thai": "th",
+    "polish": "pl",
+    "turkish": "tr",
+    "arabic": "ar",
+}
+_LANGUAGE_TAG = re.compile(r"^([a-z]{2})(?:[-_]([a-z]{2}|\d{3}|hant|hans))?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -52,6 +157,13 @@ class NameInfo:
     group: str
     year: int | None
     oneshot: bool
+    #: A language tag such as ``es`` or ``pt-BR`` from ``(es)``/``[pt-BR]``, else "".
+    language: str = ""
+
+    @property
+    def reading_number(self) -> float | None:
+        """The number a reader sees: the chapter's, else the volume's (``v01`` is 1)."""
+        return self.number if self.number is not None else self.volume
 
 
 def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
@@ -61,11 +173,11 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def is_image_name(name: str) -> bool:
-    return PurePath(name).suffix.lower() in IMAGE_TYPES
+    return os.path.splitext(name)[1].lower() in IMAGE_TYPES
 
 
 def media_type(name: str) -> str:
-    return IMAGE_TYPES.get(PurePath(name).suffix.lower(), "application/octet-stream")
+    return IMAGE_TYPES.get(os.path.splitext(name)[1].lower(), "application/octet-stream")
 
 
 def _number(text: str) -> float | None:
@@ -73,87 +185,165 @@ def _number(text: str) -> float | None:
         value = float(text.replace(",", "."))
     except ValueError:
         return None
-    return value if value >= 0 and value == value and value != float("inf") else None
+    return value if 0 <= value < 1e9 else None
 
 
 def _clean(text: str) -> str:
     text = re.sub(r"[_]+", " ", text)
     text = re.sub(r"\s+", " ", text)
-    return text.strip(" -._~")
+    return text.strip(" -._~:")
+
+
+def language_tag(text: str) -> str | None:
+    """``es``, ``pt-BR``, ``es-419``, ``zh-Hant`` or a spelled-out name; None if not a language."""
+    word = text.strip()
+    named = LANGUAGE_NAMES.get(word.lower())
+    if named:
+        return named
+    found = _LANGUAGE_TAG.match(word)
+    if not found or found.group(1).lower() not in LANGUAGE_CODES:
+        return None
+    base, region = found.group(1).lower(), found.group(2)
+    if not region:
+        return base
+    if region.isdigit():
+        return f"{base}-{region}"
+    return f"{base}-{region.title()}" if len(region) == 4 else f"{base}-{region.upper()}"
+
+
+@dataclass
+class _Tags:
+    """What the bracketed parts of a name said."""
+
+    groups: list[str]
+    year: int | None = None
+    volume: float | None = None
+    language: str = ""
+
+
+def _read_tags(stem: str) -> _Tags:
+    tags = _Tags(groups=[])
+    later: list[str] = []  # parenthesised candidates, used only when no [group] is given
+    for found in _TAGS.finditer(stem):
+        square, paren, brace = found.groups()
+        inner = (square if square is not None else paren if paren is not None else brace) or ""
+        inner = inner.strip()
+        if not inner:
+            continue
+        year = _YEAR.match(inner)
+        if year:
+            tags.year = int(year.group(1))
+            continue
+        language = language_tag(inner)
+        if language:
+            tags.language = tags.language or language
+            continue
+        volume = _VOLUME.fullmatch(inner)
+        if volume and (square is None or not _REVISION.match(inner)):
+            tags.volume = _number(volume.group(1))
+            continue
+        if _NOT_GROUP.match(inner) or _PURE_NUMBER.match(inner):
+            continue
+        if square is not None:
+            tags.groups.append(inner)
+        elif paren is not None and found.start() > 0:
+            later.append(inner)
+    if not tags.groups:
+        tags.groups = later[-1:]  # Mylar: ``Title 001 (2019) (Digital) (Group)``
+    return tags
+
+
+def _mark(text: str, match: re.Match[str]) -> str:
+    """``text`` with the match blanked out (positions kept)."""
+    return text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
 
 
 def parse_chapter_name(filename: str) -> NameInfo:
-    """Parse ``Vol.02 Ch.011.5 - Title [Group].cbz`` style names.
+    """What ``One Piece - c1000 (v97) [Digital] [1r0n].cbz`` style names say.
 
-    The extension is dropped only when it is an archive's, so a folder named
-    ``Ch.1.5`` keeps its decimal.
+    Handles scanlation releases, tool layouts (Mihon ``Group_Chapter 11``, Mylar,
+    FMD, HakuNeko), CJK markers (``第01話``), language tags and release tags that
+    are not groups. The extension is dropped only when it is an archive's, so a
+    folder named ``Ch.1.5`` keeps its decimal. Never raises.
     """
-    stem = filename
-    suffix = PurePath(filename).suffix.lower()
+    stem = unicodedata.normalize("NFKC", filename)
+    suffix = PurePath(stem).suffix.lower()
     if suffix in ARCHIVE_EXTENSIONS:
-        stem = filename[: -len(suffix)]
+        stem = stem[: -len(suffix)]
 
-    groups = [g.strip() for g in _BRACKETS.findall(stem) if g.strip()]
-    year: int | None = None
-    for inner in _PARENS.findall(stem):
-        found = _YEAR.match(inner)
-        if found:
-            year = int(found.group(1))
-    group = groups[0] if groups else ""
-    bare = _PARENS.sub(" ", _BRACKETS.sub(" ", stem))
+    mihon_group = ""
+    mihon = _MIHON.match(stem)
+    if mihon:
+        mihon_group, stem = mihon.group(1).strip(), mihon.group(2)
 
+    tags = _read_tags(stem)
+    group = mihon_group or (tags.groups[0] if tags.groups else "")
+    bare = _TAGS.sub(" ", stem)
+
+    segments = re.split(r"\s+[-\u2013\u2014~]\s+|\s*:\s+", bare)  # also en and em dashes
+    volume: float | None = tags.volume
+    number: float | None = None
+    series_parts: list[str] = []
     title = ""
-    head = bare
-    if " - " in bare:
-        head, _, tail = bare.partition(" - ")
-        title = _clean(tail)
-
-    volume_match = _VOLUME.search(head)
-    volume = _number(volume_match.group(1)) if volume_match else None
-    chapter_match = _CHAPTER.search(head)
-    number = _number(chapter_match.group(1)) if chapter_match else None
-
-    series_end = len(head)
-    for match in (volume_match, chapter_match):
-        if match:
-            series_end = min(series_end, match.start())
-    if number is None:
-        rest = head
-        if volume_match:
-            rest = (
-                head[: volume_match.start()]
-                + " " * len(volume_match.group(0))
-                + head[volume_match.end() :]
-            )
-        loose = [m for m in _LOOSE_NUMBER.finditer(rest)]
-        if loose:
-            last = loose[-1]
-            number = _number(last.group(1))
-            series_end = min(series_end, last.start())
-    if number is None and " - " in bare and not title_has_marker(title):
-        # "Series - 012" puts the number after the dash.
-        loose_title = _LOOSE_NUMBER.fullmatch(title.strip())
-        if loose_title:
-            number = _number(loose_title.group(1))
+    found_at: int | None = None
+    for index, segment in enumerate(segments):
+        text = segment
+        volume_match = _VOLUME.search(text) or _CJK_VOLUME.search(text)
+        chapter_match = _CHAPTER.search(text) or _CJK_CHAPTER.search(text)
+        if volume_match and (
+            chapter_match is None or volume_match.start() != chapter_match.start()
+        ):
+            volume = _number(volume_match.group(1))
+            text = _mark(text, volume_match)
+        if chapter_match:
+            number = _number(chapter_match.group(1))
+        if volume_match or chapter_match:
+            first = min(m.start() for m in (volume_match, chapter_match) if m)
+            series_parts.append(segment[:first])
+            found_at = index
+            break
+        series_parts.append(segment)
+    if found_at is None:
+        # No marker: ``Series 097``, ``Series - 012``, ``Series - 012 - Title``.
+        series_parts = []
+        for index, segment in enumerate(segments):
+            pure = _PURE_NUMBER.match(segment)
+            if pure and index > 0:
+                number, found_at = _number(pure.group(1)), index
+                break
+            loose = list(_LOOSE_NUMBER.finditer(segment))
+            if loose and (index > 0 or len(segments) == 1 or not _has_later_number(segments)):
+                last = loose[-1]
+                number, found_at = _number(last.group(1)), index
+                series_parts.append(segment[: last.start()])
+                break
+            series_parts.append(segment)
+    if found_at is not None:
+        title = _clean(" - ".join(s for s in segments[found_at + 1 :] if _clean(s)))
+    series = _clean(" - ".join(_clean(s) for s in series_parts if _clean(s)))
+    oneshot = bool(_ONESHOT.search(stem))
+    if oneshot:
+        series = _clean(_ONESHOT.sub(" ", series))
+        if number is None:
+            number = 0.0
+        if title.lower().replace(" ", "").replace("-", "") == "oneshot":
             title = ""
-    oneshot_match = _ONESHOT.search(head)
-    if oneshot_match:
-        series_end = min(series_end, oneshot_match.start())
-    oneshot = bool(oneshot_match or _ONESHOT.search(stem))
-    if oneshot and number is None:
-        number = 0.0
-    if oneshot and title.lower().replace(" ", "").replace("-", "") == "oneshot":
-        title = ""
-    series = _clean(head[:series_end])
+        if found_at is None:
+            title = ""
     return NameInfo(
         series=series,
         number=number,
         volume=volume,
         title=title,
         group=group,
-        year=year,
+        year=tags.year,
         oneshot=oneshot,
+        language=tags.language,
     )
+
+
+def _has_later_number(segments: list[str]) -> bool:
+    return any(_LOOSE_NUMBER.search(s) for s in segments[1:])
 
 
 def title_has_marker(title: str) -> bool:
@@ -168,13 +358,8 @@ class SeriesName:
 
 def parse_series_name(name: str) -> SeriesName:
     """A series folder's display title: ``One Piece (1997) [Digital]`` -> ``One Piece``, 1997."""
-    year: int | None = None
-    for inner in _PARENS.findall(name):
-        found = _YEAR.match(inner)
-        if found:
-            year = int(found.group(1))
-    bare = _clean(_PARENS.sub(" ", _BRACKETS.sub(" ", name)))
-    return SeriesName(title=bare or _clean(name) or name, year=year)
+    bare = _clean(_TAGS.sub(" ", name))
+    return SeriesName(title=bare or _clean(name) or name, year=_read_tags(name).year)
 
 
 def format_number(number: float) -> str:

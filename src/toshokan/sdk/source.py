@@ -77,6 +77,11 @@ class Source(abc.ABC, Generic[SettingsT]):
         """
         self.services.content_changed(self.slug)
 
+    def activity(self) -> str | None:
+        """A short note on long work under way (``scanning: 500 of 100000 chapters``),
+        shown by health and ping; None when idle. Must be cheap: health calls it."""
+        return None
+
     # -- lifecycle ---------------------------------------------------------------
 
     async def startup(self) -> None:

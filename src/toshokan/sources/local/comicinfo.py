@@ -16,6 +16,10 @@ from defusedxml.ElementTree import fromstring
 #: Default cap on the size of a ComicInfo.xml; real ones are a few kilobytes.
 MAX_COMICINFO_BYTES = 256 * 1024
 
+#: Names kept per list field (genres, tags, each creator role), and characters per name.
+MAX_LIST_ITEMS = 100
+MAX_ITEM_LENGTH = 200
+
 _WRITER_ROLES = ("Writer",)
 _ARTIST_ROLES = ("Penciller", "Artist", "Inker", "Colorist", "Letterer", "CoverArtist")
 
@@ -56,16 +60,25 @@ def _text(root: Element, tag: str) -> str | None:
     return value or None
 
 
-def split_list(value: str | None) -> list[str]:
-    """ComicInfo separates list values with commas (some tools use semicolons)."""
+def split_list(value: str | None, *, limit: int = MAX_LIST_ITEMS) -> list[str]:
+    """ComicInfo separates list values with commas (some tools use semicolons).
+
+    Linear in the text's size, and at most ``limit`` distinct names are kept:
+    a file listing 36,000 genres costs no more than reading it once.
+    """
     if not value:
         return []
-    seen: dict[str, None] = {}
+    kept: list[str] = []
+    seen: set[str] = set()
     for part in value.replace(";", ",").split(","):
-        name = " ".join(part.split())
-        if name and name.lower() not in {k.lower() for k in seen}:
-            seen[name[:200]] = None
-    return list(seen)
+        name = " ".join(part.split())[:MAX_ITEM_LENGTH]
+        marker = name.lower()
+        if name and marker not in seen:
+            seen.add(marker)
+            kept.append(name)
+            if len(kept) >= limit:
+                break
+    return kept
 
 
 def _int(value: str | None) -> int | None:
@@ -73,7 +86,7 @@ def _int(value: str | None) -> int | None:
         return None
     try:
         return int(float(value))
-    except ValueError:
+    except (ValueError, OverflowError):  # "abc", "nan", "1e400"
         return None
 
 
@@ -92,7 +105,7 @@ def _date(year: int | None, month: int | None, day: int | None) -> datetime | No
         return None
     try:
         return datetime(year, month if month and 1 <= month <= 12 else 1, day or 1, tzinfo=UTC)
-    except ValueError:
+    except (ValueError, OverflowError):
         return datetime(year, month if month and 1 <= month <= 12 else 1, 1, tzinfo=UTC)
 
 
@@ -117,6 +130,7 @@ def parse_comicinfo(data: bytes, *, max_bytes: int = MAX_COMICINFO_BYTES) -> Com
     artists: list[str] = []
     for role in _ARTIST_ROLES:
         artists += [a for a in split_list(_text(root, role)) if a not in artists]
+    artists = artists[:MAX_LIST_ITEMS]
     year = _int(_text(root, "Year"))
     language = _text(root, "LanguageISO")
     return ComicInfo(

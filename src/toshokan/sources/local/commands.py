@@ -59,8 +59,7 @@ def scan_command(
             return
         if bar is None:
             bar = tqdm(total=total, unit="chapter", desc="Reading", leave=False)
-        bar.n = done
-        bar.refresh()
+        bar.update(done - bar.n)  # redraws at most every mininterval, not per chapter
 
     try:
         report = scanner.scan(progress=progress)

@@ -153,7 +153,7 @@ class LibraryWalk:
         elif entry.is_dir():
             self._series_folder(entry, rel)
         elif entry.is_file():
-            kind = kind_of(Path(entry.name))
+            kind = kind_of(entry.name)
             if kind:
                 stat = entry.stat()
                 chapter = FoundChapter(rel, kind, stat_signature(stat), stat.st_mtime)
@@ -238,7 +238,7 @@ class LibraryWalk:
         name = entry.name
         stat = entry.stat()
         lower = name.lower()
-        kind = kind_of(Path(name))
+        kind = kind_of(name)
         if kind:
             series.chapters.append(FoundChapter(erel, kind, stat_signature(stat), stat.st_mtime))
         elif is_image_name(name):

@@ -14,10 +14,11 @@ import email.utils
 import hashlib
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from PIL import Image, ImageDraw
 from starlette.requests import Request
@@ -34,6 +35,7 @@ from toshokan.sdk import public
 from toshokan.sdk.archives import (
     ArchiveError,
     ChapterReader,
+    ZipDirectoryCache,
     iter_chunks,
     open_chapter,
     sniff_media_type,
@@ -41,10 +43,15 @@ from toshokan.sdk.archives import (
 from toshokan.sdk.names import media_type
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.slugs import is_slug
+from toshokan.sources.local.versions import version_of
 
 #: Entries up to this size are read whole (one thread hop); larger ones are streamed.
 WHOLE_READ_LIMIT = 2 * 1024 * 1024
 IMMUTABLE = "public, max-age=31536000, immutable"
+#: Threads serving archive work for one library.
+ARCHIVE_WORKERS = 4
+
+T = TypeVar("T")
 
 
 class RangeNotSatisfiable(InvalidRequest):
@@ -60,7 +67,7 @@ def parse_range(header: str, size: int) -> tuple[int, int] | None:
     if unit.strip().lower() != "bytes" or "," in spec:
         return None  # other units or multiple ranges: a full 200 is a valid answer
     first, dash, last = spec.strip().partition("-")
-    if not dash or (first and not first.isdigit()) or (last and not last.isdigit()):
+    if not dash or (first and not _ascii_digits(first)) or (last and not _ascii_digits(last)):
         return None
     if not first:
         if not last:
@@ -76,6 +83,11 @@ def parse_range(header: str, size: int) -> tuple[int, int] | None:
     if end < start:
         return None
     return start, min(end, size - 1)
+
+
+def _ascii_digits(text: str, max_length: int = 18) -> bool:
+    """Only ``0-9`` (``str.isdigit`` also accepts ``²`` and other digits ``int`` refuses)."""
+    return 0 < len(text) <= max_length and text.isascii() and text.isdigit()
 
 
 def _unsatisfiable(size: int) -> RangeNotSatisfiable:
@@ -106,10 +118,21 @@ class _Opened:
 class PageServer:
     """Page, cover and icon routes of one local library source."""
 
-    def __init__(self, *, root: Path, index: Callable[[], Index]):
+    def __init__(self, *, root: Path, index: Callable[[], Index], workers: int = ARCHIVE_WORKERS):
         self.root = root
         self._index = index
         self._icon: bytes | None = None
+        #: Archive work (opening, decompressing, reading chunks) runs here, never in the
+        #: pool searches use, so slow archives cannot starve them; ``workers`` bounds it.
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="toshokan-archive")
+        self._zips = ZipDirectoryCache()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._zips.clear()
+
+    async def _in_pool(self, call: Callable[..., T], *args: object) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call, *args)
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -150,7 +173,7 @@ class PageServer:
         manga = request.path_params["manga"]
         chapter = request.path_params["chapter"]
         number = request.path_params["number"]
-        if not (is_slug(manga) and is_slug(chapter)) or not number.isdigit() or len(number) > 6:
+        if not (is_slug(manga) and is_slug(chapter)) or not _ascii_digits(number, 6):
             raise NotFound("No page is at this path.")
         row = await asyncio.to_thread(lambda: self._index().chapter(manga, chapter))
         if row is None:
@@ -159,7 +182,7 @@ class PageServer:
         index = int(number)
         if not 1 <= index <= len(pages):
             raise NotFound(f"This chapter has pages 1 to {len(pages)}.")
-        version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
+        version = version_of(row["sig"])
         return await self._serve(request, row["relpath"], row["kind"], pages[index - 1], version)
 
     # -- serving -------------------------------------------------------------------------
@@ -180,8 +203,11 @@ class PageServer:
                 head = stream.read(WHOLE_READ_LIMIT + 1) if size <= WHOLE_READ_LIMIT else None
                 if head is not None:
                     stream.close()
-                return _Opened(None, stream, size, stat.st_mtime, head)
-            reader = open_chapter(real, kind, self.root)
+                return _Opened(None, stream, size, _clamped(stat.st_mtime), head)
+            if kind == "zip":
+                reader: ChapterReader = self._zips.open(real, stat.st_size, stat.st_mtime_ns)
+            else:
+                reader = open_chapter(real, kind, self.root)
         except (OSError, ArchiveError):
             raise NotFound("The image is no longer readable in the library.") from None
         try:
@@ -189,8 +215,8 @@ class PageServer:
             if size <= WHOLE_READ_LIMIT:
                 data = reader.read(member, WHOLE_READ_LIMIT)
                 reader.close()
-                return _Opened(None, io.BytesIO(data), len(data), stat.st_mtime, data)
-            return _Opened(reader, reader.open(member), size, stat.st_mtime, None)
+                return _Opened(None, io.BytesIO(data), len(data), _clamped(stat.st_mtime), data)
+            return _Opened(reader, reader.open(member), size, _clamped(stat.st_mtime), None)
         except ArchiveError:
             reader.close()
             raise NotFound("The image is no longer readable in the library.") from None
@@ -198,7 +224,7 @@ class PageServer:
     async def _serve(
         self, request: Request, relpath: str, kind: str, member: str | None, version: str | None
     ) -> Response:
-        opened = await asyncio.to_thread(self._open, relpath, kind, member)
+        opened = await self._in_pool(self._open, relpath, kind, member)
         etag = '"' + hashlib.sha1(f"{version}:{relpath}:{member}".encode()).hexdigest()[:24] + '"'
         headers = {
             "ETag": etag,
@@ -239,18 +265,28 @@ class PageServer:
                 headers=headers,
             )
         return StreamingResponse(
-            _stream(opened, start, length),
+            self._stream(opened, start, length),
             status_code=status,
             media_type=content_type,
             headers=headers,
         )
 
+    async def _stream(self, opened: _Opened, start: int, length: int) -> AsyncIterator[bytes]:
+        """The body, each chunk read in the archive pool."""
+        chunks = iter_chunks(opened.stream, start, length)
+        try:
+            while True:
+                chunk = await self._in_pool(next, chunks, None)
+                if chunk is None:
+                    return
+                yield chunk
+        finally:
+            await self._in_pool(_close_all, chunks, opened)
 
-def _stream(opened: _Opened, start: int, length: int) -> Iterator[bytes]:
-    try:
-        yield from iter_chunks(opened.stream, start, length)
-    finally:
-        _close(opened)
+
+def _close_all(chunks: Generator[bytes, None, None], opened: _Opened) -> None:
+    chunks.close()
+    _close(opened)
 
 
 def _close(opened: _Opened) -> None:
@@ -259,6 +295,11 @@ def _close(opened: _Opened) -> None:
     finally:
         if opened.reader is not None:
             opened.reader.close()
+
+
+def _clamped(mtime: float) -> float:
+    """A file time HTTP dates can express (a file dated in the year 40000 exists)."""
+    return min(max(mtime, 0.0), 253402300799.0) if mtime == mtime else 0.0
 
 
 def _etag_matches(header: str | None, etag: str) -> bool:

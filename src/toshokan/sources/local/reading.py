@@ -39,11 +39,14 @@ def read_chapter(
     chapter: FoundChapter, root: Path, *, default_language: str, comicinfo_limit: int
 ) -> ChapterReading:
     """Open one chapter and turn its pages and ComicInfo.xml into an index record."""
-    path = root / chapter.relpath
-    if not is_inside(path, root):
+    try:
+        real = (root / chapter.relpath).resolve()  # once: resolving is a syscall per part
+    except (OSError, RuntimeError):
+        return ChapterReading(None, "cannot be resolved (a link loop?)", [])
+    if not real.is_relative_to(root):
         return ChapterReading(None, "points outside the library root", [])
     try:
-        with open_chapter(path.resolve(), chapter.kind, root) as reader:
+        with open_chapter(real, chapter.kind, root) as reader:
             listing = reader.listing(comicinfo_limit=comicinfo_limit)
     except ArchiveError as error:
         return ChapterReading(None, f"unreadable chapter: {error}", [])
@@ -70,7 +73,9 @@ def chapter_record(
     name = parse_chapter_name(filename)
     number = info.number if info.number is not None else name.number
     volume = info.volume if info.volume is not None else name.volume
-    language = (info.language or default_language).strip() or default_language
+    if volume is None:
+        volume = _volume_of_folder(chapter.relpath)
+    language = (info.language or name.language or default_language).strip() or default_language
     scanlator = info.scanlator or name.group
     title = info.title or name.title or _numbered_title(name, number, volume)
     base = chapter_base_slug(
@@ -92,7 +97,9 @@ def chapter_record(
         "number": float(effective),
         "volume": volume,
         "title": title or "",
-        "date": info.date.timestamp() if info.date else chapter.mtime,
+        # The release date where ComicInfo gives one; the index completes ``date``
+        # with the time the chapter first entered the library (never the mtime).
+        "released": info.date.timestamp() if info.date else None,
         "mtime": chapter.mtime,
         "language": language,
         "scanlator": scanlator,
@@ -101,6 +108,15 @@ def chapter_record(
         "page_count": len(pages),
         "info": json.dumps(_series_hints(info, name)),
     }
+
+
+def _volume_of_folder(relpath: str) -> float | None:
+    """``Series/Vol 01/Ch 1.cbz``: a volume folder inside a series numbers its chapters."""
+    parts = relpath.split("/")
+    if len(parts) < 3:
+        return None
+    folder = parse_chapter_name(parts[-2])
+    return folder.volume if folder.number is None else None
 
 
 def _numbered_title(name: NameInfo, number: float | None, volume: float | None) -> str | None:

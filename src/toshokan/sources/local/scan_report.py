@@ -35,3 +35,20 @@ class ScanReport:
             lines.append(f"Warnings {len(self.warnings)}:")
             lines += [f"  {path}: {reason}" for path, reason in self.warnings]
         return "\n".join(lines)
+
+
+@dataclass
+class ScanProgress:
+    """How far the running scan is (updated from the scanner's thread; plain ints)."""
+
+    running: bool = False
+    done: int = 0
+    total: int = 0
+
+    def update(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def summary(self) -> str:
+        if not self.running:
+            return "index up to date"
+        return f"scanning: {self.done} of {self.total} new or changed chapters read"

@@ -3,7 +3,7 @@
 A scan lists every candidate chapter with a cheap signature
 (:mod:`discovery`), opens only those whose signature changed since the last
 scan (:mod:`reading`), and writes the result to the index
-(:mod:`index_update`), so a 100,000-chapter library is not re-read on every
+(:mod:`index.update`), so a 100,000-chapter library is not re-read on every
 start. Files that cannot be used are recorded with a reason and shown in the
 scan summary. Nothing here raises for bad input; only an unreadable library
 root is an error (:class:`~discovery.LibraryUnavailable`).
@@ -16,7 +16,7 @@ from toshokan.sources.local import reading
 from toshokan.sources.local.comicinfo import MAX_COMICINFO_BYTES
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, walk
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.index_update import IndexUpdate, Progress
+from toshokan.sources.local.index.update import IndexUpdate, Progress
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
 from toshokan.sources.local.seriesjson import SeriesJson
@@ -42,6 +42,8 @@ class Scanner:
         #: series.json files parsed since this scanner was made.
         self.metadata_reads = 0
         self._lock = threading.Lock()
+        #: Set to stop a running scan between two chapters (the host is shutting down).
+        self.stop = threading.Event()
         #: The index's own files, never taken for library content if kept inside the root.
         self.own_files = index.files()
 
@@ -58,6 +60,7 @@ class Scanner:
                     read_chapter=self.read_chapter,
                     read_series_json=self.read_series_json,
                     progress=progress,
+                    cancelled=self.stop.is_set,
                 )
                 return update.run()
 

@@ -45,6 +45,14 @@ class LocalSettings(BaseModel):
         default=True,
         description="Bring the index up to date at start-up (only changed files are re-read).",
     )
+    start_wait: float = Field(
+        default=1.0,
+        ge=0,
+        le=3600,
+        description="Seconds start-up waits for that scan before serving; a longer scan "
+        "(a large library's first) goes on in the background while the host answers "
+        "with what is indexed so far.",
+    )
     default_language: str = Field(
         default="en",
         min_length=2,

@@ -1,14 +1,24 @@
 """Stable, readable slugs for series and chapters of a local library.
 
-A slug is derived only from names on disk (the series folder, the chapter's
-number, group and language), never from scan order or timestamps, so the same
-library gives the same slugs after every rescan and on every machine.
-Collisions are settled by sorted relative path: the first keeps the plain
-slug, the others get ``-2``, ``-3``... (skipping any already taken).
+A slug derives from the resource itself (a series from its folder name, a
+chapter from its number, group and language), never from its position among
+others, so it is the same after every rescan, restart and on every machine.
+Names in any script are transliterated (``進撃の巨人`` -> ``jin-ji-no-ju-ren``).
+
+Two names can give the same slug (``Re Zero``, ``Re-Zero``, and ``Re:Zero``
+with a full-width colon). The index remembers every slug it ever handed out and to which path (a *claim*);
+a claim is kept for good, so a slug never moves to another series, even after
+its own series left the library. Where a slug is already claimed by another
+path, the newcomer gets a disambiguator derived from its own path
+(``re-zero-3f9a1c``), which no other series' coming or going can change.
 """
 
+import hashlib
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+
+from anyascii import anyascii
 
 from toshokan.sdk import slugify
 from toshokan.sdk.names import format_number
@@ -22,8 +32,27 @@ def is_slug(value: str) -> bool:
     return bool(SLUG_RE.match(value)) and len(value) <= 200
 
 
+#: Scripts written without spaces between words: each character is a syllable or word.
+_SYLLABIC = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL")
+
+
+def transliterate(text: str) -> str:
+    """``text`` in ASCII, CJK characters kept apart so their readings do not run together."""
+    if text.isascii():
+        return text
+    parts: list[str] = []
+    for char in text:
+        if char.isascii():
+            parts.append(char)
+        elif unicodedata.name(char, "").startswith(_SYLLABIC):
+            parts.append(f" {anyascii(char)} ")
+        else:
+            parts.append(anyascii(char))
+    return "".join(parts)
+
+
 def series_base_slug(title: str) -> str:
-    return slugify(title, fallback="series")
+    return slugify(transliterate(title), fallback="series")
 
 
 def chapter_base_slug(
@@ -44,35 +73,48 @@ def chapter_base_slug(
     elif volume is not None:
         head = "vol-" + format_number(volume).replace(".", "-")
     else:
-        head = slugify(stem, fallback="chapter", max_length=40)
+        head = slugify(transliterate(stem), fallback="chapter", max_length=40)
     parts = [head]
     if group:
-        parts.append(slugify(group, fallback="", max_length=30))
+        parts.append(slugify(transliterate(group), fallback="", max_length=30))
     if language and language.lower() != default_language.lower():
         parts.append(slugify(language, fallback="", max_length=10))
     slug = "-".join(p for p in parts if p)
     return f"{slug}-1" if slug in RESERVED_SLUGS else slug
 
 
-def assign(items: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Map each ``(relpath, base_slug)`` to a unique slug, deterministically.
+def candidates(base: str, relpath: str) -> Iterator[str]:
+    """The slugs ``relpath`` may take, in order of preference: its base, then with a
+    disambiguator from its own path (longer ones only if a shorter one is claimed)."""
+    yield base
+    digest = hashlib.sha1(relpath.encode("utf-8", "surrogatepass")).hexdigest()
+    for length in (6, 10, 40):
+        yield f"{base}-{digest[:length]}"
 
-    The first relpath (sorted) with a given base keeps it; later ones get the
-    lowest free ``-N`` suffix, N >= 2.
+
+def assign(items: Iterable[tuple[str, str]], claims: Mapping[str, str]) -> dict[str, str]:
+    """Map each ``(relpath, base_slug)`` to a slug, given the ``slug -> relpath`` claims.
+
+    A path keeps the first of its candidates it already claimed; other paths take,
+    in path order, their first candidate that nobody claimed. The caller records
+    the new claims. Deterministic: the same items and claims give the same slugs.
     """
-    ordered = sorted(items, key=lambda item: (item[1], item[0]))
-    taken = {base for _, base in ordered}
     result: dict[str, str] = {}
-    first_claimed: set[str] = set()
-    for relpath, base in ordered:
-        if base not in first_claimed:
-            first_claimed.add(base)
-            result[relpath] = base
-            continue
-        n = 2
-        while f"{base}-{n}" in taken:
-            n += 1
-        slug = f"{base}-{n}"
-        taken.add(slug)
-        result[relpath] = slug
+    taken: set[str] = set()
+    fresh: list[tuple[str, str]] = []
+    for relpath, base in sorted(items):
+        held = next((c for c in candidates(base, relpath) if claims.get(c) == relpath), None)
+        if held is None:
+            fresh.append((relpath, base))
+        else:
+            result[relpath] = held
+            taken.add(held)
+    for relpath, base in fresh:
+        for candidate in candidates(base, relpath):
+            if candidate not in taken and claims.get(candidate, relpath) == relpath:
+                result[relpath] = candidate
+                taken.add(candidate)
+                break
+        else:  # only a forged name can claim all of them; the full digest is still its own
+            result[relpath] = candidate
     return result

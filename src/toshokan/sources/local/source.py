@@ -8,8 +8,8 @@ worker thread so the event loop never blocks on I/O.
 
 import asyncio
 import contextlib
-import hashlib
 import hmac
+import itertools
 import json
 import logging
 import os
@@ -41,18 +41,23 @@ from toshokan.models import (
     Tag,
 )
 from toshokan.sdk import Credentials, HostServices, RequestContext, Source
-from toshokan.sources.local import search as searching
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
+from toshokan.sources.local.index import search as searching
+from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
 from toshokan.sources.local.pages import PageServer
-from toshokan.sources.local.scan_report import ScanReport
+from toshokan.sources.local.scan_report import ScanProgress, ScanReport
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
+from toshokan.sources.local.versions import version_of
 
 log = logging.getLogger(__name__)
+
+#: How often a running scan's progress reaches the answers (and the result cache).
+PUBLISH_SECONDS = 2.0
 
 BASE_FILTERS = [
     FilterKey.GENRE,
@@ -68,8 +73,17 @@ BASE_FILTERS = [
 ]
 
 
+#: Timestamps outside these bounds (a file dated 1e12, a clock gone wrong) are clamped.
+_EARLIEST = 0.0
+_LATEST = datetime(9999, 12, 31, tzinfo=UTC).timestamp()
+
+
 def _timestamp(value: float | None) -> datetime:
-    return datetime.fromtimestamp(value or 0, UTC)
+    """The index's seconds as a datetime; never raises, whatever the disk said."""
+    seconds = value or 0.0
+    if not _EARLIEST <= seconds <= _LATEST:  # also false for NaN
+        seconds = _EARLIEST if not seconds > _LATEST else _LATEST
+    return datetime.fromtimestamp(seconds, UTC)
 
 
 def _secret(settings_value: object, env: str) -> str | None:
@@ -159,6 +173,8 @@ class LocalLibrary(Source[LocalSettings]):
         self._stop = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
+        self._first_scan: asyncio.Task[None] | None = None
+        self.progress = ScanProgress()
         self.pages_server = PageServer(root=self.root, index=self._require_index)
 
     # -- lifecycle ---------------------------------------------------------------
@@ -181,21 +197,36 @@ class LocalLibrary(Source[LocalSettings]):
             self._stop = asyncio.Event()
             self._watcher = asyncio.create_task(self._watch(), name=f"toshokan-watch-{self.slug}")
             await asyncio.sleep(0.05)
-        if self.settings.scan_on_start:
-            try:
-                report = await self.rescan()
-                log.info("local library %s: %s", self.slug, report.summary().splitlines()[0])
-            except LibraryUnavailable as error:
-                log.error("local library %s: %s; serving the existing index", self.slug, error)
         await self._refresh_snapshot()
+        if self.settings.scan_on_start:
+            # A large library's first scan takes minutes: serve what is indexed meanwhile.
+            self._first_scan = asyncio.create_task(
+                self._initial_scan(), name=f"toshokan-scan-{self.slug}"
+            )
+            await asyncio.wait({self._first_scan}, timeout=self.settings.start_wait)
+
+    async def _initial_scan(self) -> None:
+        try:
+            report = await self.rescan()
+            log.info("local library %s: %s", self.slug, report.summary().splitlines()[0])
+        except LibraryUnavailable as error:
+            log.error("local library %s: %s; serving the existing index", self.slug, error)
+        except ScanCancelled:
+            log.info("local library %s: scan stopped at shutdown", self.slug)
 
     async def shutdown(self) -> None:
         self._stop.set()
+        if self.scanner is not None:
+            self.scanner.stop.set()
+        if self._first_scan is not None:
+            with contextlib.suppress(Exception):
+                await self._first_scan  # returns at the next chapter boundary
         if self._watcher is not None:
             self._watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._watcher
             self._watcher = None
+        self.pages_server.close()
         if self._index is not None:
             self._index.close()
 
@@ -205,10 +236,32 @@ class LocalLibrary(Source[LocalSettings]):
         if scanner is None:
             raise IndexUnavailable("the source has not started")
         async with self._scan_lock:
-            report = await asyncio.to_thread(scanner.scan, only)
+            self.progress = ScanProgress(running=True)
+            publisher = asyncio.create_task(self._publish_while_scanning())
+            try:
+                report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+            finally:
+                publisher.cancel()
+                self.progress.running = False
         self.last_report = report
+        before = self.snapshot.updated_at
         await self._refresh_snapshot()
+        if report.changed or self.snapshot.updated_at != before:
+            # Cached answers and ETags follow the index at once, not when they expire.
+            self.content_changed()
         return report
+
+    async def _publish_while_scanning(self) -> None:
+        """What a long scan committed so far shows in answers every few seconds."""
+        seen = self.snapshot
+        for tick in itertools.count(1):
+            await asyncio.sleep(PUBLISH_SECONDS)
+            await self._refresh_snapshot()
+            if self.snapshot != seen:
+                seen = self.snapshot
+                self.content_changed()
+            if tick % 5 == 0:  # a long scan says how far it is, every 10 s
+                log.info("local library %s: %s", self.slug, self.progress.summary())
 
     async def _refresh_snapshot(self) -> None:
         index = self._require_index()
@@ -379,13 +432,16 @@ class LocalLibrary(Source[LocalSettings]):
             exists = await asyncio.to_thread(index.series_by_slug, manga_slug)
             raise ChapterNotFound() if exists is not None else MangaNotFound()
         names = json.loads(row["pages"])
-        version = hashlib.sha1(row["sig"].encode()).hexdigest()[:12]
+        version = version_of(row["sig"])
         return [
             self.url_for(
                 ctx, "page", query={"v": version}, manga=manga_slug, chapter=chapter_slug, number=n
             )
             for n in range(1, len(names) + 1)
         ]
+
+    def activity(self) -> str | None:
+        return self.progress.summary() if self.progress.running else None
 
     async def ping(self) -> None:
         def check() -> None:

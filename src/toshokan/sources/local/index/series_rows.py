@@ -8,7 +8,6 @@ inputs, applies them, and keeps the search tables (terms, FTS text) and the
 library-wide tag list in step with the result.
 """
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
@@ -19,9 +18,10 @@ from toshokan.models import Classification, Publication
 from toshokan.sdk.names import parse_chapter_name, parse_series_name
 from toshokan.sources.local import metadata as md
 from toshokan.sources.local.discovery import FoundSeries
+from toshokan.sources.local.index.slug_rows import assign_chapter_slugs
 from toshokan.sources.local.seriesjson import SeriesJson, SeriesJsonError
-from toshokan.sources.local.slug_rows import assign_chapter_slugs
 from toshokan.sources.local.slugs import series_base_slug
+from toshokan.sources.local.versions import version_of
 
 #: Reads a series.json by relpath; raises SeriesJsonError or OSError when unusable.
 SeriesJsonReader = Callable[[str], SeriesJson]
@@ -71,7 +71,7 @@ def aggregate_series(
     _update_series_row(db, sid, series, rows, facts, series_json)
     _replace_search_terms(db, sid, facts)
     _replace_search_text(db, sid, facts)
-    assign_chapter_slugs(db, rows)
+    assign_chapter_slugs(db, series.relpath, rows)
     return True
 
 
@@ -170,15 +170,10 @@ def _cover(series: FoundSeries, rows: list[sqlite3.Row]) -> Cover:
     """The folder's cover image if it has one, else the first page of the first chapter."""
     if series.cover is not None:
         relpath, sig = series.cover
-        return relpath, "file", None, _version(sig)
+        return relpath, "file", None, version_of(sig)
     first = rows[0]
     pages = json.loads(first["pages"])
-    return first["relpath"], first["kind"], pages[0], _version(first["sig"])
-
-
-def _version(sig: str) -> str:
-    """A short token that changes with the file, so clients refetch a changed cover."""
-    return hashlib.sha1(sig.encode()).hexdigest()[:12]
+    return first["relpath"], first["kind"], pages[0], version_of(first["sig"])
 
 
 def _update_series_row(
@@ -209,8 +204,8 @@ def _update_series_row(
             json.dumps(facts.genres),
             json.dumps(facts.tags),
             *_cover(series, rows),
-            min(row["mtime"] for row in rows),
-            max(row["mtime"] for row in rows),
+            min(row["first_seen"] for row in rows),
+            max(row["first_seen"] for row in rows),
             max(row["date"] for row in rows),
             len({row["number"] for row in rows}),
             series.meta_sig,

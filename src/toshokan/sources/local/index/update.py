@@ -12,24 +12,32 @@ or the rest of the library would look deleted.
 """
 
 import sqlite3
+import time
 from collections.abc import Callable
 from typing import Any
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries
-from toshokan.sources.local.index import now
-from toshokan.sources.local.reading import ChapterReading
-from toshokan.sources.local.scan_report import ScanReport
-from toshokan.sources.local.series_rows import (
+from toshokan.sources.local.index.database import now
+from toshokan.sources.local.index.series_rows import (
     SeriesJsonReader,
     aggregate_series,
     delete_series,
     insert_series,
     refresh_tag_names,
 )
-from toshokan.sources.local.slug_rows import assign_series_slugs
+from toshokan.sources.local.index.slug_rows import assign_series_slugs
+from toshokan.sources.local.reading import ChapterReading
+from toshokan.sources.local.scan_report import ScanReport
 
-#: Commit after this many chapters, so readers see progress of a long first scan.
+#: Commit after this many chapters (and at least FLUSH_SECONDS apart), between two
+#: series, so readers see the series read so far while a long first scan runs.
 BATCH = 500
+FLUSH_SECONDS = 1.0
+
+
+class ScanCancelled(Exception):
+    """The host is stopping; what was committed so far stays, the rest is rolled back."""
+
 
 #: Called with (chapters read so far, chapters to read in this scan).
 Progress = Callable[[int, int], None]
@@ -54,6 +62,7 @@ class IndexUpdate:
         read_chapter: ChapterReader,
         read_series_json: SeriesJsonReader,
         progress: Progress | None = None,
+        cancelled: Callable[[], bool] = lambda: False,
     ):
         self.db = db
         self.found = found
@@ -62,9 +71,12 @@ class IndexUpdate:
         self.read_chapter = read_chapter
         self.read_series_json = read_series_json
         self.progress = progress
+        self.cancelled = cancelled
         self.report = ScanReport()
         #: Series ids whose row must be rebuilt from their chapters.
         self.changed_series: set[int] = set()
+        #: Series ids already rebuilt and committed while the scan went on.
+        self.published: set[int] = set()
         #: A series row was added or deleted, so series slugs must be reassigned.
         self.series_set_changed = False
         #: Chapters to read in this scan, read so far, and read since the last commit.
@@ -77,6 +89,9 @@ class IndexUpdate:
         #: relpath -> signature of chapters skipped last time, not worth reopening unchanged.
         self.skipped_sigs: dict[str, str] = {}
         self.series_ids: dict[str, int] = {}
+        #: The time this scan started: every chapter it adds first entered the library then.
+        self.scan_time = now()
+        self.flushed_at = time.monotonic()
 
     def run(self) -> ScanReport:
         self._load_stored_state()
@@ -109,11 +124,13 @@ class IndexUpdate:
             for row in db.execute("SELECT id, relpath, meta_sig, series_json FROM series")
             if in_scope(row["relpath"], self.only)
         }
-        self.unseen_chapters = {
-            row["relpath"]: row
-            for row in db.execute("SELECT id, relpath, sig, series_id FROM chapters")
-            if in_scope(row["relpath"], self.only)
-        }
+        chapters = db.execute("SELECT id, relpath, sig, series_id, first_seen FROM chapters")
+        if self.only is None:  # the whole library: 100,000 rows, no per-row test
+            self.unseen_chapters = {row["relpath"]: row for row in chapters}
+        else:
+            self.unseen_chapters = {
+                row["relpath"]: row for row in chapters if in_scope(row["relpath"], self.only)
+            }
         self.skipped_sigs = {
             row["relpath"]: row["sig"]
             for row in db.execute("SELECT relpath, sig FROM problems WHERE severity = 'skipped'")
@@ -146,6 +163,8 @@ class IndexUpdate:
             self.changed_series.add(stored["id"])
         for chapter in series.chapters:
             self._apply_chapter(series, chapter)
+        if self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
+            self._publish_finished_series()
 
     def _apply_chapter(self, series: FoundSeries, chapter: FoundChapter) -> None:
         sid = self.series_ids.get(series.relpath)
@@ -169,10 +188,20 @@ class IndexUpdate:
             sid = self._store_chapter(series, record, stored)
         if sid is not None:
             self.changed_series.add(sid)
-        if self.pending >= BATCH:
-            self.db.execute("COMMIT")
-            self.db.execute("BEGIN")
-            self.pending = 0
+        if self.cancelled():
+            raise ScanCancelled()
+
+    def _publish_finished_series(self) -> None:
+        """Commit, with the series applied so far complete (rows, slugs), so they answer."""
+        self._rebuild_changed_series()
+        self.published |= self.changed_series
+        self.changed_series.clear()
+        if self.series_set_changed:
+            assign_series_slugs(self.db)
+        self.db.execute("COMMIT")
+        self.db.execute("BEGIN")
+        self.pending = 0
+        self.flushed_at = time.monotonic()
 
     def _replace_chapter_problems(self, chapter: FoundChapter, warnings: list[str]) -> None:
         self.db.execute(
@@ -208,6 +237,11 @@ class IndexUpdate:
             self.series_ids[series.relpath] = sid
             self.series_set_changed = True
         record["series_id"] = sid
+        # Recorded once: a chapter keeps the time it first entered the library, so a
+        # library copied in bulk lists by number, and a chapter added later on top.
+        record["first_seen"] = self.scan_time if stored is None else stored["first_seen"]
+        released = record["released"]
+        record["date"] = released if released is not None else record["first_seen"]
         _upsert_chapter(self.db, record)
         if stored is None:
             self.report.added += 1
@@ -255,9 +289,10 @@ class IndexUpdate:
         """Series slugs, the tag list and the index's timestamp, when anything changed."""
         if self.series_set_changed:
             assign_series_slugs(self.db)
-        if self.changed_series or self.series_set_changed:
+        rebuilt = self.changed_series or self.published
+        if rebuilt or self.series_set_changed:
             refresh_tag_names(self.db)
-        if self.report.changed or self.changed_series or self.series_set_changed:
+        if self.report.changed or rebuilt or self.series_set_changed:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES('updated_at', ?)", (str(now()),))
 
     def _fill_report(self) -> None:

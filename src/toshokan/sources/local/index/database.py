@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "5"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +66,8 @@ CREATE TABLE IF NOT EXISTS chapters(
     number REAL NOT NULL,
     volume REAL,
     title TEXT NOT NULL,
+    released REAL,
+    first_seen REAL NOT NULL,
     date REAL NOT NULL,
     mtime REAL NOT NULL,
     language TEXT NOT NULL,
@@ -91,6 +93,12 @@ CREATE TABLE IF NOT EXISTS series_terms(
     PRIMARY KEY(kind, value, series_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS series_terms_series ON series_terms(series_id);
+CREATE TABLE IF NOT EXISTS slug_claims(
+    scope TEXT NOT NULL,
+    slug TEXT NOT NULL,
+    relpath TEXT NOT NULL,
+    PRIMARY KEY(scope, slug)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tag_names(slug TEXT PRIMARY KEY, name TEXT NOT NULL, nsfw INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS series_fts USING fts5(
     title, alt_titles, people, tokenize = 'unicode61 remove_diacritics 2'
@@ -144,6 +152,7 @@ class Index:
             if version not in (None, SCHEMA_VERSION):
                 # An index from another version is a cache: drop it and rescan.
                 for table in (
+                    "slug_claims",
                     "series_fts",
                     "series_terms",
                     "tag_names",
