@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import uvicorn
 
+from tests.local.helpers import cbz
 from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.testing import build_app
 
@@ -26,6 +27,8 @@ CHROMIUM = Path(os.environ.get("TOSHOKAN_CHROMIUM", "/usr/bin/chromium"))
 USERNAME, PASSWORD = "reader", "correct horse battery staple"
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
+#: More series than one page of search results holds, so that scrolling loads more.
+SHELF_SERIES = 30
 
 
 def browser_required() -> bool:
@@ -48,8 +51,10 @@ def chromium_path() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: Path) -> Iterator[Any]:
+    """Per module: Playwright's synchronous API holds an event loop open, which the async
+    tests elsewhere in the suite must not find running."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -62,14 +67,20 @@ def browser(chromium_path: Path) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The host serving the sample library twice: open (``local``) and behind a password (``locked``)."""
+    """The host serving the sample library open (``local``) and behind a password (``locked``),
+    and a library of many one-page series (``shelf``)."""
+    port = _free_port()
     root = tmp_path_factory.mktemp("web") / "library"
     write_demo_library(root)
     locked = root.parent / "locked"
     shutil.copytree(root, locked)
+    shelf = root.parent / "shelf"
+    for number in range(1, SHELF_SERIES + 1):
+        cbz(shelf / f"Series {number:02d}" / "Chapter 1.cbz", pages=1)
     app = build_app(
         {
             "local": (LocalLibrary, {"root": str(root), "watch": False}),
+            "shelf": (LocalLibrary, {"root": str(shelf), "watch": False, "name": "Long Shelf"}),
             "locked": (
                 LocalLibrary,
                 {
@@ -83,10 +94,11 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             ),
         },
         data_dir=root.parent / "data",
+        # Links the sources build (covers, pages) name the address the host listens at.
+        server={"host": "127.0.0.1", "port": port},
         # The tests click faster than any person; the per-client limit is the edge's own tests' concern.
         limits={"rate_limit": 0},
     )
-    port = _free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )

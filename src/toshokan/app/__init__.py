@@ -20,6 +20,7 @@ from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.http import source_mounts
 from toshokan.core.limits import Limiter
+from toshokan.faces.web import web_routes
 from toshokan.models.auth import AUTH_HEADERS
 
 
@@ -63,7 +64,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     middleware.append(Middleware(InternalErrorMiddleware))
 
     app = Starlette(
-        routes=[*docs_routes(), *routes.routes()],
+        routes=[*docs_routes(), *web_routes(), *routes.routes()],
         middleware=middleware,
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
