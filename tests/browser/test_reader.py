@@ -154,10 +154,22 @@ def test_results_load_more_as_the_list_scrolls(desktop: Watched) -> None:
     assert desktop.errors == []
 
 
+def requested(watched: Watched, pattern: str) -> bool:
+    """Whether the page asked for a URL matching ``pattern``, waiting up to five seconds."""
+    for _ in range(50):
+        if any(re.search(pattern, url) for url in watched.requests):
+            return True
+        watched.page.wait_for_timeout(100)
+    return False
+
+
 def test_paged_mode_follows_the_keyboard_and_remembers_the_page(desktop: Watched) -> None:
     page = open_first_chapter(desktop)
     first, pages = position(page)
     assert (first, pages >= 3) == (1, True)
+    # The next pages load before they are shown, and (three pages from the end, so here at
+    # once) the first pages of the next chapter.
+    assert requested(desktop, r"/_/local/pages/hoshi-no-tabibito/ch-1-[a-z-]+/2\?")
     page.keyboard.press("ArrowRight")
     at(page, 2)
     page.keyboard.press("Space")
@@ -166,6 +178,7 @@ def test_paged_mode_follows_the_keyboard_and_remembers_the_page(desktop: Watched
     at(page, 2)
     page.keyboard.press("End")
     assert position(page) == (pages, pages)
+    assert requested(desktop, r"/_/local/pages/hoshi-no-tabibito/ch-2-[a-z-]+/1\?")
     page.keyboard.press("Home")
     at(page, 1)
     page.keyboard.press("PageDown")
@@ -286,6 +299,9 @@ def test_sign_in_keeps_the_headers_and_a_refusal_forgets_them(desktop: Watched) 
 
     page.get_by_role("list", name="Results").locator("a.cover").first.click()
     expect(page.get_by_role("heading", level=1)).to_be_visible()
+    # Page images are signed links: an <img>, which sends no headers, still loads them.
+    page.get_by_role("link", name="Start reading").click()
+    wait_for_page_image(page)
 
     # Headers the host no longer accepts are dropped, and the page says what to do.
     page.evaluate(
