@@ -307,12 +307,19 @@ def test_sign_in_keeps_the_headers_and_a_refusal_forgets_them(desktop: Watched) 
     page.evaluate(
         "() => localStorage.setItem('toshokan:auth:locked', JSON.stringify({Authorization: 'Basic eDp5'}))"
     )
-    page.goto(desktop.base + "/_/#/s/locked")
+    series = page.url
+    page.goto(series.replace("#/r/", "#/m/").rsplit("/", 1)[0])
     page.reload()
     alert = page.get_by_role("alert")
     expect(alert).to_contain_text("Sign-in needed")
-    expect(alert.get_by_role("link", name="Sign in")).to_be_visible()
     assert page.evaluate("() => localStorage.getItem('toshokan:auth:locked')") is None
+    # Signing in again leads back to the series that asked for it.
+    alert.get_by_role("link", name="Sign in").click()
+    page.get_by_label("User name").fill(USERNAME)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(r"#/m/locked/[a-z0-9-]+$"))
+    expect(page.get_by_role("link", name=re.compile(r"^Continue: Chapter"))).to_be_visible()
     assert [e for e in desktop.errors if not HTTP_ERROR_LOG.match(e)] == []
 
 

@@ -51,8 +51,12 @@ class ApiError extends Error {
 
 async function api(path, { source, body } = {}) {
   const headers = { Accept: "application/json" };
-  if (source) Object.assign(headers, store.get("auth:" + source, {}));
+  const credentials = source ? store.get("auth:" + source, {}) : {};
+  Object.assign(headers, credentials);
   const init = { headers, method: "GET" };
+  // The browser's cache ignores which credentials fetched an answer: with some, ask the host
+  // each time (an ETag makes that a 304), so that refused credentials are noticed.
+  if (Object.keys(credentials).length) init.cache = "no-cache";
   if (body !== undefined) {
     init.method = "POST";
     headers["Content-Type"] = "application/json";
@@ -123,7 +127,12 @@ function errorBox(error, retry) {
   const heading = status === 401 ? "Sign-in needed" : status === 404 ? "Not found"
     : status === 429 ? "Too many requests" : status >= 500 ? "The source had a problem" : "Something went wrong";
   const actions = h("p", { class: "actions" });
-  if (status === 401 && error.source) actions.append(h("a", { class: "button primary", href: `#/signin/${seg(error.source)}` }, "Sign in"));
+  if (status === 401 && error.source) {
+    // After signing in, the reader comes back to what asked for it.
+    const here = location.hash;
+    actions.append(h("a", { class: "button primary", href: `#/signin/${seg(error.source)}`,
+      onclick: () => { try { sessionStorage.setItem("toshokan:after-signin", here); } catch { /* off */ } } }, "Sign in"));
+  }
   if (retry) actions.append(h("button", { type: "button", onclick: retry }, "Try again"));
   actions.append(h("a", { class: "button", href: "#/" }, "Home"));
   return h("div", { class: "error", role: "alert" }, h("h2", {}, heading),
@@ -662,7 +671,12 @@ async function signInPage(token, src) {
       const answer = await api(`/${seg(src)}/authenticate`, { body });
       if (!answer.success) throw new ApiError(401, answer.error.code, answer.error.message, null);
       store.set("auth:" + src, answer.headers || {});
-      location.hash = `#/s/${seg(src)}`;
+      let back = null;
+      try {
+        back = sessionStorage.getItem("toshokan:after-signin");
+        sessionStorage.removeItem("toshokan:after-signin");
+      } catch { /* off */ }
+      location.hash = back && back.startsWith(`#/`) && back.split("/")[2] === seg(src) ? back : `#/s/${seg(src)}`;
     } catch (error) {
       const readable = error.code === "INVALID_CREDENTIALS" ? new ApiError(401, error.code, error.message, null) : error;
       message.replaceChildren(errorBox(readable));
