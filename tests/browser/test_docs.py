@@ -1,5 +1,6 @@
 """The API docs page renders the host's OpenAPI 3.1 document in a real browser, with no internet."""
 
+import httpx
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Watched
@@ -18,3 +19,9 @@ def test_docs_page_renders_every_operation_from_the_package(desktop: Watched) ->
     expect(responses.filter(has_text="400")).to_have_count(1)
     assert desktop.errors == []
     assert any(url.endswith("/openapi.json") for url in desktop.requests)
+
+
+def test_docs_assets_are_compressed(host: str) -> None:
+    script = httpx.get(f"{host}/_/docs/assets/swagger-ui-bundle.js")
+    assert script.status_code == 200 and script.headers["content-encoding"] == "gzip"
+    assert script.num_bytes_downloaded < 700_000

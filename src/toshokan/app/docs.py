@@ -1,5 +1,6 @@
 """Readable API docs at ``/_/docs`` that need no internet: Swagger UI 5 served from the package."""
 
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -39,5 +40,6 @@ def docs_routes() -> list[BaseRoute]:
     return [
         Route(OPENAPI_PATH, openapi, methods=["GET"], name="openapi"),
         Route(DOCS_PATH, page, methods=["GET"], name="docs"),
-        Mount(ASSETS_PATH, StaticFiles(directory=DIST), name="docs-assets"),
+        # Swagger UI's script is 1.7 MB as shipped and about a third of that compressed.
+        Mount(ASSETS_PATH, GZipMiddleware(StaticFiles(directory=DIST)), name="docs-assets"),
     ]
