@@ -123,6 +123,8 @@ def test_search_filters_are_the_declared_ones_and_narrow_results(desktop: Watche
     page.get_by_role("button", name="Search", exact=True).click()
     expect(results).to_have_count(1)
     expect(results.first).to_contain_text("Hoshi no Tabibito")
+    expect(page.get_by_text("End of results.")).to_be_visible()
+    expect(page.get_by_role("button", name="More")).to_be_hidden()
     shot(page, "search")
 
     # Pressed twice, a tag excludes instead.

@@ -378,7 +378,7 @@ async function sourcePage(token, src) {
     ? h("p", {}, h("a", { href: `#/signin/${seg(src)}` }, signedIn(src) ? "Signed in · change" : "Sign in")) : null;
   screen(config.name,
     h("h1", {}, h("img", { src: config.icon, alt: "", width: 32, height: 32, style: "vertical-align:middle;border-radius:6px" }), " ", config.name),
-    auth, form, status, results, sentinel);
+    auth, form, results, status, sentinel);
   load();
 }
 
