@@ -289,7 +289,7 @@ def test_sign_in_keeps_the_headers_and_a_refusal_forgets_them(desktop: Watched) 
     page.get_by_label("User name").fill(USERNAME)
     page.get_by_label("Password").fill("not the password")
     page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("alert")).to_contain_text("Sign-in needed")
+    expect(page.get_by_role("alert")).to_contain_text("Sign-in refused")
     shot(page, "sign-in-refused")
 
     page.get_by_label("Password").fill(PASSWORD)

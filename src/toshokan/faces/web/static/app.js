@@ -122,9 +122,9 @@ function screen(title, ...children) {
   view.replaceChildren(...children.flat(Infinity).filter((child) => child !== null && child !== undefined && child !== false));
 }
 
-function errorBox(error, retry) {
+function errorBox(error, retry, title) {
   const status = error instanceof ApiError ? error.status : 0;
-  const heading = status === 401 ? "Sign-in needed" : status === 404 ? "Not found"
+  const heading = title ? title : status === 401 ? "Sign-in needed" : status === 404 ? "Not found"
     : status === 429 ? "Too many requests" : status >= 500 ? "The source had a problem" : "Something went wrong";
   const actions = h("p", { class: "actions" });
   if (status === 401 && error.source) {
@@ -678,8 +678,9 @@ async function signInPage(token, src) {
       } catch { /* off */ }
       location.hash = back && back.startsWith(`#/`) && back.split("/")[2] === seg(src) ? back : `#/s/${seg(src)}`;
     } catch (error) {
-      const readable = error.code === "INVALID_CREDENTIALS" ? new ApiError(401, error.code, error.message, null) : error;
-      message.replaceChildren(errorBox(readable));
+      const refused = error.code === "INVALID_CREDENTIALS";
+      message.replaceChildren(errorBox(refused ? new ApiError(401, error.code, error.message, null) : error,
+        null, refused ? "Sign-in refused" : null));
     }
   });
   screen(`Sign in to ${config.name}`, h("h1", {}, `Sign in to ${config.name}`),
