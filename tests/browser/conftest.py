@@ -80,7 +80,10 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     app = build_app(
         {
             "local": (LocalLibrary, {"root": str(root), "watch": False}),
-            "shelf": (LocalLibrary, {"root": str(shelf), "watch": False, "name": "Long Shelf"}),
+            "shelf": (
+                LocalLibrary,
+                {"root": str(shelf), "watch": False, "name": "Long Shelf", "nsfw": True},
+            ),
             "locked": (
                 LocalLibrary,
                 {

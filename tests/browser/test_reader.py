@@ -65,6 +65,10 @@ def test_home_search_series_read_next_chapter(desktop: Watched) -> None:
     expect(sources.get_by_role("link", name=re.compile("Locked Library"))).to_contain_text(
         "sign-in"
     )
+    local = sources.get_by_role("link", name=re.compile("Local Library"))
+    expect(sources.get_by_role("link", name=re.compile("Long Shelf"))).to_contain_text("NSFW")
+    expect(local).not_to_contain_text("NSFW")
+    expect(local).to_contain_text("en, es")
     # Each preset of the open library is a shelf of covers; the locked one asks for a sign-in.
     shelf = page.get_by_role("list", name="Local Library: A to Z")
     expect(shelf.locator("a.cover")).to_have_count(6)
@@ -229,6 +233,17 @@ def test_strip_mode_shows_every_page_and_leads_to_the_next_chapter(desktop: Watc
         "() => [...document.querySelectorAll('.pages img')].every(i => i.complete && i.naturalWidth)"
     )
     expect(counter(page)).to_have_text(f"page {pages} of {pages}")
+    # Sideways keys change chapter in the strip; the browser scrolls it with the others.
+    first_chapter = page.url
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(lambda url: url != first_chapter)
+    expect(images.first).to_be_visible()
+    page.keyboard.press("ArrowLeft")
+    expect(page).to_have_url(first_chapter)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.pages img')].every(i => i.complete && i.naturalWidth)"
+    )
+    page.mouse.wheel(0, 20_000)
     first_chapter = page.url
     page.locator(".chapter-end a.primary").click()
     page.wait_for_url(lambda url: url != first_chapter)
