@@ -127,6 +127,7 @@ def serve(
     import uvicorn
 
     from toshokan.app import create_app
+    from toshokan.faces.web import reader_address
 
     settings = _or_exit(
         lambda: resolve_settings(config, library, host=host, port=port, rate_limit=rate_limit)
@@ -135,6 +136,7 @@ def serve(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     app = _or_exit(lambda: create_app(settings))
+    click.echo(f"toshokan: web reader at {reader_address(settings)}")
     server = settings.server
     uvicorn.run(
         plain_startup_errors(app),

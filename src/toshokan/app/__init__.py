@@ -23,6 +23,7 @@ from toshokan.core.images import image_mount
 from toshokan.core.limits import Limiter
 from toshokan.faces import alethia
 from toshokan.faces.opds import opds_routes
+from toshokan.faces.web import web_routes
 from toshokan.models.auth import AUTH_HEADERS
 
 
@@ -68,6 +69,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     app = Starlette(
         routes=[
             *docs_routes(),
+            *web_routes(),
             image_mount(),
             *opds_routes(),
             *alethia.routes(),

@@ -1,0 +1,60 @@
+"""The reader's two routes: the page shell and its hashed assets.
+
+Exact paths rather than a mount on ``/_``, so every other face and source
+route under the host's namespace keeps working whatever order they are listed in.
+"""
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from toshokan.core.hashing import etag_of
+from toshokan.errors import NotFound
+from toshokan.faces.web.assets import IMMUTABLE, STATIC, Assets
+
+READER_PATH = "/_/"
+READER_RAW = READER_PATH.encode()
+ASSETS_PATH = "/_/assets"
+#: The shell is small and names the current assets: browsers check it on every visit.
+SHELL_CACHE = "no-cache"
+
+
+def _shell(assets: Assets) -> str:
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    for logical in assets.by_logical:
+        html = html.replace(f"{{{{{logical}}}}}", f"{ASSETS_PATH}/{assets.hashed(logical)}")
+    return html
+
+
+def _accepts_gzip(request: Request) -> bool:
+    return "gzip" in request.headers.get("accept-encoding", "").lower()
+
+
+def web_routes() -> list[BaseRoute]:
+    assets = Assets()
+    shell = _shell(assets)
+    shell_etag = etag_of(shell.encode())
+
+    async def page(request: Request) -> Response:
+        if request.scope.get("raw_path", READER_RAW) != READER_RAW:
+            # "/_%2F" decodes to this path too, yet names something else: not the reader.
+            raise NotFound(f"Nothing is at {request.url.path[:200]}.")
+        headers = {"Cache-Control": SHELL_CACHE, "ETag": shell_etag}
+        if request.headers.get("if-none-match") == shell_etag:
+            return Response(status_code=304, headers=headers)
+        return HTMLResponse(shell, headers=headers)
+
+    async def asset(request: Request) -> Response:
+        found = assets.get(request.path_params["name"])
+        if found is None:
+            raise NotFound(f"Nothing is at {request.url.path[:200]}.")
+        headers = {"Cache-Control": IMMUTABLE, "Vary": "Accept-Encoding"}
+        body = found.body
+        if _accepts_gzip(request):
+            body, headers["Content-Encoding"] = found.gzipped, "gzip"
+        return Response(body, media_type=found.media_type, headers=headers)
+
+    return [
+        Route(READER_PATH, page, methods=["GET"], name="reader"),
+        Route(ASSETS_PATH + "/{name}", asset, methods=["GET"], name="reader-asset"),
+    ]

@@ -1,0 +1,165 @@
+"""A real host on a local port and Debian's Chromium driven by Playwright, for tests of what people see.
+
+Playwright cannot download browsers here, so it drives the system Chromium
+(``TOSHOKAN_CHROMIUM`` or ``/usr/bin/chromium``). Without it the browser
+tests skip on a developer's machine, and fail in CI (``CI`` set, or
+``TOSHOKAN_BROWSER_TESTS=required``), where ``.ci/run`` installs it.
+"""
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from tests.local.helpers import cbz
+from toshokan.sources.local import LocalLibrary, write_demo_library
+from toshokan.testing import build_app
+
+CHROMIUM = Path(os.environ.get("TOSHOKAN_CHROMIUM", "/usr/bin/chromium"))
+USERNAME, PASSWORD = "reader", "correct horse battery staple"
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+#: More series than one page of search results holds, so that scrolling loads more.
+SHELF_SERIES = 30
+
+
+def browser_required() -> bool:
+    return bool(os.environ.get("CI")) or os.environ.get("TOSHOKAN_BROWSER_TESTS") == "required"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> Path:
+    if not CHROMIUM.is_file():
+        message = f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)"
+        if browser_required():
+            pytest.fail(message)
+        pytest.skip(message)
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: Path) -> Iterator[Any]:
+    """Per module: Playwright's synchronous API holds an event loop open, which the async
+    tests elsewhere in the suite must not find running."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(chromium_path))
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="session")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The host serving the sample library open (``local``) and behind a password (``locked``),
+    and a library of many one-page series (``shelf``)."""
+    port = _free_port()
+    root = tmp_path_factory.mktemp("web") / "library"
+    write_demo_library(root)
+    locked = root.parent / "locked"
+    shutil.copytree(root, locked)
+    shelf = root.parent / "shelf"
+    for number in range(1, SHELF_SERIES + 1):
+        cbz(shelf / f"Series {number:02d}" / "Chapter 1.cbz", pages=1)
+    app = build_app(
+        {
+            "local": (LocalLibrary, {"root": str(root), "watch": False}),
+            "shelf": (
+                LocalLibrary,
+                {"root": str(shelf), "watch": False, "name": "Long Shelf", "nsfw": True},
+            ),
+            "locked": (
+                LocalLibrary,
+                {
+                    "root": str(locked),
+                    "watch": False,
+                    "name": "Locked Library",
+                    "auth": "basic",
+                    "username": USERNAME,
+                    "password": PASSWORD,
+                },
+            ),
+        },
+        data_dir=root.parent / "data",
+        # Links the sources build (covers, pages) name the address the host listens at.
+        server={"host": "127.0.0.1", "port": port},
+        # The tests click faster than any person; the per-client limit is the edge's own tests' concern.
+        limits={"rate_limit": 0},
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise AssertionError("the host did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+
+
+@dataclass
+class Watched:
+    """A browser page that records every request and every console error, to be checked at the end."""
+
+    page: Any
+    base: str
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def open(self, path: str) -> Any:
+        self.page.goto(self.base + path)
+        return self.page
+
+    def foreign_requests(self) -> list[str]:
+        local = (self.base + "/", "data:", "blob:")
+        return [url for url in self.requests if not url.startswith(local)]
+
+
+def watched_page(browser: Any, base: str, viewport: dict[str, int]) -> Iterator[Watched]:
+    context = browser.new_context(viewport=viewport, base_url=base)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    watched = Watched(page, base)
+    page.on("request", lambda request: watched.requests.append(request.url))
+    page.on(
+        "console",
+        lambda message: watched.errors.append(message.text) if message.type == "error" else None,
+    )
+    page.on("pageerror", lambda error: watched.errors.append(str(error)))
+    try:
+        yield watched
+    finally:
+        context.close()
+    assert watched.foreign_requests() == [], "requests left the host"
+
+
+@pytest.fixture
+def desktop(browser: Any, host: str) -> Iterator[Watched]:
+    yield from watched_page(browser, host, DESKTOP)
+
+
+@pytest.fixture
+def phone(browser: Any, host: str) -> Iterator[Watched]:
+    yield from watched_page(browser, host, PHONE)

@@ -1,0 +1,27 @@
+"""The API docs page renders the host's OpenAPI 3.1 document in a real browser, with no internet."""
+
+import httpx
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Watched
+
+
+def test_docs_page_renders_every_operation_from_the_package(desktop: Watched) -> None:
+    page = desktop.open("/_/docs")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("toshokan")
+    expect(page.locator(".opblock-summary-path", has_text="/{source}/search")).to_be_visible()
+    expect(page.locator(".opblock")).to_have_count(9)
+    expect(page.get_by_text("Unable to render this definition")).to_have_count(0)
+
+    # An operation opens and shows its documented error answers, not just 200.
+    page.locator(".opblock-summary-path", has_text="/{source}/search").click()
+    responses = page.locator(".opblock.is-open .responses-table .response-col_status")
+    expect(responses.filter(has_text="400")).to_have_count(1)
+    assert desktop.errors == []
+    assert any(url.endswith("/openapi.json") for url in desktop.requests)
+
+
+def test_docs_assets_are_compressed(host: str) -> None:
+    script = httpx.get(f"{host}/_/docs/assets/swagger-ui-bundle.js")
+    assert script.status_code == 200 and script.headers["content-encoding"] == "gzip"
+    assert script.num_bytes_downloaded < 700_000
