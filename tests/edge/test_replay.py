@@ -1,8 +1,11 @@
 """Cached public answers come back from the edge, for exactly as long as the core keeps them."""
 
+import asyncio
 from typing import Any
 
 import pytest
+
+from toshokan.edge.replay import RECHECK_SECONDS
 
 pytestmark = pytest.mark.anyio
 SEARCH = {"page": 1, "sort": "title"}
@@ -56,6 +59,7 @@ async def test_replay_ends_when_the_core_entry_expires(make_host):
     async with make_host() as host:
         await host.client.get("/catalog/title-004")
         host.core.cache.clear()  # what expiry or eviction does to the entry
+        await asyncio.sleep(RECHECK_SECONDS * 1.5)
         await host.client.get("/catalog/title-004")
         calls = host.source("catalog").calls["manga"]
     assert calls == 2

@@ -57,6 +57,8 @@ class AccessLog:
         return logger.isEnabledFor(logging.INFO)
 
     def line(self, client: str, method: str, path: str, status: int, seconds: float) -> None:
+        """One request's line. ``client`` and ``method`` come escaped: the server parsed the
+        method as a token and the edge escapes a forwarded client address when it takes it."""
         now = time.time()
         second = int(now)
         if second != self._second:
@@ -65,7 +67,7 @@ class AccessLog:
         if len(path) > MAX_PATH:
             path = path[:MAX_PATH] + "..."
         self._lines.append(
-            f'{self._stamp} INFO toshokan.access: {escaped(client)} "{escaped(method)} '
+            f'{self._stamp} INFO toshokan.access: {client} "{method} '
             f'{escaped(path)}" {status} {seconds * 1000:.1f}ms\n'
         )
         if len(self._lines) >= BATCH_LINES:

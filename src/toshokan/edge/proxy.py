@@ -12,6 +12,8 @@ from collections.abc import Iterable
 
 from starlette.types import Scope
 
+from toshokan.edge.accesslog import escaped
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: Peers whose trust is remembered; beyond this the memo starts afresh (bounded memory).
 MEMO_SIZE = 4096
@@ -58,7 +60,7 @@ class TrustedProxies:
         chain = [hop.strip() for hop in hops if hop.strip()]
         if chain:
             client = next((hop for hop in reversed(chain) if not self.trusts(hop)), chain[0])
-            scope["client"] = (client[:100], 0)
+            scope["client"] = (escaped(client[:100]), 0)  # it is written to the access log
         proto = forwarded.get(b"x-forwarded-proto", "").split(",")[0].strip().lower()
         if proto in ("http", "https"):
             scope["scheme"] = proto

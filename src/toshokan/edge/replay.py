@@ -8,9 +8,15 @@ each replay first checks the entry is still the one the core holds, and a
 source's entries are dropped the moment the core invalidates that source.
 Only answers without credentials, cookies or forwarded headers are kept
 (the caller says which), and only public ones.
+
+Asking the core's cache whether an entry still lives costs more than the
+rest of a replay, so it is asked at most every :data:`RECHECK_SECONDS` per
+answer: an answer that expired or was evicted in the core is replayed at
+most that long after. Invalidation is not delayed: it drops answers at once.
 """
 
 import hashlib
+import time
 from collections.abc import Hashable
 
 from toshokan.core.served import Entry
@@ -18,13 +24,15 @@ from toshokan.core.served import Entry
 Headers = list[tuple[bytes, bytes]]
 #: Bodies longer than this are keyed by their digest, so keys stay small.
 MAX_KEY_BODY = 256
+RECHECK_SECONDS = 0.1
 
 
 class Stored:
-    __slots__ = ("body", "entry", "etag", "headers")
+    __slots__ = ("body", "checked_until", "entry", "etag", "headers")
 
     def __init__(self, entry: Entry, headers: Headers, body: bytes, etag: bytes):
         self.entry = entry
+        self.checked_until = time.monotonic() + RECHECK_SECONDS
         self.headers = headers
         self.body = body
         self.etag = etag
@@ -47,7 +55,11 @@ class ReplayTable:
         stored = self._stored.get(key)
         if stored is None:
             return None
+        now = time.monotonic()
+        if now < stored.checked_until:
+            return stored
         if stored.entry.alive():
+            stored.checked_until = now + RECHECK_SECONDS
             return stored
         self._drop(key)
         return None

@@ -223,12 +223,16 @@ def plain_startup_errors(app: Any) -> Any:
     """
 
     async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+
         async def send_plain(message: Any) -> None:
             problem = getattr(app.state, "startup_error", None)
             if message["type"] == "lifespan.startup.failed" and problem:
                 message = {**message, "message": f"toshokan: configuration error: {problem}"}
             await send(message)
 
-        await app(scope, receive, send_plain if scope["type"] == "lifespan" else send)
+        await app(scope, receive, send_plain)
 
     return wrapped
