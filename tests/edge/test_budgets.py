@@ -77,3 +77,31 @@ def test_local_budget_memory_is_bounded():
     for n in range(1000):
         budget.take(f"client-{n}", 50.0)
     assert len(budget._full_at) <= 100
+
+
+def test_trusted_proxy_memo_is_bounded():
+    from toshokan.edge.proxy import MEMO_SIZE, TrustedProxies
+
+    proxies = TrustedProxies(["10.0.0.0/8"])
+    assert proxies.trusts("10.1.2.3") and not proxies.trusts("192.0.2.1")
+    assert not proxies.trusts("not an address") and not proxies.trusts(None)
+    for n in range(MEMO_SIZE + 10):
+        proxies.trusts(f"192.0.{n // 256 % 256}.{n % 256}")
+    assert len(proxies._memo) <= MEMO_SIZE
+
+
+async def test_forwarded_client_address_is_escaped_before_it_is_logged(make_host):
+    async with make_host(
+        server={"trusted_proxies": ["203.0.113.7"]}, limits={"rate_limit": 2}
+    ) as host:
+        edge = host.app.middleware_stack
+        seen: list[str] = []
+        inner = edge.app
+
+        async def capture(scope, receive, send):
+            seen.append(scope["client"][0])
+            await inner(scope, receive, send)
+
+        edge.app = capture
+        await host.client.get("/catalog", headers={"X-Forwarded-For": 'evil"\x1b[2J'})
+    assert seen == ["evil\\x22\\x1b[2J"]

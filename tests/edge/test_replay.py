@@ -128,3 +128,21 @@ async def test_errors_and_no_store_answers_are_not_replayed(make_host):
             await host.client.get("/catalog/title-001/chapters/c1")
         edge = host.app.middleware_stack
     assert len(edge.replay) == 0
+
+
+async def test_replay_keys_on_host_and_query(make_host):
+    async with make_host() as host:
+        reached = count_requests(host.app.middleware_stack)
+        await host.client.get("/catalog/title-008")
+        await host.client.get("/catalog/title-008", headers={"Host": "other.example"})
+        await host.client.get("/catalog/title-008?page=2")
+        await host.client.get("/catalog/title-008")
+    assert len(reached) == 3
+
+
+async def test_head_is_answered_by_the_application(make_host):
+    async with make_host() as host:
+        get = await host.client.get("/catalog/title-009")
+        head = await host.client.head("/catalog/title-009")
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["etag"] == get.headers["etag"]

@@ -138,3 +138,17 @@ async def call(
     status = next((m["status"] for m in sent if m["type"] == "http.response.start"), None)
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return status, body
+
+
+async def test_long_search_texts_are_cached_under_a_small_key(make_host):
+    query = "x" * 20_000
+    async with make_host(limits={"rate_limit": 0}) as host:
+        first = await host.client.post(
+            "/catalog/search", json={"query": query, "page": 1, "sort": "title"}
+        )
+        host.app.middleware_stack.replay.max_entries = 0  # the core's cache alone answers again
+        await host.client.post("/catalog/search", json={"query": query, "page": 1, "sort": "title"})
+        calls = host.source("catalog").calls["search"]
+        keys = list(host.core.cache._stores["search"].keys())
+    assert first.status_code == 200 and calls == 1
+    assert keys and all(len(repr(key)) < 1000 for key in keys)
