@@ -87,11 +87,8 @@ class Edge:
             settings.cors.tools_origin,
             sorted({h for names in AUTH_HEADERS.values() for h in names}),
         )
-        self.budgets = {
-            Kind.REQUESTS: budget(limits.rate_limit, limits.storage, "toshokan"),
-            Kind.IMAGES: budget(limits.image_rate_limit, limits.storage, "toshokan-images"),
-            Kind.EXEMPT: None,
-        }
+        self.requests = budget(limits.rate_limit, limits.storage, "toshokan")
+        self.images = budget(limits.image_rate_limit, limits.storage, "toshokan-images")
         self.max_headers = limits.max_headers
         self.max_header_bytes = limits.max_header_bytes
         self.max_body = limits.max_body_bytes
@@ -174,7 +171,10 @@ class Edge:
                 return await _answer(send, refused)
             return await _answer(send, (204, allowed, b""))
 
-        limiter = self.budgets[budget_of(path)] if method != "OPTIONS" else None
+        kind = budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
+        limiter = (
+            self.requests if kind is Kind.REQUESTS else self.images if kind is Kind.IMAGES else None
+        )
         if limiter is not None:
             client = scope.get("client")
             who = client[0] if client else "unknown"
