@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from tests.serving import running_host
+from toshokan.sources.local.demo import write_demo_library
 
 BOUNDS = {
     "TOSHOKAN_SERVER__TRUSTED_PROXIES": "[]",  # the test client is an ordinary client
@@ -87,7 +88,8 @@ def test_complete_requests_still_pass(host: str) -> None:
 
 
 def test_workers_serve_and_stop_cleanly(tmp_path: Path) -> None:
-    (tmp_path / "library").mkdir()
+    # A library to index on a first start: the workers must not race on its index.
+    write_demo_library(tmp_path / "library", series=6, chapters=2, pages=1)
     env = {"TOSHOKAN_HOST__DATA_DIR": str(tmp_path / "data")}
     args = ["--library", str(tmp_path / "library"), "--workers", "2"]
     with (

@@ -11,9 +11,12 @@ With ``workers`` above 1, uvicorn starts that many processes on one port;
 each builds its application from the settings passed in the environment.
 """
 
+import asyncio
+import fcntl
 import logging
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -205,7 +208,49 @@ def worker_app() -> Any:
     """The application of one worker process, from the settings its parent passed."""
     logging.basicConfig(level=os.environ.get(LOG_LEVEL_ENV, "info").upper(), format=LOG_FORMAT)
     settings = HostSettings.model_validate_json(os.environ[SETTINGS_ENV])
-    return served_app(settings)
+    return one_startup_at_a_time(served_app(settings), settings.host.data_dir / "startup.lock")
+
+
+def one_startup_at_a_time(app: Any, lock_path: Path) -> Any:
+    """Start the sources of one worker at a time.
+
+    Sources prepare their data when they start (the local library indexes
+    its folder into SQLite); workers doing so at once on the same files fail
+    with "database is locked". An exclusive lock on a file in the data
+    directory, held from the start of the lifespan until it completes,
+    makes the workers take turns; serving is not serialised.
+    """
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with lock_path.open("a") as lock:
+            held = False
+
+            async def receive_locked() -> Any:
+                nonlocal held
+                message = await receive()
+                if message["type"] == "lifespan.startup" and not held:
+                    await asyncio.to_thread(fcntl.flock, lock, fcntl.LOCK_EX)
+                    held = True
+                return message
+
+            async def send_released(message: Any) -> None:
+                nonlocal held
+                if message["type"].startswith("lifespan.startup.") and held:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+                    held = False
+                await send(message)
+
+            try:
+                await app(scope, receive_locked, send_released)
+            finally:
+                if held:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
+
+    return wrapped
 
 
 def served_app(settings: HostSettings) -> Any:
