@@ -122,7 +122,8 @@ class Edge:
         started = time.perf_counter()
         status = await self._handle(scope, receive, send)
         if self.log.enabled():
-            client = scope.get("client")
+            # The client a trusted proxy forwarded for, when it did; else the peer.
+            client = scope.get("toshokan.client") or scope.get("client")
             self.log.line(
                 client[0] if client else "-",
                 scope["method"],
@@ -159,7 +160,9 @@ class Edge:
         if len(headers) > self.max_headers or size > self.max_header_bytes:
             return await _answer(send, self._too_many_headers, cors)
         if forwarded:
+            outer = scope
             scope = self.proxies.resolve(scope)
+            outer["toshokan.client"] = scope["client"]
             host = next((v for k, v in scope["headers"] if k == b"host"), host)
         method: str = scope["method"]
         path: str = scope["path"]
