@@ -152,3 +152,14 @@ async def test_long_search_texts_are_cached_under_a_small_key(make_host):
         keys = list(host.core.cache._stores["search"].keys())
     assert first.status_code == 200 and calls == 1
     assert keys and all(len(repr(key)) < 1000 for key in keys)
+
+
+async def test_every_answer_forbids_type_sniffing(make_host):
+    async with make_host(limits={"rate_limit": 2}) as host:
+        image = await host.client.get("/_/catalog/pages/1")
+        first = await host.client.get("/catalog")
+        replayed = await host.client.get("/catalog")
+        limited = await host.client.get("/catalog")
+    for answer in (image, first, replayed, limited):
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    assert limited.status_code == 429

@@ -44,6 +44,9 @@ CREDENTIALS = frozenset(
 PRIVATE = CREDENTIALS | FORWARDED | {b"forwarded"}
 REPLAYED_METHODS = frozenset({"GET", "POST"})
 BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: On every answer: a browser must not guess a type other than the one the host declares
+#: (an "image" from a hostile archive rendered as HTML).
+NOSNIFF = (b"x-content-type-options", b"nosniff")
 #: Status shown in the access log for a client that went away before its answer.
 GONE = 499
 
@@ -57,6 +60,7 @@ def error_answer(
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
         (b"cache-control", b"no-store"),
+        NOSNIFF,
         *extra,
     ]
     return status, headers, body
@@ -264,7 +268,7 @@ class Edge:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 started = True
-                raw: Headers = list(message.get("headers", ()))
+                raw: Headers = [*message.get("headers", ()), NOSNIFF]
                 if status == 200 and (reading or key is not None):
                     etag = next((v for k, v in raw if k == b"etag"), None)
                     if etag is None and reading and _is_json(raw):
@@ -280,9 +284,7 @@ class Edge:
                         return
                     if key is not None and etag is not None:
                         start = {**message, "headers": raw}
-                if cors:
-                    message = {**message, "headers": [*raw, *cors]}
-                await send(message)
+                await send({**message, "headers": [*raw, *cors] if cors else raw})
                 return
             if dropping:
                 return
