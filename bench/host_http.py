@@ -13,7 +13,8 @@ What it does:
 1. writes a demo library (``write_demo_library``) into a temporary directory;
 2. starts one uvicorn process (this script with ``--serve``) whose ASGI app
    sends ``/_bare/...`` to the replaying app and everything else to toshokan
-   (local source on the demo library, rate limit off);
+   (local source on the demo library, default configuration: access log on,
+   rate limiter and image budget on with a limit no request of the run reaches);
 3. calls each measured endpoint once over HTTP and loads the answers into the
    replaying app;
 4. drives every endpoint, toshokan then bare, with ``wrk`` when it is on PATH,
@@ -84,6 +85,7 @@ class BareApp:
 
     def __init__(self) -> None:
         self.replies: dict[str, list[tuple[int, list[tuple[bytes, bytes]], bytes]]] = {}
+        self.static: dict[str, str] = {}
         self.turn: dict[str, int] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -100,6 +102,15 @@ class BareApp:
         turn = self.turn.get(path, 0)
         self.turn[path] = turn + 1
         status, headers, content = replies[turn % len(replies)]
+        static = self.static.get(path)
+        if static is not None:
+            # The floor for page images: a static file server, answering from disk each time.
+            from starlette.responses import FileResponse
+
+            await FileResponse(static, headers=dict(_text(headers)), stat_result=None)(
+                scope, receive, send
+            )
+            return
         await respond(send, status, headers, content)
 
     def load(self, recordings: dict[str, list[dict[str, Any]]]) -> None:
@@ -114,6 +125,17 @@ class BareApp:
             ]
             for name, replies in recordings.items()
         }
+        self.static = {
+            BARE_PREFIX + name: replies[0]["file"]
+            for name, replies in recordings.items()
+            if replies[0].get("file")
+        }
+
+
+def _text(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    """Headers for a Starlette response, minus those FileResponse computes from the file."""
+    computed = {b"content-length", b"last-modified", b"etag", b"accept-ranges"}
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in headers if k not in computed]
 
 
 async def read_body(receive: Receive) -> bytes:
@@ -142,17 +164,21 @@ def combined(toshokan: ASGIApp, bare: ASGIApp) -> ASGIApp:
     return app
 
 
-def serve(library: Path, data_dir: Path, port_file: Path, log_level: str) -> None:
-    """The ``--serve`` subprocess: toshokan as ``toshokan serve`` runs it, plus the bare app."""
+def serve(library: Path, data_dir: Path, port_file: Path, log_level: str, limit: int) -> None:
+    """The ``--serve`` subprocess: toshokan as ``toshokan serve`` runs it, plus the bare app.
+
+    Default configuration: the access log on (at info), the rate limiter and the image
+    budget on, with a limit (``--rate-limit``) no request of the run exceeds.
+    """
     import uvicorn
 
-    from toshokan.app import create_app
     from toshokan.config import load_settings
+    from toshokan.edge.server import served_app, uvicorn_options
 
     settings = load_settings(
         None,
         host={"data_dir": str(data_dir)},
-        limits={"rate_limit": 0},
+        limits={"rate_limit": limit, "image_rate_limit": limit},
         sources={SOURCE: {"root": str(library)}},
     )
     logging.basicConfig(
@@ -163,14 +189,14 @@ def serve(library: Path, data_dir: Path, port_file: Path, log_level: str) -> Non
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port_file.write_text(str(sock.getsockname()[1]))
-    config = uvicorn.Config(
-        combined(create_app(settings), BareApp()),
-        access_log=False,  # as `toshokan serve`: its own access log middleware is in the app
-        proxy_headers=False,
-        log_level=log_level,
-        lifespan="on",
-        timeout_keep_alive=30,
-    )
+    options = {
+        **uvicorn_options(settings, log_level),  # as `toshokan serve`: its protocol and bounds
+        "timeout_keep_alive": 30,
+        "workers": None,
+    }
+    for bound in ("host", "port"):
+        options.pop(bound)
+    config = uvicorn.Config(combined(served_app(settings), BareApp()), **options)
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -406,7 +432,7 @@ def start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.Po
     command = [
         sys.executable, __file__, "--serve", "--library", str(workdir / "library"),
         "--data-dir", str(workdir / "data"), "--port-file", str(port_file),
-        "--log-level", args.log_level,
+        "--log-level", args.log_level, "--rate-limit", str(args.rate_limit),
     ]  # fmt: skip
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     log.close()
@@ -439,7 +465,9 @@ def tail(path: Path, lines: int = 30) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
-def record(base: str, endpoints: list[Endpoint], samples: int) -> dict[str, list[dict[str, Any]]]:
+def record(
+    base: str, endpoints: list[Endpoint], samples: int, workdir: Path
+) -> dict[str, list[dict[str, Any]]]:
     """Call each toshokan endpoint over HTTP and keep status, app headers and body verbatim."""
     import httpx
 
@@ -454,6 +482,10 @@ def record(base: str, endpoints: list[Endpoint], samples: int) -> dict[str, list
                 if response.status_code != 200:
                     raise RuntimeError(f"{endpoint.label} {body!r}: {response.status_code}")
                 replies.append(as_recording(response))
+            if endpoint.cache == "file":
+                static = workdir / f"{endpoint.name}.static"
+                static.write_bytes(response.content)
+                replies[0]["file"] = str(static)
             recordings[endpoint.name] = replies
     return recordings
 
@@ -491,6 +523,8 @@ def verify(base: str, endpoints: list[Endpoint]) -> None:
                 (r.status_code, [h for h in r.headers.raw if h[0].lower() != b"date"], r.content)
                 for r in answers
             )
+            if endpoint.cache == "file":  # a static file server writes its own headers
+                real, bare = (real[0], [], real[2]), (bare[0], [], bare[2])
             if real != bare:
                 raise RuntimeError(
                     f"{endpoint.label}: the bare app's answer differs from toshokan's"
@@ -570,7 +604,22 @@ def plan(base: str) -> list[Endpoint]:
             tuple(varied),
         ),
         Endpoint(f"GET /{SOURCE}/<slug>", "details", "GET", f"/{SOURCE}/{found[0]['slug']}", "hit"),
+        Endpoint("GET page image (static file)", "page", "GET", page_path(base, found), "file"),
     ]
+
+
+def page_path(base: str, found: list[dict[str, Any]]) -> str:
+    """The path of the first page image of the first chapter the library lists."""
+    from urllib.parse import urlsplit
+
+    import httpx
+
+    with httpx.Client(base_url=base) as client:
+        slug = found[0]["slug"]
+        chapter = client.get(f"/{SOURCE}/{slug}/chapters").json()[0]["slug"]
+        url = client.get(f"/{SOURCE}/{slug}/chapters/{chapter}").json()[0]
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 @dataclass(frozen=True)
@@ -597,17 +646,29 @@ def measure(
             bodies_file.write_bytes(b"\n".join(endpoint.bodies) + b"\n")
         # Varied bodies start past the recorded ones, which the recording put in the cache.
         offset = VARIED_SAMPLES if len(endpoint.bodies) > 1 else 0
-        results = []
-        for path in (endpoint.path, BARE_PREFIX + endpoint.name):
-            load = Load(endpoint.method, path, bodies_file, offset, args.connections, args.duration)
-            if args.warmup > 0 and len(endpoint.bodies) <= 1:
-                run(Load(load.method, path, bodies_file, 0, args.connections, args.warmup))
-            results.append(run(load))
-            print(f"  {endpoint.label:<34} {path:<28} {results[-1].rps:>9.0f} req/s", flush=True)
+        sides: tuple[list[Result], list[Result]] = ([], [])
+        # Alternating rounds, the median of each side: noise from the rest of the machine
+        # falls on both sides rather than on whichever happened to run during it.
+        for turn in range(args.rounds):
+            for side, path in zip(sides, (endpoint.path, BARE_PREFIX + endpoint.name), strict=True):
+                share = (len(endpoint.bodies) - offset) // args.rounds
+                start = offset + turn * share if len(endpoint.bodies) > 1 else 0
+                load = Load(
+                    endpoint.method, path, bodies_file, start, args.connections, args.duration
+                )
+                if args.warmup > 0 and len(endpoint.bodies) <= 1:
+                    run(Load(load.method, path, bodies_file, 0, args.connections, args.warmup))
+                side.append(run(load))
+                print(f"  {endpoint.label:<34} {path:<28} {side[-1].rps:>9.0f} req/s", flush=True)
         replies = recordings[endpoint.name]
         size = sum(len(base64.b64decode(r["body"])) for r in replies) // len(replies)
-        rows.append(Row(endpoint, size, results[0], results[1]))
+        rows.append(Row(endpoint, size, median(sides[0]), median(sides[1])))
     return rows
+
+
+def median(results: list[Result]) -> Result:
+    """The run with the median requests per second (the lower middle of an even count)."""
+    return sorted(results, key=lambda r: r.rps)[(len(results) - 1) // 2]
 
 
 def report(rows: list[Row], header: list[str]) -> str:
@@ -724,7 +785,8 @@ def describe(args: argparse.Namespace, loadgen: str, contention: str) -> list[st
         f"load: {loadgen}; {args.connections} connections; {args.duration:g} s per run "
         f"(+{args.warmup:g} s warm-up, not for the varied row); closed loop, keep-alive, 127.0.0.1",
         f"library: demo, {args.series} series x {args.chapters} chapters x {args.pages} pages; "
-        "rate limit off; server cache on (defaults)",
+        f"access log at {args.log_level}; rate limit and image budget {args.rate_limit}/min "
+        "(never reached); server cache on (defaults)",
         contention,
     ]
 
@@ -774,7 +836,7 @@ def benchmark(args: argparse.Namespace) -> None:
         try:
             base = f"http://127.0.0.1:{port}"
             endpoints = plan(base)
-            recordings = record(base, endpoints, VARIED_SAMPLES)
+            recordings = record(base, endpoints, VARIED_SAMPLES, workdir)
             httpx.put(base + LOAD_PATH, content=json.dumps(recordings)).raise_for_status()
             verify(base, endpoints)
             run, loadgen = pick_loadgen(args, port, workdir)
@@ -785,9 +847,62 @@ def benchmark(args: argparse.Namespace) -> None:
             rows = measure(endpoints, recordings, run, args, workdir)
         finally:
             stop_process(server)
+        workers = measure_workers(args, workdir) if args.workers > 1 else None
         print()
         print(report(rows, describe(args, loadgen, contention.describe())))
+        if workers is not None:
+            print(workers_line(args, workers, rows[1]))
         print(f"\ntotal {time.monotonic() - started:.0f} s")
+
+
+def measure_workers(args: argparse.Namespace, workdir: Path) -> Result:
+    """``GET /local`` on ``toshokan serve --workers N``, as a user starts it."""
+    import httpx
+
+    port = free_port()
+    log = (workdir / "workers.log").open("wb")
+    env = {**os.environ, "TOSHOKAN_HOST__DATA_DIR": str(workdir / "data-workers")}
+    command = [
+        sys.executable, "-m", "toshokan", "serve", "--library", str(workdir / "library"),
+        "--port", str(port), "--workers", str(args.workers), "--rate-limit", str(args.rate_limit),
+        "--log-level", args.log_level,
+    ]  # fmt: skip
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    log.close()
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"workers did not start:\n{tail(workdir / 'workers.log')}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"http://127.0.0.1:{port}/{SOURCE}", timeout=2).status_code == 200:
+                    break
+            time.sleep(0.2)
+        run, _ = pick_loadgen(args, port, workdir)
+        load = Load("GET", f"/{SOURCE}", None, 0, args.connections, args.duration)
+        if args.warmup > 0:
+            run(Load("GET", f"/{SOURCE}", None, 0, args.connections, args.warmup))
+        result = run(load)
+        print(f"  GET /{SOURCE} --workers {args.workers:<17} {result.rps:>9.0f} req/s", flush=True)
+        return result
+    finally:
+        stop_process(server)
+
+
+def workers_line(args: argparse.Namespace, result: Result, single: Row) -> str:
+    bare = single.bare.rps
+    return (
+        f"\n--workers {args.workers}: GET /{SOURCE} {result.rps:.0f} req/s, p50 {result.p50_ms:.2f} ms, "
+        f"p99 {result.p99_ms:.2f} ms; {result.rps / single.toshokan.rps:.2f} x one process, "
+        f"{result.rps / bare:.2f} x the bare app in one process (same run)"
+        + ("" if result.errors == 0 else f"; WARNING {result.errors} errors")
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -799,6 +914,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--connections", type=int, default=64, help="concurrent keep-alive connections"
     )
     parser.add_argument("--duration", type=int, default=10, help="seconds per measured run")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating toshokan/bare runs per endpoint; the median is reported")  # fmt: skip
     parser.add_argument(
         "--warmup", type=int, default=1, help="seconds of unmeasured load before each run (0: none)"
     )
@@ -814,8 +931,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1,
                         help="wrk threads; 1 leaves the other core to the single-process server")  # fmt: skip
     parser.add_argument("--processes", type=int, default=1, help="Python load generator processes")
-    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="server logging; 'info' writes toshokan's access log line per request")  # fmt: skip
+    parser.add_argument("--rate-limit", type=int, default=100_000_000,
+                        help="requests (and images) per minute per client; the default is never reached")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=2,
+                        help=f"also measure GET /{SOURCE} on `toshokan serve --workers N` (0: skip)")  # fmt: skip
     # Internal: the same file runs as the server and as the fallback load generator.
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--library", type=Path, help=argparse.SUPPRESS)
@@ -828,7 +949,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     if args.serve:
-        serve(args.library, args.data_dir, args.port_file, args.log_level)
+        serve(args.library, args.data_dir, args.port_file, args.log_level, args.rate_limit)
     elif args.drive:
         drive(json.loads(args.drive))
     else:

@@ -24,9 +24,15 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
 
 \b
   [host]    name, author, repository, public_url, data_dir, secret
-  [server]  host, port, tls_cert, tls_key, trusted_proxies, upstream_timeout
+  [server]  host, port, tls_cert, tls_key, trusted_proxies, upstream_timeout,
+            workers (processes), header_timeout, body_timeout,
+            keep_alive_timeout (seconds), max_connections,
+            max_connections_per_client
   [cors]    origins, tools_origin
-  [limits]  rate_limit (per minute per client, 0 = off), auth_attempts, storage
+  [limits]  rate_limit (per minute per client, 0 = off), image_rate_limit
+            (page images and covers per minute per client, 0 = off),
+            max_body_bytes, max_header_bytes, max_headers, auth_attempts,
+            storage (memory:// per process, redis://... shared)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             and the adapter's own settings (see `toshokan sources --settings`)
@@ -75,7 +81,7 @@ def main(ctx: click.Context, config: Path | None) -> None:
 def resolve_settings(config: Path | None, library: Path | None, **flags: Any) -> HostSettings:
     """Settings from file, environment and flags; the embedded default when none name a source."""
     overrides: dict[str, Any] = {}
-    server = {k: v for k, v in flags.items() if k in ("host", "port") and v is not None}
+    server = {k: v for k, v in flags.items() if k in ("host", "port", "workers") and v is not None}
     if server:
         overrides["server"] = server
     if flags.get("rate_limit") is not None:
@@ -111,10 +117,17 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
     "--rate-limit", type=click.IntRange(min=0), help="Requests per minute per client; 0 disables."
 )
 @click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    help="Worker processes on the one port (default 1; [server] workers). With memory "
+    "storage each counts rate limits and caches alone; with Redis they share limits.",
+)
+@click.option(
     "--log-level",
     default="info",
     show_default=True,
     type=click.Choice(["debug", "info", "warning", "error"]),
+    help="At info, one access line per request (no query strings, no credentials).",
 )
 def serve(
     config: Path | None,
@@ -122,52 +135,22 @@ def serve(
     host: str | None,
     port: int | None,
     rate_limit: int | None,
+    workers: int | None,
     log_level: str,
 ) -> None:
-    import uvicorn
-
-    from toshokan.app import create_app
+    from toshokan.edge.server import LOG_FORMAT, run, served_app
     from toshokan.faces.web import reader_address
 
     settings = _or_exit(
-        lambda: resolve_settings(config, library, host=host, port=port, rate_limit=rate_limit)
+        lambda: resolve_settings(
+            config, library, host=host, port=port, rate_limit=rate_limit, workers=workers
+        )
     )
-    logging.basicConfig(
-        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    app = _or_exit(lambda: create_app(settings))
+    logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
+    # Built here even for several workers: a configuration error stops the command at once.
+    app = _or_exit(lambda: served_app(settings))
     click.echo(f"toshokan: web reader at {reader_address(settings)}")
-    server = settings.server
-    uvicorn.run(
-        plain_startup_errors(app),
-        host=server.host,
-        port=server.port,
-        ssl_certfile=str(server.tls_cert) if server.tls_cert else None,
-        ssl_keyfile=str(server.tls_key) if server.tls_key else None,
-        access_log=False,  # our own access log leaves query strings (signatures) out
-        proxy_headers=False,  # TrustedProxyMiddleware handles X-Forwarded-* from [server] trusted_proxies
-        log_level=log_level,
-        lifespan="on",
-    )
-
-
-def plain_startup_errors(app: Any) -> Any:
-    """Wrap ``app`` so a configuration error at start-up is reported as one line, not a traceback.
-
-    Starlette reports a failed lifespan start with the whole traceback as the
-    message, which uvicorn prints; the operator needs only what to fix.
-    """
-
-    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
-        async def send_plain(message: Any) -> None:
-            problem = getattr(app.state, "startup_error", None)
-            if message["type"] == "lifespan.startup.failed" and problem:
-                message = {**message, "message": f"toshokan: configuration error: {problem}"}
-            await send(message)
-
-        await app(scope, receive, send_plain if scope["type"] == "lifespan" else send)
-
-    return wrapped
+    run(settings, log_level, app)
 
 
 @main.command(name="sources", help="List the installed source adapters.")

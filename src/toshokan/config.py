@@ -80,6 +80,31 @@ class ServerSection(Section):
         description="Addresses or networks whose X-Forwarded-For/-Proto/-Host are believed.",
     )
     upstream_timeout: float = Field(15.0, gt=0, description="Seconds an upstream has to answer.")
+    workers: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="Worker processes on the one port. With memory storage each worker counts "
+        "rate limits and caches alone; with Redis storage they share the limits.",
+    )
+    header_timeout: float = Field(
+        10.0, gt=0, le=300, description="Seconds a client has to send a request's headers."
+    )
+    body_timeout: float = Field(
+        15.0, gt=0, le=300, description="Seconds a client has to send a request's body."
+    )
+    keep_alive_timeout: float = Field(
+        5.0, gt=0, le=300, description="Seconds an idle keep-alive connection stays open."
+    )
+    max_connections: int = Field(
+        2048, ge=1, description="Open connections at most; more are answered 503 and closed."
+    )
+    max_connections_per_client: int = Field(
+        64,
+        ge=1,
+        description="Open connections per client address (trusted proxies excepted); "
+        "more are answered 503 and closed.",
+    )
 
 
 class CorsSection(Section):
@@ -96,6 +121,19 @@ class LimitsSection(Section):
     rate_limit: int = Field(
         100, ge=0, description="Requests per minute per client address; 0 disables."
     )
+    image_rate_limit: int = Field(
+        1000,
+        ge=0,
+        description="Page images, covers and web reader assets per minute per client address, "
+        "a budget apart from rate_limit; 0 disables.",
+    )
+    max_body_bytes: int = Field(
+        64 * 1024, ge=1024, le=16 * 1024 * 1024, description="Largest request body (413 beyond)."
+    )
+    max_header_bytes: int = Field(
+        16 * 1024, ge=1024, le=1024 * 1024, description="Largest request head (431 beyond)."
+    )
+    max_headers: int = Field(100, ge=10, le=1000, description="Most request headers (431 beyond).")
     auth_attempts: int = Field(
         10, ge=1, description="Failed authenticate calls per client and source per minute."
     )

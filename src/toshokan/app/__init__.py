@@ -1,30 +1,31 @@
-"""The HTTP application: the core, its faces, and the middleware in front of them."""
+"""The HTTP application: the core, its faces, and the edge in front of them."""
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
+from starlette.types import ASGIApp
 
 from toshokan.app import routes
-from toshokan.app.accesslog import AccessLogMiddleware
 from toshokan.app.caching import CacheControl
-from toshokan.app.conditional import ConditionalGetMiddleware
-from toshokan.app.cors import CorsMiddleware
 from toshokan.app.docs import docs_routes
 from toshokan.app.errors import EXCEPTION_HANDLERS
-from toshokan.app.guard import InternalErrorMiddleware
-from toshokan.app.proxy import TrustedProxyMiddleware
-from toshokan.app.ratelimit import RateLimitMiddleware
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.http import source_mounts
 from toshokan.core.images import image_mount
-from toshokan.core.limits import Limiter
+from toshokan.edge import Edge
 from toshokan.faces import alethia
 from toshokan.faces.opds import opds_routes
 from toshokan.faces.web import web_routes
-from toshokan.models.auth import AUTH_HEADERS
+
+
+class EdgedStarlette(Starlette):
+    """Starlette with the edge outermost, outside even its own error middleware."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        core: Core = self.state.core
+        return Edge(super().build_middleware_stack(), core.settings, core.cache)
 
 
 def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
@@ -46,27 +47,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
         finally:
             await core.shutdown()
 
-    middleware = [Middleware(TrustedProxyMiddleware, trusted=settings.server.trusted_proxies)]
-    middleware.append(Middleware(AccessLogMiddleware))
-    middleware.append(
-        Middleware(
-            CorsMiddleware,
-            origins=settings.cors.origins,
-            tools_origin=settings.cors.tools_origin,
-            auth_headers=sorted({h for names in AUTH_HEADERS.values() for h in names}),
-        )
-    )
-    if settings.limits.rate_limit:
-        middleware.append(
-            Middleware(
-                RateLimitMiddleware,
-                limiter=Limiter(settings.limits.rate_limit, settings.limits.storage),
-            )
-        )
-    middleware.append(Middleware(ConditionalGetMiddleware))
-    middleware.append(Middleware(InternalErrorMiddleware))
-
-    app = Starlette(
+    app = EdgedStarlette(
         routes=[
             *docs_routes(),
             *web_routes(),
@@ -75,7 +56,6 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
             *alethia.routes(),
             *routes.routes(),
         ],
-        middleware=middleware,
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )

@@ -29,4 +29,13 @@ async def on_http_exception(request: Request, error: Exception) -> Response:
     return error_response(code, str(error.detail), error.status_code)
 
 
-EXCEPTION_HANDLERS = {HostError: on_host_error, HTTPException: on_http_exception}
+async def on_unexpected(request: Request, error: Exception) -> Response:
+    """A bug: the Error object without internals; the edge logs it."""
+    return error_response("INTERNAL_ERROR", "The host failed to answer this request.", 500)
+
+
+EXCEPTION_HANDLERS = {
+    HostError: on_host_error,
+    HTTPException: on_http_exception,
+    Exception: on_unexpected,
+}

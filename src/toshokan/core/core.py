@@ -9,12 +9,14 @@ one cache lookup.
 """
 
 import asyncio
+import hashlib
 import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
@@ -26,6 +28,7 @@ from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.hashing import etag_of
 from toshokan.core.limits import Limiter
 from toshokan.core.search import parse_search
+from toshokan.core.served import note
 from toshokan.core.signing import expiry, sign
 from toshokan.core.sources import Host, HostedSource
 from toshokan.errors import (
@@ -80,8 +83,9 @@ class Answer(Generic[T]):
     body: bytes
     private: bool = False
 
-    @property
+    @cached_property
     def etag(self) -> str:
+        """Computed once per answer: every cache hit shares it."""
         return etag_of(self.body)
 
 
@@ -158,7 +162,11 @@ class Core:
         config = await self.configuration(hosted)
         # Keyed by the hash, so the bytes follow the configuration the moment it changes.
         return await self._answer(
-            "configuration", (slug, config.hash), lambda: _ready(config), exclude_none=True
+            "configuration",
+            (slug, config.hash),
+            lambda: _ready(config),
+            exclude_none=True,
+            source=slug,
         )
 
     async def manifest(self) -> Answer[Any]:
@@ -166,7 +174,7 @@ class Core:
             return self.host.manifest()
 
         generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
-        return await self._answer("manifest", generations, compute)
+        return await self._answer("manifest", generations, compute, source=None)
 
     def health(self, slug: str) -> str | None:
         """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked.
@@ -272,9 +280,10 @@ class Core:
             result.page = request.page
             return result
 
-        key = (request.query, request.page, request.limit, request.sort, request.direction)
         filters = request.filters.model_dump_json(exclude_none=True)
-        return await self._content("search", hosted, (*key, filters), access, caller, compute)
+        key = (request.page, request.limit, request.sort, request.direction)
+        wording = bounded_key(request.query, filters)
+        return await self._content("search", hosted, (*key, *wording), access, caller, compute)
 
     async def manga(self, slug: str, manga_slug: str, caller: Caller) -> Answer[Manga]:
         hosted = self.source(slug)
@@ -345,7 +354,7 @@ class Core:
             access.key,
             caller.base_url,
         )
-        answer = await self._answer(kind, full_key, compute)
+        answer = await self._answer(kind, full_key, compute, source=hosted.slug)
         if access.key and not answer.private:
             return Answer(answer.value, answer.body, private=True)
         return answer
@@ -356,13 +365,28 @@ class Core:
         key: Hashable,
         compute: Callable[[], Awaitable[T]],
         *,
+        source: str | None,
         exclude_none: bool = False,
     ) -> Answer[T]:
         async def serialised() -> Answer[T]:
             value = await compute()
             return Answer(value, _dump(value, exclude_none))
 
-        return await self.cache.get_or_compute(kind, key, serialised)
+        answer = await self.cache.get_or_compute(kind, key, serialised)
+        note(self.cache, kind, key, answer, source)
+        return answer
+
+
+#: Longer query and filter texts are keyed by their digest, so a cache entry's key stays small.
+MAX_KEY_TEXT = 256
+
+
+def bounded_key(*texts: str) -> tuple[str, ...]:
+    """``texts`` as a cache key part of bounded size: themselves when short, else one digest."""
+    if sum(len(text) for text in texts) <= MAX_KEY_TEXT:
+        return texts
+    digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    return (digest,)
 
 
 def _dump(value: Any, exclude_none: bool) -> bytes:

@@ -1,0 +1,387 @@
+"""The edge: one plain ASGI layer in front of the application, doing in one pass what
+every request needs before and after it.
+
+In order: header bounds (431), forwarded headers from trusted proxies,
+CORS preflights, the client's budget (requests, or images), the body read
+within its size and time bounds (413, 408), replay of a cached public
+answer, and otherwise the application, whose answer gets CORS headers, a
+304 when the client already has it, and is kept for replay when the core
+says which cache entry it came from. Every request ends in one access line.
+An exception the application lets escape becomes the 500 Error object.
+
+Requests carrying credentials, cookies or forwarded headers never replay
+and are never kept: what they get may depend on who sends them.
+"""
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Hashable, Sequence
+
+from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from toshokan.config import HostSettings
+from toshokan.core.cache import ResultCache
+from toshokan.core.hashing import etag_of
+from toshokan.core.served import SERVED, Served
+from toshokan.edge.accesslog import AccessLog
+from toshokan.edge.cors import Cors
+from toshokan.edge.paths import Budget as Kind
+from toshokan.edge.paths import budget_of
+from toshokan.edge.proxy import FORWARDED, TrustedProxies
+from toshokan.edge.ratelimit import LocalBudget, budget
+from toshokan.edge.replay import ReplayTable, Stored, body_key
+from toshokan.models.auth import AUTH_HEADERS
+
+log = logging.getLogger("toshokan.errors")
+Headers = list[tuple[bytes, bytes]]
+CREDENTIALS = frozenset(
+    {b"authorization", b"cookie"}
+    | {name.lower().encode() for names in AUTH_HEADERS.values() for name in names}
+)
+PRIVATE = CREDENTIALS | FORWARDED | {b"forwarded"}
+REPLAYED_METHODS = frozenset({"GET", "POST"})
+BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: On every answer: a browser must not guess a type other than the one the host declares
+#: (an "image" from a hostile archive rendered as HTML).
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+#: Status shown in the access log for a client that went away before its answer.
+GONE = 499
+
+
+def error_answer(
+    status: int, code: str, message: str, extra: Sequence[tuple[bytes, bytes]] = ()
+) -> tuple[int, Headers, bytes]:
+    """An Error object answer, built once where it can be."""
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+        NOSNIFF,
+        *extra,
+    ]
+    return status, headers, body
+
+
+def matches(if_none_match: bytes, etag: bytes) -> bool:
+    candidates = {t.strip().removeprefix(b"W/") for t in if_none_match.split(b",")}
+    return etag in candidates or b"*" in candidates
+
+
+def not_modified(headers: Headers) -> Headers:
+    return [(k, v) for k, v in headers if k not in (b"content-length", b"content-type")]
+
+
+class Edge:
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: HostSettings,
+        cache: ResultCache | None = None,
+        access_log: AccessLog | None = None,
+    ):
+        self.app = app
+        limits, server = settings.limits, settings.server
+        self.proxies = TrustedProxies(server.trusted_proxies)
+        self.cors = Cors(
+            settings.cors.origins,
+            settings.cors.tools_origin,
+            sorted({h for names in AUTH_HEADERS.values() for h in names}),
+        )
+        self.requests = budget(limits.rate_limit, limits.storage, "toshokan")
+        self.images = budget(limits.image_rate_limit, limits.storage, "toshokan-images")
+        self.max_headers = limits.max_headers
+        self.max_header_bytes = limits.max_header_bytes
+        self.max_body = limits.max_body_bytes
+        self.body_timeout = server.body_timeout
+        self.log = access_log or AccessLog()
+        self.replay = ReplayTable(settings.cache.max_entries if cache is not None else 0)
+        if cache is not None:
+            cache.on_invalidate(self.replay.invalidate)
+        self._too_large = error_answer(
+            413,
+            "INVALID_REQUEST",
+            f"The request body is larger than the host's limit of {self.max_body} bytes.",
+        )
+        self._too_many_headers = error_answer(
+            431,
+            "INVALID_REQUEST",
+            f"The request headers exceed the host's limits ({self.max_headers} headers, "
+            f"{self.max_header_bytes} bytes).",
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                try:
+                    await self.app(scope, receive, send)
+                finally:
+                    self.log.flush()
+                return
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = await self._handle(scope, receive, send)
+        if self.log.enabled():
+            # The client a trusted proxy forwarded for, when it did; else the peer.
+            client = scope.get("toshokan.client") or scope.get("client")
+            self.log.line(
+                client[0] if client else "-",
+                scope["method"],
+                scope["path"],
+                status,
+                time.perf_counter() - started,
+            )
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> int:
+        """Answer one request; the status the access log shows."""
+        origin = if_none_match = host = declared = None
+        private = preflight = forwarded = False
+        size = 0
+        headers: Headers = scope["headers"]
+        for name, value in headers:
+            size += len(name) + len(value)
+            if name == b"host":
+                host = value
+            elif name == b"origin":
+                origin = value
+            elif name == b"if-none-match":
+                if_none_match = value
+            elif name == b"content-length":
+                declared = value
+            elif name == b"access-control-request-method":
+                preflight = True
+            elif name in PRIVATE:
+                private = True
+                if name in FORWARDED:
+                    client = scope.get("client")
+                    if client and self.proxies.trusts(client[0]):
+                        forwarded = True
+        cors = self.cors.headers(origin)
+        if len(headers) > self.max_headers or size > self.max_header_bytes:
+            return await _answer(send, self._too_many_headers, cors)
+        if forwarded:
+            outer = scope
+            scope = self.proxies.resolve(scope)
+            outer["toshokan.client"] = scope["client"]
+            host = next((v for k, v in scope["headers"] if k == b"host"), host)
+        method: str = scope["method"]
+        path: str = scope["path"]
+
+        if method == "OPTIONS" and preflight:
+            allowed = self.cors.preflight(origin)
+            if allowed is None:
+                refused = error_answer(403, "INVALID_REQUEST", "This origin may not call the host.")
+                return await _answer(send, refused)
+            return await _answer(send, (204, allowed, b""))
+
+        kind = budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
+        limiter = (
+            self.requests if kind is Kind.REQUESTS else self.images if kind is Kind.IMAGES else None
+        )
+        if limiter is not None:
+            client = scope.get("client")
+            who = client[0] if client else "unknown"
+            # In memory the count is a plain call; only the shared store needs awaiting.
+            if isinstance(limiter, LocalBudget):
+                wait = limiter.take(who, time.monotonic())
+            else:
+                wait = await limiter.hit(who)
+            if wait is not None:
+                seconds = max(1, round(wait))
+                return await _answer(
+                    send,
+                    error_answer(
+                        429,
+                        "RATE_LIMITED",
+                        f"Too many requests from this address; retry in {seconds} s.",
+                        [(b"retry-after", str(seconds).encode())],
+                    ),
+                    cors,
+                )
+
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+            if not declared.isdigit():
+                bad = error_answer(400, "INVALID_REQUEST", "Content-Length is not a number.")
+                return await _answer(send, bad, cors)
+            return await _answer(send, self._too_large, cors)
+        body = b""
+        if method not in BODILESS:
+            read = await self._read_body(receive)
+            if isinstance(read, int):
+                if read == GONE:
+                    return GONE
+                return await _answer(
+                    send,
+                    self._too_large
+                    if read == 413
+                    else error_answer(
+                        408,
+                        "INVALID_REQUEST",
+                        f"The request body did not arrive within {self.body_timeout:g} s.",
+                    ),
+                    cors,
+                )
+            body = read
+            receive = _replaying(body, receive)
+
+        key: Hashable = None
+        if not private and method in REPLAYED_METHODS and self.replay.max_entries:
+            key = (method, scope["scheme"], host, path, scope["query_string"], body_key(body))
+            stored = self.replay.get(key)
+            if stored is not None:
+                if (
+                    if_none_match is not None
+                    and method == "GET"
+                    and matches(if_none_match, stored.etag)
+                ):
+                    return await _answer(send, (304, not_modified(stored.headers), b""), cors)
+                return await _answer(send, (200, stored.headers, stored.body), cors)
+
+        return await self._full(scope, receive, send, cors, if_none_match, key)
+
+    async def _full(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        cors: Headers,
+        if_none_match: bytes | None,
+        key: Hashable,
+    ) -> int:
+        """Through the application; its answer kept for replay when the core says it may be."""
+        status = 500
+        started = dropping = False
+        start: Message | None = None
+        untagged: Message | None = None
+        chunks: list[bytes] = []
+        conditional = if_none_match is not None and scope["method"] in ("GET", "HEAD")
+        reading = scope["method"] in ("GET", "HEAD")
+        served = Served()
+        token = SERVED.set(served)
+
+        async def edge_send(message: Message) -> None:
+            nonlocal status, started, dropping, start, untagged
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                started = True
+                raw: Headers = [*message.get("headers", ()), NOSNIFF]
+                if status == 200 and (reading or key is not None):
+                    etag = next((v for k, v in raw if k == b"etag"), None)
+                    if etag is None and reading and _is_json(raw):
+                        untagged = {**message, "headers": raw}  # tagged once its body is known
+                        return
+                    if conditional and etag is not None and matches(if_none_match or b"", etag):
+                        dropping = True
+                        status = 304
+                        await send(
+                            {**message, "status": 304, "headers": [*not_modified(raw), *cors]}
+                        )
+                        await send({"type": "http.response.body", "body": b""})
+                        return
+                    if key is not None and etag is not None:
+                        start = {**message, "headers": raw}
+                await send({**message, "headers": [*raw, *cors] if cors else raw})
+                return
+            if dropping:
+                return
+            if untagged is not None and message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                body = b"".join(chunks)
+                tagged: Headers = [*untagged["headers"], (b"etag", etag_of(body).encode())]
+                untagged, start = None, None
+                await edge_send({"type": "http.response.start", "status": 200, "headers": tagged})
+                if not dropping:
+                    await send({"type": "http.response.body", "body": body})
+                return
+            if start is not None and message["type"] == "http.response.body":
+                self._keep(key, start, message, served)
+                start = None
+            await send(message)
+
+        try:
+            await self.app(scope, receive, edge_send)
+        except ClientDisconnect:
+            return GONE
+        except Exception:
+            # The path is logged, never headers or bodies, which may carry credentials.
+            log.exception("unhandled error on %s %s", scope["method"], scope["path"][:200])
+            if not started:
+                failed = error_answer(
+                    500, "INTERNAL_ERROR", "The host failed to answer this request."
+                )
+                return await _answer(send, failed, cors)
+            return status if status >= 500 else 500
+        finally:
+            SERVED.reset(token)
+        return status
+
+    def _keep(self, key: Hashable, start: Message, message: Message, served: Served) -> None:
+        entry = served.entry
+        body = message.get("body", b"")
+        if entry is None or message.get("more_body") or body != entry.answer.body:
+            return
+        headers: Headers = start["headers"]
+        public = any(k == b"cache-control" and v.startswith(b"public") for k, v in headers)
+        json_body = _is_json(headers)
+        etag = next((v for k, v in headers if k == b"etag"), None)
+        if public and json_body and etag is not None:
+            self.replay.put(key, Stored(entry, headers, body, etag))
+
+    async def _read_body(self, receive: Receive) -> bytes | int:
+        """The whole body within the size and time bounds; 413, 408 or GONE when not."""
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return GONE
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_body:
+                        return 413
+                    chunks.append(chunk)
+                    if not message.get("more_body"):
+                        return b"".join(chunks)
+        except TimeoutError:
+            return 408
+
+
+def _is_json(headers: Headers) -> bool:
+    return any(k == b"content-type" and v.startswith(b"application/json") for k, v in headers)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives the application the body already read, then the client's events."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _answer(
+    send: Send, answer: tuple[int, Headers, bytes], cors: Sequence[tuple[bytes, bytes]] = ()
+) -> int:
+    status, headers, body = answer
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [*headers, *cors] if cors else headers,
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+    return status

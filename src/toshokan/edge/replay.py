@@ -1,0 +1,84 @@
+"""Cached public answers, replayed by the edge without entering the application.
+
+The core caches the bytes of each answer; the edge keeps, beside them, the
+whole HTTP answer that carried them (status, headers, ETag) under the
+request's method, scheme, host, path, query and body. An identical request
+gets those bytes back for exactly as long as the core's cache entry lives:
+each replay first checks the entry is still the one the core holds, and a
+source's entries are dropped the moment the core invalidates that source.
+Only answers without credentials, cookies or forwarded headers are kept
+(the caller says which), and only public ones.
+
+Asking the core's cache whether an entry still lives costs more than the
+rest of a replay, so it is asked at most every :data:`RECHECK_SECONDS` per
+answer: an answer that expired or was evicted in the core is replayed at
+most that long after. Invalidation is not delayed: it drops answers at once.
+"""
+
+import hashlib
+import time
+from collections.abc import Hashable
+
+from toshokan.core.served import Entry
+
+Headers = list[tuple[bytes, bytes]]
+#: Bodies longer than this are keyed by their digest, so keys stay small.
+MAX_KEY_BODY = 256
+RECHECK_SECONDS = 0.1
+
+
+class Stored:
+    __slots__ = ("body", "checked_until", "entry", "etag", "headers")
+
+    def __init__(self, entry: Entry, headers: Headers, body: bytes, etag: bytes):
+        self.entry = entry
+        self.checked_until = time.monotonic() + RECHECK_SECONDS
+        self.headers = headers
+        self.body = body
+        self.etag = etag
+
+
+def body_key(body: bytes) -> bytes:
+    return body if len(body) <= MAX_KEY_BODY else hashlib.sha256(body).digest()
+
+
+class ReplayTable:
+    def __init__(self, max_entries: int):
+        self.max_entries = max_entries
+        self._stored: dict[Hashable, Stored] = {}
+        self._keys_of: dict[str | None, set[Hashable]] = {}
+
+    def __len__(self) -> int:
+        return len(self._stored)
+
+    def get(self, key: Hashable) -> Stored | None:
+        stored = self._stored.get(key)
+        if stored is None:
+            return None
+        now = time.monotonic()
+        if now < stored.checked_until:
+            return stored
+        if stored.entry.alive():
+            stored.checked_until = now + RECHECK_SECONDS
+            return stored
+        self._drop(key)
+        return None
+
+    def put(self, key: Hashable, stored: Stored) -> None:
+        if self.max_entries <= 0:
+            return
+        if key not in self._stored and len(self._stored) >= self.max_entries:
+            self._drop(next(iter(self._stored)))  # the oldest
+        self._stored[key] = stored
+        self._keys_of.setdefault(stored.entry.source, set()).add(key)
+
+    def invalidate(self, source: str) -> None:
+        """Forget every answer about ``source``, and those about every source (the manifest)."""
+        for about in (source, None):
+            for key in self._keys_of.pop(about, set()):
+                self._stored.pop(key, None)
+
+    def _drop(self, key: Hashable) -> None:
+        stored = self._stored.pop(key, None)
+        if stored is not None:
+            self._keys_of.get(stored.entry.source, set()).discard(key)

@@ -1,0 +1,88 @@
+"""One escaped line per request, without query strings or credentials."""
+
+import logging
+
+import pytest
+
+from toshokan.edge import AccessLog
+from toshokan.edge.accesslog import escaped
+
+pytestmark = pytest.mark.anyio
+
+
+async def logged(make_host, caplog, requests) -> str:
+    caplog.set_level(logging.INFO, logger="toshokan.access")
+    lines: list[str] = []
+    async with make_host() as host:
+        edge = host.app.middleware_stack
+        edge.log = AccessLog(write=lines.append)
+        for method, url, headers in requests:
+            await host.client.request(method, url, headers=headers)
+        edge.log.flush()
+    return "".join(lines)
+
+
+async def test_one_line_per_request_with_status(make_host, caplog):
+    text = await logged(
+        make_host, caplog, [("GET", "/catalog", {}), ("GET", "/catalog/nothing-here", {})]
+    )
+    lines = text.splitlines()
+    assert len(lines) == 2
+    assert '203.0.113.7 "GET /catalog" 200' in lines[0]
+    assert '"GET /catalog/nothing-here" 404' in lines[1]
+    assert "INFO toshokan.access:" in lines[0]
+
+
+async def test_encoded_newline_cannot_forge_a_line(make_host, caplog):
+    text = await logged(
+        make_host,
+        caplog,
+        [("GET", '/catalog/x%0A2026-01-01 INFO toshokan.access: 1.2.3.4 "GET /%22a', {})],
+    )
+    assert len(text.splitlines()) == 1
+    assert "\\x0a2026-01-01" in text and "\\x22a" in text
+
+
+async def test_no_query_string_and_no_credentials(make_host, caplog):
+    text = await logged(
+        make_host,
+        caplog,
+        [
+            (
+                "GET",
+                "/_/catalog/pages/1?exp=99&sig=secret-signature",
+                {"Authorization": "Bearer tok-abcdef", "Cookie": "c=secret-cookie"},
+            )
+        ],
+    )
+    assert '"GET /_/catalog/pages/1" 200' in text
+    for secret in ("secret-signature", "tok-abcdef", "secret-cookie", "exp="):
+        assert secret not in text
+
+
+async def test_nothing_written_when_the_log_is_off(make_host, caplog):
+    caplog.set_level(logging.WARNING, logger="toshokan.access")
+    lines: list[str] = []
+    async with make_host() as host:
+        host.app.middleware_stack.log = AccessLog(write=lines.append)
+        await host.client.get("/catalog")
+        host.app.middleware_stack.log.flush()
+    assert lines == []
+
+
+def test_escaping_covers_every_unprintable_character():
+    assert escaped("/plain/path") == "/plain/path"
+    assert escaped("a\r\nb\x1b[31m\u2028\x7f") == "a\\x0d\\x0ab\\x1b[31m\\u2028\\x7f"
+    assert escaped('q"\\') == "q\\x22\\x5c"
+    assert escaped("\udcff") == "\\udcff"
+    assert escaped("日本") == "日本"
+
+
+async def test_lines_are_buffered_until_flushed():
+    lines: list[str] = []
+    log = AccessLog(write=lines.append)
+    log.line("1.2.3.4", "GET", "/a", 200, 0.001)
+    log.line("1.2.3.4", "GET", "/b", 200, 0.001)
+    assert lines == []
+    log.flush()
+    assert len(lines) == 1 and lines[0].count("\n") == 2

@@ -1,0 +1,118 @@
+"""Requests and images have separate budgets per client; health and preflights spend none."""
+
+import logging
+
+import pytest
+
+from toshokan.edge import AccessLog
+from toshokan.edge.paths import Budget, budget_of
+from toshokan.edge.ratelimit import LocalBudget
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_images_have_their_own_budget(make_host):
+    limits = {"rate_limit": 3, "image_rate_limit": 5}
+    async with make_host(limits=limits) as host:
+        api = [(await host.client.get("/catalog")).status_code for _ in range(4)]
+        images = [(await host.client.get(f"/_/catalog/pages/{n}")).status_code for n in range(6)]
+        health = [(await host.client.get("/catalog/health")).status_code for _ in range(5)]
+    assert api == [200, 200, 200, 429]
+    assert images == [200] * 5 + [429]
+    assert health == [200] * 5
+
+
+async def test_a_long_chapter_reads_through_with_the_default_budgets(make_host):
+    async with make_host() as host:
+        pages = {(await host.client.get(f"/_/catalog/pages/{n}")).status_code for n in range(150)}
+        api = await host.client.get("/catalog")
+    assert pages == {200} and api.status_code == 200
+
+
+async def test_over_budget_answer_is_the_error_object_with_retry_after(make_host):
+    async with make_host(limits={"rate_limit": 1}) as host:
+        await host.client.get("/")
+        limited = await host.client.get("/", headers={"Origin": "https://reader.example"})
+    assert limited.status_code == 429
+    assert limited.json()["error"]["code"] == "RATE_LIMITED"
+    assert int(limited.headers["retry-after"]) >= 1
+    assert limited.headers["access-control-allow-origin"] == "*"  # a browser may read it
+
+
+@pytest.mark.parametrize(
+    ("path", "budget"),
+    [
+        ("/catalog/search", Budget.REQUESTS),
+        ("/", Budget.REQUESTS),
+        ("/catalog/health", Budget.EXEMPT),
+        ("/health/health", Budget.EXEMPT),
+        ("/catalog/title/health", Budget.REQUESTS),
+        ("/_/catalog/pages/3", Budget.IMAGES),
+        ("/_/local/covers/a-title", Budget.IMAGES),
+        ("/_/image", Budget.IMAGES),
+        ("/_/image/abc", Budget.IMAGES),
+        ("/_/opds/local/series/a-title/ch-1/pages/0", Budget.IMAGES),
+        ("/_/opds/local/series/a-title/ch-1", Budget.REQUESTS),
+        ("/_/assets/app.0123abcd.js", Budget.IMAGES),
+        ("/_/docs/assets/swagger-ui.css", Budget.IMAGES),
+        ("/_/opds/v2/catalog", Budget.REQUESTS),
+        ("/_/docs", Budget.REQUESTS),
+        ("/_/alethia/catalog/search", Budget.REQUESTS),
+        ("/openapi.json", Budget.REQUESTS),
+        ("/_/imagery/x", Budget.IMAGES),  # a source slugged "imagery"
+        ("/_/docs/asset.css", Budget.REQUESTS),
+        ("/_/", Budget.REQUESTS),
+    ],
+)
+def test_budget_of_path(path, budget):
+    assert budget_of(path) is budget
+
+
+def test_local_budget_allows_a_burst_then_one_per_interval():
+    budget = LocalBudget(60)  # one a second once the burst is spent
+    assert all(budget.take("a", 100.0) is None for _ in range(60))
+    wait = budget.take("a", 100.0)
+    assert wait is not None and 0.9 < wait <= 1.0
+    assert budget.take("b", 100.0) is None  # another client is unaffected
+    assert budget.take("a", 101.0) is None
+    assert budget.take("a", 101.0) is not None
+
+
+def test_local_budget_memory_is_bounded():
+    budget = LocalBudget(10, max_clients=100)
+    for n in range(1000):
+        budget.take(f"client-{n}", 50.0)
+    assert len(budget._full_at) <= 100
+
+
+def test_trusted_proxy_memo_is_bounded():
+    from toshokan.edge.proxy import MEMO_SIZE, TrustedProxies
+
+    proxies = TrustedProxies(["10.0.0.0/8"])
+    assert proxies.trusts("10.1.2.3") and not proxies.trusts("192.0.2.1")
+    assert not proxies.trusts("not an address") and not proxies.trusts(None)
+    for n in range(MEMO_SIZE + 10):
+        proxies.trusts(f"192.0.{n // 256 % 256}.{n % 256}")
+    assert len(proxies._memo) <= MEMO_SIZE
+
+
+async def test_forwarded_client_address_is_escaped_before_it_is_logged(make_host, caplog):
+    async with make_host(
+        server={"trusted_proxies": ["203.0.113.7"]}, limits={"rate_limit": 2}
+    ) as host:
+        edge = host.app.middleware_stack
+        seen: list[str] = []
+        inner = edge.app
+
+        async def capture(scope, receive, send):
+            seen.append(scope["client"][0])
+            await inner(scope, receive, send)
+
+        edge.app = capture
+        lines: list[str] = []
+        edge.log = AccessLog(write=lines.append)
+        caplog.set_level(logging.INFO, logger="toshokan.access")
+        await host.client.get("/catalog", headers={"X-Forwarded-For": 'evil"\x1b[2J'})
+        edge.log.flush()
+    assert seen == ["evil\\x22\\x1b[2J"]
+    assert 'INFO toshokan.access: evil\\x22\\x1b[2J "GET /catalog" 200' in "".join(lines)
