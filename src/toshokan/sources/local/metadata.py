@@ -15,8 +15,7 @@ Each function here is pure, so the rules are easy to test and to read.
 from collections import Counter
 from collections.abc import Iterable
 
-from toshokan.models import Classification, Publication
-from toshokan.sdk import slugify
+from toshokan.sdk import Classification, Publication, slugify
 
 _STATUS = {
     "continuing": Publication.ONGOING,

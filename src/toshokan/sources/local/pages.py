@@ -25,13 +25,13 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from toshokan.errors import (
+from toshokan.sdk import (
     ChapterNotFound,
     InvalidRequest,
     MangaNotFound,
     NotFound,
+    public,
 )
-from toshokan.sdk import public
 from toshokan.sdk.archives import (
     ArchiveError,
     ChapterReader,

@@ -22,25 +22,29 @@ from typing import Any, ClassVar
 import click
 from starlette.routing import BaseRoute
 
-from toshokan.errors import ChapterNotFound, MangaNotFound
-from toshokan.models import (
+from toshokan.sdk import (
     AuthConfig,
     AuthType,
     Chapter,
+    ChapterNotFound,
     Classification,
+    Credentials,
     Entry,
     FilterKey,
+    HostServices,
     Manga,
+    MangaNotFound,
     Preset,
     Publication,
+    RequestContext,
     SearchConfig,
     SearchRequest,
     SearchResponse,
     SortOption,
+    Source,
     SourceConfiguration,
     Tag,
 )
-from toshokan.sdk import Credentials, HostServices, RequestContext, Source
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path

@@ -59,7 +59,7 @@ def refresh_tags(services: HostServices, api_url: str, output: Path | None) -> N
     """Regenerate the MangaDex tag list from GET /manga/tag."""
     import json
 
-    from toshokan.errors import HostError
+    from toshokan.sdk import HostError
 
     target = output or shipped_path()
     previous = None

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from toshokan.models import Tag
+from toshokan.sdk import Tag
 from toshokan.sdk.slugs import slugify
 
 #: Themes treated as nsfw in addition to MangaDex's ``content`` group (see module docs).

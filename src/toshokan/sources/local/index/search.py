@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from toshokan.models import SearchRequest, SortOption
+from toshokan.sdk import SearchRequest, SortOption
 from toshokan.sources.local.metadata import tag_slug
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from toshokan.models import Classification, Publication
+from toshokan.sdk import Classification, Publication
 from toshokan.sdk.names import parse_chapter_name, parse_series_name
 from toshokan.sources.local import metadata as md
 from toshokan.sources.local.discovery import FoundSeries
