@@ -310,7 +310,8 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
     return await search_feed(ctx, body, "All titles", ctx.url("all"), [("sort", sort)], facets)
 
 
-async def preset(request: Request, ctx: Ctx) -> Response:
+def preset_search(request: Request, ctx: Ctx) -> tuple[str, str, dict[str, Any]]:
+    """The preset a feed's path numbers: its number, its name and the search body for this page."""
     number = request.path_params["number"]
     presets = ctx.config.presets or []
     if not (number.isascii() and number.isdigit()) or int(number) >= len(presets):
@@ -318,7 +319,12 @@ async def preset(request: Request, ctx: Ctx) -> Response:
     chosen = presets[int(number)]
     body = chosen.request.model_dump(mode="json", exclude_none=True)
     body.update(page=page_of(request), limit=PAGE_SIZE)
-    return await search_feed(ctx, body, chosen.name, ctx.url("presets", number), [])
+    return number, chosen.name, body
+
+
+async def preset(request: Request, ctx: Ctx) -> Response:
+    number, name, body = preset_search(request, ctx)
+    return await search_feed(ctx, body, name, ctx.url("presets", number), [])
 
 
 async def source_search(request: Request, ctx: Ctx) -> Response:

@@ -19,7 +19,7 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.core.http import caller_of
 from toshokan.core.images import images_of
-from toshokan.errors import ChapterNotFound, NotFound
+from toshokan.errors import ChapterNotFound
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.feeds import (
     CHAPTERS_PER_PAGE,
@@ -31,6 +31,7 @@ from toshokan.faces.opds.feeds import (
     chapter_title,
     core_of,
     page_of,
+    preset_search,
     query_of,
     search_sort,
     source_route,
@@ -138,14 +139,8 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
 
 
 async def preset(request: Request, ctx: Ctx) -> Response:
-    number = request.path_params["number"]
-    presets = ctx.config.presets or []
-    if not (number.isascii() and number.isdigit()) or int(number) >= len(presets):
-        raise NotFound(f"{ctx.config.name} has {len(presets)} preset(s).")
-    chosen = presets[int(number)]
-    body = chosen.request.model_dump(mode="json", exclude_none=True)
-    body.update(page=page_of(request), limit=PAGE_SIZE)
-    return await publications(ctx, body, chosen.name, v2_url(ctx, "presets", number), [])
+    number, name, body = preset_search(request, ctx)
+    return await publications(ctx, body, name, v2_url(ctx, "presets", number), [])
 
 
 async def search(request: Request, ctx: Ctx) -> Response:
