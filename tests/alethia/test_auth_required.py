@@ -22,6 +22,10 @@ async def test_api_key_library_is_read_with_signed_header_free_images(library: L
         assert refused.status_code == 401
         assert refused.json()["error"]["code"] == "INVALID_CREDENTIALS"
 
+        missing = await served.client.post("/_/alethia/local/authenticate", json={})
+        assert missing.json()["error"]["code"] == "MISSING_FIELDS"
+        assert "api_key" not in missing.json()["error"]["message"]  # not the spec face's spelling
+
         # Whatever else the body holds (the type, in the app's spelling) is no obstacle.
         await reader.authenticate("local", {"type": "apiKey", "apiKey": KEY})
         assert reader.headers == {"X-API-Key": KEY}

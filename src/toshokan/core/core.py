@@ -421,9 +421,8 @@ def parse_credentials(auth_type: AuthType, body: Any) -> Credentials:
         raise InvalidRequest("The authentication body must be a JSON object.")
     missing = Credentials.missing_fields(auth_type, body)
     if missing:
-        raise MissingFields(
-            f"Missing field(s) for {auth_type.value} authentication: {', '.join(missing)}."
-        )
+        # Worded without the type's name, which faces spell differently (api_key, apiKey).
+        raise MissingFields(f"Missing field(s) this source's sign-in needs: {', '.join(missing)}.")
     fields = {name: body[name] for name in AUTH_FIELDS[auth_type]}
     return Credentials(type=auth_type, **fields)
 
