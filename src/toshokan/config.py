@@ -135,7 +135,10 @@ class LimitsSection(Section):
     )
     max_headers: int = Field(100, ge=10, le=1000, description="Most request headers (431 beyond).")
     auth_attempts: int = Field(
-        10, ge=1, description="Failed authenticate calls per client and source per minute."
+        10,
+        ge=1,
+        description="Failed credential checks (authenticate, content requests, forged link "
+        "signatures) per client and source per minute.",
     )
     storage: str = Field(
         "memory://",

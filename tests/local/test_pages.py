@@ -260,3 +260,20 @@ async def test_head_request(demo_source: LocalLibrary) -> None:
         response = await client.request("HEAD", url)
     assert response.status_code == 200
     assert int(response.headers["content-length"]) > 0
+
+
+async def test_forged_signatures_count_as_failed_attempts(locked: LocalLibrary) -> None:
+    url = path_of(await first_page(locked, "iron-garden", "ch-1-gearworks"))
+    path = "/_/local/pages/iron-garden/ch-1-gearworks/1"
+    async with client_for(locked) as client:
+        # A genuine link that expired is a stale page list, not a guess: never counted.
+        for _ in range(15):
+            expires = int(time.time()) - 5
+            stale = await client.get(f"{path}?exp={expires}&sig={sign(SECRET, path, expires)}")
+            assert stale.status_code == 401
+        assert (await client.get(url)).status_code == 200
+        forged = [await client.get(f"{path}?exp=9999999999&sig={n:040x}") for n in range(12)]
+        genuine = await client.get(url)
+    assert [r.status_code for r in forged[:10]] == [401] * 10
+    assert forged[-1].status_code == 429 and "retry-after" in forged[-1].headers
+    assert genuine.status_code == 429  # the guesser is stopped, good link or not

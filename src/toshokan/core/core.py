@@ -29,7 +29,7 @@ from toshokan.core.hashing import etag_of
 from toshokan.core.limits import Limiter
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
-from toshokan.core.signing import expiry, sign
+from toshokan.core.signing import ExpiredLink, expiry, sign
 from toshokan.core.sources import Host, HostedSource
 from toshokan.errors import (
     ChapterNotFound,
@@ -239,6 +239,24 @@ class Core:
                 "The authentication headers were not accepted; authenticate again."
             )
         return Access(auth, key)
+
+    async def check_link(self, slug: str, client: str, verify: Callable[[], int]) -> int:
+        """A signed link's expiry, from ``verify``, with a forged signature counted as a failed
+        attempt of ``client`` on source ``slug`` (a genuine link that expired is not)."""
+        until = 0
+        stale: list[ExpiredLink] = []
+
+        async def attempt() -> None:
+            nonlocal until
+            try:
+                until = verify()
+            except ExpiredLink as expired:
+                stale.append(expired)
+
+        await self.attempts.check(f"{client}:{slug}", attempt)
+        if stale:
+            raise stale[0]
+        return until
 
     async def authenticate(self, slug: str, body: Any, caller: Caller) -> dict[str, str]:
         """Check credentials; the headers the client sends from now on. Failures raise."""

@@ -28,10 +28,16 @@ def base_url(request: Request, public_url: str | None) -> str:
     return f"{request.url.scheme}://{host}"
 
 
+def client_of(request: Request) -> str:
+    """The client's address (the edge has already resolved trusted proxies)."""
+    return request.client.host if request.client else "unknown"
+
+
 def caller_of(request: Request) -> Caller:
     core: Core = request.app.state.core
-    client = request.client.host if request.client else "unknown"
-    return Caller(request.headers, base_url(request, core.settings.host.public_url), client)
+    return Caller(
+        request.headers, base_url(request, core.settings.host.public_url), client_of(request)
+    )
 
 
 def source_mounts(core: Core) -> list[BaseRoute]:
@@ -57,7 +63,13 @@ def _guarded(core: Core, hosted: HostedSource, app: ASGIApp) -> ASGIApp:
         expires = request.query_params.get("exp")
         signature = request.query_params.get("sig")
         if expires is not None or signature is not None:
-            until = verify(secret, request.url.path, expires or "", signature or "")
+            path = request.url.path
+            until = await core.check_link(
+                hosted.slug,
+                # The image pipeline calls these routes in-process, with no app in the scope.
+                client_of(request),
+                lambda: verify(secret, path, expires or "", signature or ""),
+            )
             max_age = max(0, min(until - int(time.time()), core.settings.host.link_ttl + 120))
         else:
             await core.check_route_access(hosted, caller_of(request))

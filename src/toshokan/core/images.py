@@ -525,8 +525,8 @@ async def signed_image(request: Request) -> Response:
     if not url or len(url) > MAX_URL_LENGTH:
         raise InvalidRequest("The image link has no usable URL.")
     pipeline = images_of(core)
-    until = pipeline.verify(slug, query)
     caller = caller_of(request)
+    until = await core.check_link(slug, caller.client, lambda: pipeline.verify(slug, query))
     picture = await pipeline.render(hosted, url, caller.base_url, width=clamp_width(query.get("w")))
     max_age = max(0, min(until - int(time.time()), 86400))
     return image_response(picture, f"private, max-age={max_age}")

@@ -16,6 +16,10 @@ from toshokan.errors import InvalidCredentials
 GRANULARITY = 60
 
 
+class ExpiredLink(InvalidCredentials):
+    """A genuine link past its expiry: a stale page list, not a guessed signature."""
+
+
 def sign(secret: bytes, path: str, expires: int) -> str:
     """The signature of ``path`` valid until ``expires`` (Unix seconds)."""
     message = f"{path}\n{expires}".encode()
@@ -38,5 +42,5 @@ def verify(
     if not hmac.compare_digest(expected.encode(), signature.encode("utf-8", "replace")):
         raise InvalidCredentials("The image URL signature is invalid.")
     if int(expires) < (now if now is not None else time.time()):
-        raise InvalidCredentials("The image URL has expired; fetch the page list again.")
+        raise ExpiredLink("The image URL has expired; fetch the page list again.")
     return int(expires)
