@@ -40,6 +40,7 @@ class CatalogSettings(BaseModel):
     auth: AuthType = AuthType.NONE
     required: bool = False
     delay: float = 0.0
+    verify_delay: float = 0.0  # seconds checking credentials takes, as with an upstream
 
 
 class Catalog(Source):
@@ -164,6 +165,8 @@ class Catalog(Source):
 
     async def verify_credentials(self, credentials: Credentials) -> bool:
         self._count("verify")
+        if self.conf.verify_delay:
+            await asyncio.sleep(self.conf.verify_delay)
         match credentials.type:
             case AuthType.BASIC | AuthType.SESSION:
                 return (

@@ -167,3 +167,17 @@ async def test_credentials_never_reach_logs(make_client, caplog, auth_type):
     for secret in secrets:
         assert secret not in logged
         assert secret.split(" ")[-1] not in logged
+
+
+async def test_checking_credentials_and_the_content_share_one_deadline(make_client):
+    """Credentials checked upstream and the search after them fit in one upstream_timeout."""
+    sources = {"catalog": {"auth": "api_key", "required": True, "verify_delay": 0.7, "delay": 0.7}}
+    async with make_client(sources=sources, server={"upstream_timeout": 1}) as (client, _):
+        response = await client.post(
+            "/catalog/search",
+            json={"page": 1, "sort": "title"},
+            headers={"X-API-Key": SECRETS["apiKey"]},
+        )
+    # Each step alone fits in the deadline; together they do not.
+    assert response.status_code == 504
+    assert response.json()["error"]["code"] == "UPSTREAM_TIMEOUT"

@@ -289,45 +289,49 @@ class Core:
         hosted = self.source(slug)
         config = await self.configuration(hosted)
         request = parse_search(body, config.search)
-        access = await self.authorize(hosted, config, caller)
-        ctx = self.context(caller, access)
-
-        async def compute() -> SearchResponse:
-            async with self.upstream_deadline():
-                result = await hosted.source.search(request, ctx)
-            result.page = request.page
-            return result
-
         filters = request.filters.model_dump_json(exclude_none=True)
         key = (request.page, request.limit, request.sort, request.direction)
         wording = bounded_key(request.query, filters)
-        return await self._content("search", hosted, (*key, *wording), access, caller, compute)
+        # One deadline for the request: checking credentials upstream and the search share it.
+        async with self.upstream_deadline():
+            access = await self.authorize(hosted, config, caller)
+            ctx = self.context(caller, access)
+
+            async def compute() -> SearchResponse:
+                async with self.upstream_deadline():
+                    result = await hosted.source.search(request, ctx)
+                result.page = request.page
+                return result
+
+            return await self._content("search", hosted, (*key, *wording), access, caller, compute)
 
     async def manga(self, slug: str, manga_slug: str, caller: Caller) -> Answer[Manga]:
         hosted = self.source(slug)
         check_slug(manga_slug, MangaNotFound)
         config = await self.configuration(hosted)
-        access = await self.authorize(hosted, config, caller)
-        ctx = self.context(caller, access)
+        async with self.upstream_deadline():
+            access = await self.authorize(hosted, config, caller)
+            ctx = self.context(caller, access)
 
-        async def compute() -> Manga:
-            async with self.upstream_deadline():
-                return await hosted.source.manga(manga_slug, ctx)
+            async def compute() -> Manga:
+                async with self.upstream_deadline():
+                    return await hosted.source.manga(manga_slug, ctx)
 
-        return await self._content("manga", hosted, (manga_slug,), access, caller, compute)
+            return await self._content("manga", hosted, (manga_slug,), access, caller, compute)
 
     async def chapters(self, slug: str, manga_slug: str, caller: Caller) -> Answer[list[Chapter]]:
         hosted = self.source(slug)
         check_slug(manga_slug, MangaNotFound)
         config = await self.configuration(hosted)
-        access = await self.authorize(hosted, config, caller)
-        ctx = self.context(caller, access)
+        async with self.upstream_deadline():
+            access = await self.authorize(hosted, config, caller)
+            ctx = self.context(caller, access)
 
-        async def compute() -> list[Chapter]:
-            async with self.upstream_deadline():
-                return newest_first(await hosted.source.chapters(manga_slug, ctx))
+            async def compute() -> list[Chapter]:
+                async with self.upstream_deadline():
+                    return newest_first(await hosted.source.chapters(manga_slug, ctx))
 
-        return await self._content("chapters", hosted, (manga_slug,), access, caller, compute)
+            return await self._content("chapters", hosted, (manga_slug,), access, caller, compute)
 
     async def pages(
         self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
@@ -337,8 +341,8 @@ class Core:
         check_slug(manga_slug, MangaNotFound)
         check_slug(chapter_slug, ChapterNotFound)
         config = await self.configuration(hosted)
-        access = await self.authorize(hosted, config, caller)
         async with self.upstream_deadline():
+            access = await self.authorize(hosted, config, caller)
             urls = await hosted.source.pages(manga_slug, chapter_slug, self.context(caller, access))
         return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
 

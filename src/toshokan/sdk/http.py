@@ -67,6 +67,10 @@ MAX_DETAIL = 200
 _WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
+#: Seconds before the request's deadline at which an attempt gives up.
+DEADLINE_SLACK = 0.05
+
+
 class _Retryable(Exception):
     """A transient failure worth another try: carries what to raise if tries run out."""
 
@@ -202,10 +206,18 @@ class UpstreamClient:
                 retry_after=paused,
             )
         attempts = 1 + (self.retries if method.upper() in IDEMPOTENT else 0)
+        answered: list[HostError] = []  # what the upstream itself failed with, attempt by attempt
+
+        def remember(state: RetryCallState) -> None:
+            failed = state.outcome.exception() if state.outcome else None
+            if isinstance(failed, _Retryable) and not isinstance(failed.final, UpstreamTimeout):
+                answered.append(failed.final)
+
         retrying = AsyncRetrying(
             stop=stop_any(stop_after_attempt(attempts), _OutOfTime()),
             wait=self._wait,
             retry=retry_if_exception(lambda e: isinstance(e, _Retryable)),
+            before_sleep=remember,
             reraise=True,
         )
         try:
@@ -213,6 +225,9 @@ class UpstreamClient:
                 with attempt:
                     return await self._send_once(method, url, not_found, **kwargs)
         except _Retryable as exhausted:
+            # A retry that runs out of time says less than the upstream's own failure before it.
+            if isinstance(exhausted.final, UpstreamTimeout) and answered:
+                raise answered[-1] from None
             raise exhausted.final from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
@@ -225,10 +240,13 @@ class UpstreamClient:
     async def _send_once(
         self, method: str, url: str, not_found: type[HostError], **kwargs: Any
     ) -> httpx.Response:
-        budget = deadline.within(self.timeout)
+        # An attempt ends a moment before the request's deadline, so that the client, not the
+        # deadline's cancellation, reports what it knows (an earlier attempt's upstream error).
+        left = deadline.remaining()
+        budget = self.timeout if left is None else min(self.timeout, left - DEADLINE_SLACK)
         late = UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")
         if budget <= 0:
-            raise late
+            raise _Retryable(late)
         try:
             async with asyncio.timeout(budget):
                 if self.limiter:
