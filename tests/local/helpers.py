@@ -76,3 +76,23 @@ def rar4(files: dict[str, bytes], *, compressed: bool = False) -> bytes:
         out += struct.pack("<H", zlib.crc32(header) & 0xFFFF) + header + data
     out += b"\xc4\x3d\x7b\x00\x40\x07\x00"
     return bytes(out)
+
+
+def pdf(path: Path, pages: list[tuple[int, int, tuple[int, int, int]]]) -> Path:
+    """A PDF whose pages (width and height in points) are each filled by one colour."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument.new()
+    for width, height, colour in pages:
+        page = document.new_page(width, height)
+        image = pdfium.PdfImage.new(document)
+        image.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (8, 8), colour)))
+        image.set_matrix(pdfium.PdfMatrix().scale(width, height))
+        page.insert_obj(image)
+        page.gen_content()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    document.close()
+    path.write_bytes(buffer.getvalue())
+    return path

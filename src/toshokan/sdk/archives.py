@@ -1,15 +1,19 @@
 """Readers for the containers a chapter can live in, behind one interface.
 
-A chapter is a zip (``.cbz``), 7z (``.cb7``), RAR (``.cbr``) archive or a
-folder of images. The scanner needs each one's image list and ComicInfo.xml;
-the page route needs one image as a stream. Nothing is ever extracted to disk.
+A chapter is a zip (``.cbz``), 7z (``.cb7``), RAR (``.cbr``) archive, a PDF
+(pages rendered on demand), an EPUB of page images or a folder of images. The
+scanner needs each one's image list and ComicInfo.xml; the page route needs
+one image as a stream. Nothing is ever extracted to disk; rendered PDF pages
+may be kept in a size-capped :class:`DiskCache`.
 
 Entry names come from strangers' archives, so they are treated as hostile:
 absolute names, ``..`` segments and symlink entries are ignored (and reported),
 and only names that were listed as safe pages are ever opened.
 """
 
+import hashlib
 import io
+import logging
 import os
 import shutil
 import stat
@@ -24,6 +28,7 @@ from typing import BinaryIO
 
 import py7zr
 import py7zr.io
+import pypdfium2 as pdfium
 import rarfile
 
 from toshokan.sdk.names import (
@@ -47,6 +52,23 @@ MAX_BUFFERED_BYTES = 32 * 1024 * 1024
 MAX_DECOMPRESS_WORK = 64 * 1024 * 1024
 
 RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
+
+PDF_EXTENSIONS = frozenset({".pdf"})
+
+#: Pages of a PDF beyond this are not listed (a chapter, not a phone book).
+MAX_PDF_PAGES = 2000
+#: A rendered PDF page is at most this many pixels on its longer side...
+PDF_LONG_SIDE = 2000
+#: ...and never drawn larger than this many times its size in points (a stamp-sized page).
+PDF_MAX_SCALE = 4.0
+PDF_JPEG_QUALITY = 88
+#: Changes whenever rendering changes, so pages rendered the old way are not served.
+PDF_RENDER_VERSION = 1
+
+#: PDFium is not thread-safe: every call into it holds this lock.
+_PDFIUM = threading.Lock()
+
+log = logging.getLogger(__name__)
 
 
 class ArchiveError(Exception):
@@ -80,6 +102,8 @@ def kind_of(path: Path | str) -> str | None:
         return "7z"
     if suffix in RAR_EXTENSIONS:
         return "rar"
+    if suffix in PDF_EXTENSIONS:
+        return "pdf"
     return None
 
 
@@ -505,8 +529,163 @@ class ZipDirectoryCache:
             self._entries = 0
 
 
-def open_chapter(path: Path, kind: str, root: Path) -> ChapterReader:
-    """Open a chapter container of ``kind`` (``zip``, ``7z``, ``rar`` or ``dir``)."""
+class DiskCache:
+    """Bytes kept in files under ``root``, least recently used removed past ``max_bytes``.
+
+    For work worth doing once (a rendered PDF page, a thumbnail) and too large to
+    hold in memory. Keys are hashed, so any text names an entry.
+    """
+
+    def __init__(self, root: Path, max_bytes: int):
+        self.root, self.max_bytes = root, max_bytes
+        self._size: int | None = None
+        self._lock = threading.Lock()
+
+    def _path(self, key: str) -> Path:
+        digest = hashlib.sha256(key.encode()).hexdigest()[:40]
+        return self.root / digest[:2] / digest
+
+    def get(self, key: str) -> bytes | None:
+        path = self._path(key)
+        try:
+            data = path.read_bytes()
+            os.utime(path)  # recently used: kept longest
+        except OSError:
+            return None
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        if len(data) > self.max_bytes:
+            return
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f"{path.name}.{threading.get_ident()}.part")
+            partial.write_bytes(data)
+            partial.replace(path)
+        except OSError as error:
+            log.warning("disk cache %s: write failed (%s)", self.root, type(error).__name__)
+            return
+        with self._lock:
+            if self._size is None:
+                self._size = sum(size for _, size, _ in self._files())
+            else:
+                self._size += len(data)
+            if self._size > self.max_bytes:
+                self._trim()
+
+    def _files(self) -> list[tuple[float, int, Path]]:
+        found = []
+        for path in self.root.glob("*/*"):
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            found.append((stat.st_mtime, stat.st_size, path))
+        return found
+
+    def _trim(self) -> None:
+        """Down to 90% of the cap, oldest use first, so every put does not trim again."""
+        files = sorted(self._files())
+        total = sum(size for _, size, _ in files)
+        for _, size, path in files:
+            if total <= self.max_bytes * 0.9:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+        self._size = total
+
+
+class PdfReader(ChapterReader):
+    """A PDF whose pages become JPEG images, rendered by PDFium when first asked for.
+
+    Pages are named ``00001.jpg`` and so on; a render is bounded in pixels
+    (:data:`PDF_LONG_SIDE`, :data:`PDF_MAX_SCALE`) and kept in ``renders`` when
+    given, keyed by the file's size and modification time.
+    """
+
+    def __init__(self, path: Path, renders: DiskCache | None = None):
+        super().__init__(path)
+        self.renders = renders
+        self._last: tuple[str, bytes] | None = None
+        try:
+            stat = path.stat()
+            self._key = f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{PDF_RENDER_VERSION}"
+            with _PDFIUM:
+                self._pdf = pdfium.PdfDocument(str(path))
+                self.count = len(self._pdf)
+        except OSError as error:
+            raise ArchiveError(f"cannot be opened ({error.strerror})") from None
+        except pdfium.PdfiumError as error:
+            raise ArchiveError(f"not a readable PDF ({error})") from None
+
+    def close(self) -> None:
+        with _PDFIUM:
+            self._pdf.close()
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        return [(f"{n:05d}.jpg", 0, False) for n in range(1, min(self.count, MAX_PDF_PAGES) + 1)]
+
+    def listing(self, *, comicinfo_limit: int) -> Listing:
+        found = super().listing(comicinfo_limit=comicinfo_limit)
+        if self.count > MAX_PDF_PAGES:
+            found.warnings.append(f"only the first {MAX_PDF_PAGES} of {self.count} pages listed")
+        return found
+
+    def _number(self, name: str) -> int:
+        stem, dot, ext = name.partition(".")
+        if not (dot and ext == "jpg" and stem.isascii() and stem.isdigit() and len(stem) == 5):
+            raise ArchiveError("no such entry")
+        number = int(stem)
+        if not 1 <= number <= min(self.count, MAX_PDF_PAGES):
+            raise ArchiveError("no such entry")
+        return number
+
+    def size(self, name: str) -> int:
+        return len(self.read(name, MAX_BUFFERED_BYTES))
+
+    def read(self, name: str, limit: int) -> bytes:
+        number = self._number(name)
+        if self._last is not None and self._last[0] == name:
+            data = self._last[1]
+        else:
+            key = f"{self._key}:{number}"
+            cached = self.renders.get(key) if self.renders is not None else None
+            data = cached if cached is not None else self._render(number)
+            if cached is None and self.renders is not None:
+                self.renders.put(key, data)
+            self._last = (name, data)
+        if len(data) > limit:
+            raise ArchiveError(f"entry is larger than {limit} bytes")
+        return data
+
+    def _render(self, number: int) -> bytes:
+        try:
+            with _PDFIUM:
+                page = self._pdf[number - 1]
+                try:
+                    width, height = page.get_size()
+                    if not (width > 0 and height > 0):
+                        raise ArchiveError("page has no size")
+                    scale = min(PDF_MAX_SCALE, PDF_LONG_SIDE / max(width, height))
+                    bitmap = page.render(scale=scale)
+                    image = bitmap.to_pil().convert("RGB")  # a copy: the bitmap can go
+                    bitmap.close()
+                finally:
+                    page.close()
+        except pdfium.PdfiumError as error:
+            raise ArchiveError(f"page cannot be rendered ({error})") from None
+        out = io.BytesIO()
+        image.save(out, "JPEG", quality=PDF_JPEG_QUALITY)
+        return out.getvalue()
+
+
+def open_chapter(
+    path: Path, kind: str, root: Path, *, renders: DiskCache | None = None
+) -> ChapterReader:
+    """Open a chapter container of ``kind`` (``zip``, ``7z``, ``rar``, ``pdf`` or ``dir``).
+
+    ``renders`` keeps rendered PDF pages, when given."""
     try:
         if kind == "zip":
             return ZipReader(path)
@@ -516,6 +695,8 @@ def open_chapter(path: Path, kind: str, root: Path) -> ChapterReader:
             return RarReader(path)
         if kind == "dir":
             return FolderReader(path, root)
+        if kind == "pdf":
+            return PdfReader(path, renders)
     except ArchiveError:
         raise
     except OSError as error:

@@ -88,6 +88,12 @@ class LocalSettings(BaseModel):
         le=16 * 1024 * 1024,
         description="Largest ComicInfo.xml read; larger ones are refused as hostile.",
     )
+    render_cache_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        ge=0,
+        description="Disk space for rendered PDF pages (under <data_dir>/local/<slug>-renders); "
+        "least recently used pages are dropped past it.",
+    )
 
     @field_validator("root")
     @classmethod

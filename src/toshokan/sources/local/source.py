@@ -41,6 +41,7 @@ from toshokan.models import (
     Tag,
 )
 from toshokan.sdk import Credentials, HostServices, RequestContext, Source
+from toshokan.sdk.archives import DiskCache
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
@@ -158,7 +159,7 @@ class LocalLibrary(Source[LocalSettings]):
 
     version: ClassVar[str] = "1.0.0"
     summary: ClassVar[str] = (
-        "Comics and manga from a folder: .cbz/.cb7/.cbr archives and image folders."
+        "Comics and manga from a folder: .cbz/.cb7/.cbr archives, PDFs and image folders."
     )
 
     def __init__(self, slug: str, settings: LocalSettings, services: HostServices):
@@ -175,7 +176,10 @@ class LocalLibrary(Source[LocalSettings]):
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
         self.progress = ScanProgress()
-        self.pages_server = PageServer(root=self.root, index=self._require_index)
+        renders = DiskCache(
+            services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
+        )
+        self.pages_server = PageServer(root=self.root, index=self._require_index, renders=renders)
 
     # -- lifecycle ---------------------------------------------------------------
 

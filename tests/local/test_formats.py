@@ -1,0 +1,110 @@
+"""Chapters that are not archives of images: PDFs rendered on demand, EPUBs of page images."""
+
+import io
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from PIL import Image
+
+from toshokan.sdk import RequestContext, archives
+from toshokan.sdk.archives import DiskCache
+from toshokan.sources.local.index import Index
+from toshokan.sources.local.scanner import Scanner
+
+from .conftest import SourceFactory, client_for
+from .helpers import cbz, pdf
+
+CTX = RequestContext(base_url="http://testserver")
+RED, BLUE = (255, 0, 0), (0, 0, 255)
+
+
+def path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + "?" + parts.query
+
+
+def picture(data: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image
+
+
+def near(colour: object, expected: tuple[int, int, int]) -> bool:
+    assert isinstance(colour, tuple)
+    return all(abs(a - b) < 12 for a, b in zip(colour, expected, strict=False))
+
+
+@pytest.mark.anyio
+async def test_pdf_chapter_pages_are_rendered(make_source: SourceFactory, tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    pdf(root / "Paper Moon" / "Paper Moon - Chapter 3.pdf", [(600, 900, RED), (600, 400, BLUE)])
+    cbz(root / "Paper Moon" / "Paper Moon - Chapter 2.cbz")
+    source = await make_source(root)
+    chapters = await source.chapters("paper-moon", CTX)
+    third = next(c for c in chapters if c.number == 3)
+    assert third.title == "Chapter 3"
+    urls = await source.pages("paper-moon", third.slug, CTX)
+    assert len(urls) == 2
+    async with client_for(source) as client:
+        first = await client.get(path_of(urls[0]))
+        second = await client.get(path_of(urls[1]))
+        again = await client.get(path_of(urls[1]))
+    assert first.status_code == second.status_code == 200
+    assert first.headers["content-type"] == "image/jpeg"
+    tall, wide = picture(first.content), picture(second.content)
+    # The longer side is rendered at the bound; the aspect ratio is the page's.
+    assert tall.height == wide.width == archives.PDF_LONG_SIDE
+    assert abs(tall.width - 1333) <= 1 and abs(wide.height - 1333) <= 1
+    assert near(tall.getpixel((600, 900)), RED)
+    assert near(wide.getpixel((900, 600)), BLUE)
+    assert again.content == second.content
+    assert again.headers["etag"] == second.headers["etag"]
+    renders = tmp_path / "data" / "local" / "local-renders"
+    assert len(list(renders.glob("*/*"))) == 2  # each page rendered and kept once
+
+
+@pytest.mark.anyio
+async def test_rendered_pages_come_from_the_cache(
+    make_source: SourceFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "lib"
+    pdf(root / "Paper Moon" / "Ch 1.pdf", [(300, 450, RED)])
+    source = await make_source(root)
+    url = (
+        await source.pages("paper-moon", (await source.chapters("paper-moon", CTX))[0].slug, CTX)
+    )[0]
+    async with client_for(source) as client:
+        rendered = (await client.get(path_of(url))).content
+
+        def refuse(self: archives.PdfReader, number: int) -> bytes:
+            raise AssertionError("rendered twice")
+
+        monkeypatch.setattr(archives.PdfReader, "_render", refuse)
+        cached = await client.get(path_of(url))
+    assert cached.status_code == 200 and cached.content == rendered
+
+
+def test_pdf_scanning_bounds_and_damage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "lib"
+    pdf(root / "Long" / "Ch 1.pdf", [(100, 150, RED)] * 5)
+    (root / "Long" / "Ch 2.pdf").write_bytes(b"%PDF-1.7 not really")
+    monkeypatch.setattr(archives, "MAX_PDF_PAGES", 3)
+    scanner = Scanner(root, Index(tmp_path / "index.sqlite3"))
+    report = scanner.scan()
+    skipped, warnings = dict(report.skipped), dict(report.warnings)
+    assert "not a readable PDF" in skipped["Long/Ch 2.pdf"]
+    assert warnings["Long/Ch 1.pdf"] == "only the first 3 of 5 pages listed"
+    row = scanner.index.reader().execute("SELECT kind, page_count FROM chapters").fetchone()
+    assert (row["kind"], row["page_count"]) == ("pdf", 3)
+
+
+def test_disk_cache_keeps_its_size_cap(tmp_path: Path) -> None:
+    cache = DiskCache(tmp_path / "cache", max_bytes=1000)
+    for n in range(10):
+        cache.put(f"key {n}", bytes([n]) * 300)
+    kept = [n for n in range(10) if cache.get(f"key {n}") is not None]
+    assert sum(p.stat().st_size for p in (tmp_path / "cache").glob("*/*")) <= 1000
+    assert kept == [7, 8, 9]  # the most recently written stay
+    cache.put("too big", b"x" * 2000)
+    assert cache.get("too big") is None
