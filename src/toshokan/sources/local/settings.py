@@ -94,6 +94,12 @@ class LocalSettings(BaseModel):
         description="Disk space for rendered PDF pages (under <data_dir>/local/<slug>-renders); "
         "least recently used pages are dropped past it.",
     )
+    thumbnail_cache_bytes: int = Field(
+        default=64 * 1024 * 1024,
+        ge=0,
+        description="Disk space for cover thumbnails shown in lists (under "
+        "<data_dir>/local/<slug>-thumbnails); least recently used dropped past it.",
+    )
 
     @field_validator("root")
     @classmethod
