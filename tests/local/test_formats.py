@@ -1,6 +1,7 @@
 """Chapters that are not archives of images: PDFs rendered on demand, EPUBs of page images."""
 
 import io
+import zipfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -13,7 +14,7 @@ from toshokan.sources.local.index import Index
 from toshokan.sources.local.scanner import Scanner
 
 from .conftest import SourceFactory, client_for
-from .helpers import cbz, pdf
+from .helpers import cbz, epub, jpeg, pdf
 
 CTX = RequestContext(base_url="http://testserver")
 RED, BLUE = (255, 0, 0), (0, 0, 255)
@@ -108,3 +109,57 @@ def test_disk_cache_keeps_its_size_cap(tmp_path: Path) -> None:
     assert kept == [7, 8, 9]  # the most recently written stay
     cache.put("too big", b"x" * 2000)
     assert cache.get("too big") is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("svg", [False, True])
+async def test_epub_pages_follow_the_spine(
+    make_source: SourceFactory, tmp_path: Path, svg: bool
+) -> None:
+    root = tmp_path / "lib"
+    colours = [RED, BLUE, (0, 160, 0)]
+    # Spine order c, a, b: names sorted would read the book out of order.
+    pages = [
+        (f"{name}.jpg", jpeg(size=(40, 60), colour=c))
+        for name, c in zip("cab", colours, strict=True)
+    ]
+    epub(root / "Glass Bird" / "Glass Bird v01.epub", pages, svg=svg)
+    source = await make_source(root)
+    chapters = await source.chapters("glass-bird", CTX)
+    assert [(c.number, c.title) for c in chapters] == [(1.0, "Volume 1")]
+    urls = await source.pages("glass-bird", chapters[0].slug, CTX)
+    assert len(urls) == 3
+    async with client_for(source) as client:
+        served = [await client.get(path_of(url)) for url in urls]
+    assert [r.status_code for r in served] == [200, 200, 200]
+    assert [r.content for r in served] == [data for _, data in pages]
+
+
+def test_text_and_broken_epubs_are_skipped_with_reasons(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    epub(root / "Books" / "Ch 1.epub", [("a.jpg", jpeg())])
+    novel = root / "Books" / "Ch 2 novel.epub"
+    with (
+        zipfile.ZipFile(root / "Books" / "Ch 1.epub") as source,
+        zipfile.ZipFile(novel, "w") as out,
+    ):
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.endswith(".xhtml"):
+                data = b"<html><body><p>Once upon a time</p></body></html>"
+            out.writestr(info.filename, data)
+    cbz(root / "Books" / "Ch 3 no container.epub")
+    (root / "Books" / "Ch 4 garbage.epub").write_bytes(b"PK not really")
+    with zipfile.ZipFile(root / "Books" / "Ch 5 bad opf.epub", "w") as out:
+        out.writestr(
+            "META-INF/container.xml",
+            '<container><rootfiles><rootfile full-path="../../etc/passwd"/></rootfiles></container>',
+        )
+    scanner = Scanner(root, Index(tmp_path / "index.sqlite3"))
+    skipped = dict(scanner.scan().skipped)
+    assert skipped["Books/Ch 2 novel.epub"] == "contains no images"
+    assert "Books/Ch 3 no container.epub" in skipped
+    assert "not a readable zip" in skipped["Books/Ch 4 garbage.epub"]
+    assert "no package document" in skipped["Books/Ch 5 bad opf.epub"]
+    kinds = scanner.index.reader().execute("SELECT relpath, kind FROM chapters").fetchall()
+    assert [tuple(row) for row in kinds] == [("Books/Ch 1.epub", "epub")]
