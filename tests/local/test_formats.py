@@ -163,3 +163,14 @@ def test_text_and_broken_epubs_are_skipped_with_reasons(tmp_path: Path) -> None:
     assert "no package document" in skipped["Books/Ch 5 bad opf.epub"]
     kinds = scanner.index.reader().execute("SELECT relpath, kind FROM chapters").fetchall()
     assert [tuple(row) for row in kinds] == [("Books/Ch 1.epub", "epub")]
+
+
+def test_epub_spine_reading_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = epub(tmp_path / "book.epub", [(f"{n}.jpg", jpeg()) for n in range(1, 6)])
+    with zipfile.ZipFile(path) as archive:
+        document = archive.getinfo("OEBPS/text/page1.xhtml").file_size
+    monkeypatch.setattr(archives, "MAX_EPUB_TEXT_BYTES", document * 2)
+    with archives.EpubReader(path) as reader:
+        listing = reader.listing(comicinfo_limit=1024)
+    assert [m.name for m in listing.pages] == ["OEBPS/images/1.jpg", "OEBPS/images/2.jpg"]
+    assert "bytes in all ignored" in listing.warnings[0]

@@ -67,9 +67,11 @@ MAX_EPUB_PACKAGE_BYTES = 4 * 1024 * 1024
 #: A spine document of a fixed-layout EPUB is a few hundred bytes around an image.
 MAX_EPUB_DOCUMENT_BYTES = 1024 * 1024
 MAX_EPUB_SPINE = 5000
+#: Spine document bytes read for one EPUB in all; past it the rest of the spine is ignored.
+MAX_EPUB_TEXT_BYTES = 64 * 1024 * 1024
 #: The images a spine document shows: ``<img src>`` or SVG ``<image xlink:href>``.
 _EPUB_IMAGE = re.compile(
-    r"""<(?:img|image|svg:image)\b[^>]*?\s(?:src|xlink:href|href)\s*=\s*["']([^"']+)["']""",
+    r"""<(?:img|image|svg:image)\b[^<>]*?\s(?:src|xlink:href|href)\s*=\s*["']([^"'<>]+)["']""",
     re.I,
 )
 
@@ -370,6 +372,7 @@ class EpubReader(ZipReader):
             found.warnings.append(
                 f"only the first {MAX_EPUB_SPINE} of {len(spine)} spine items read"
             )
+        budget = MAX_EPUB_TEXT_BYTES
         for idref in spine[:MAX_EPUB_SPINE]:
             href, kind = items.get(idref, ("", ""))
             document = safe_member_name(posixpath.join(base, unquote(href)))
@@ -378,8 +381,15 @@ class EpubReader(ZipReader):
             if kind.startswith("image/"):
                 add(href, base)
                 continue
+            raw, size = safe[document]
+            budget -= size
+            if budget < 0:
+                found.warnings.append(
+                    f"spine documents past {MAX_EPUB_TEXT_BYTES} bytes in all ignored"
+                )
+                break
             try:
-                text = self.read(safe[document][0], MAX_EPUB_DOCUMENT_BYTES)
+                text = self.read(raw, MAX_EPUB_DOCUMENT_BYTES)
             except ArchiveError as error:
                 found.warnings.append(f"spine document {document[:80]!r} ignored: {error}")
                 continue
