@@ -110,8 +110,13 @@ class Thumbnails:
         if making is None:
             making = asyncio.ensure_future(self._make(key, relpath, kind, member))
             self._making[key] = making
-            making.add_done_callback(lambda _: self._making.pop(key, None))
+            making.add_done_callback(lambda done: self._forget(key, done))
         return await asyncio.shield(making)
+
+    def _forget(self, key: str, done: "asyncio.Future[bytes]") -> None:
+        self._making.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # marked retrieved: a waiter that left must not log it as lost
 
     async def _make(self, key: str, relpath: str, kind: str, member: str | None) -> bytes:
         try:
