@@ -22,7 +22,8 @@ class LocalSettings(BaseModel):
 
     root: Path = Field(
         description="Library folder: one sub-folder per series holding chapter archives "
-        "(.cbz/.zip, .cb7/.7z, .cbr/.rar) or image folders; an archive directly in it is a "
+        "(.cbz/.zip, .cb7/.7z, .cbr/.rar), PDFs, fixed-layout EPUBs or image folders; an "
+        "archive directly in it is a "
         "one-chapter series."
     )
     name: str = Field(

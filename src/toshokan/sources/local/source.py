@@ -160,7 +160,7 @@ class LocalLibrary(Source[LocalSettings]):
 
     version: ClassVar[str] = "1.0.0"
     summary: ClassVar[str] = (
-        "Comics and manga from a folder: .cbz/.cb7/.cbr archives, PDFs and image folders."
+        "Comics and manga from a folder: .cbz/.cb7/.cbr archives, PDFs, EPUBs and image folders."
     )
 
     def __init__(self, slug: str, settings: LocalSettings, services: HostServices):
