@@ -5,6 +5,7 @@ import zipfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pypdfium2
 import pytest
 from PIL import Image
 
@@ -78,10 +79,11 @@ async def test_rendered_pages_come_from_the_cache(
     async with client_for(source) as client:
         rendered = (await client.get(path_of(url))).content
 
-        def refuse(self: archives.PdfReader, number: int) -> bytes:
-            raise AssertionError("rendered twice")
+        def refuse(*args: object) -> None:
+            raise AssertionError("PDFium used again")
 
-        monkeypatch.setattr(archives.PdfReader, "_render", refuse)
+        # A rendered page is served from the cache without even opening the document.
+        monkeypatch.setattr(pypdfium2, "PdfDocument", refuse)
         cached = await client.get(path_of(url))
     assert cached.status_code == 200 and cached.content == rendered
 

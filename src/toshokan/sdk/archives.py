@@ -719,20 +719,39 @@ class PdfReader(ChapterReader):
         super().__init__(path)
         self.renders = renders
         self._last: tuple[str, bytes] | None = None
+        #: Opened on first need: a page already rendered is served without PDFium.
+        self._pdf: pdfium.PdfDocument | None = None
+        self._count = 0
         try:
             stat = path.stat()
-            self._key = f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{PDF_RENDER_VERSION}"
-            with _PDFIUM:
-                self._pdf = pdfium.PdfDocument(str(path))
-                self.count = len(self._pdf)
         except OSError as error:
             raise ArchiveError(f"cannot be opened ({error.strerror})") from None
-        except pdfium.PdfiumError as error:
-            raise ArchiveError(f"not a readable PDF ({error})") from None
+        self._key = f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{PDF_RENDER_VERSION}"
+
+    def _document(self) -> pdfium.PdfDocument:
+        """The open document; call with :data:`_PDFIUM` held."""
+        if self._pdf is None:
+            try:
+                self._pdf = pdfium.PdfDocument(str(self.path))
+                self._count = len(self._pdf)
+            except pdfium.PdfiumError as error:
+                raise ArchiveError(f"not a readable PDF ({error})") from None
+            except OSError as error:
+                raise ArchiveError(f"cannot be opened ({error.strerror})") from None
+        return self._pdf
+
+    @property
+    def count(self) -> int:
+        """Pages in the document."""
+        with _PDFIUM:
+            self._document()
+        return self._count
 
     def close(self) -> None:
-        with _PDFIUM:
-            self._pdf.close()
+        if self._pdf is not None:
+            with _PDFIUM:
+                self._pdf.close()
+            self._pdf = None
 
     def members(self) -> list[tuple[str, int, bool]]:
         return [(f"{n:05d}.jpg", 0, False) for n in range(1, min(self.count, MAX_PDF_PAGES) + 1)]
@@ -743,12 +762,13 @@ class PdfReader(ChapterReader):
             found.warnings.append(f"only the first {MAX_PDF_PAGES} of {self.count} pages listed")
         return found
 
-    def _number(self, name: str) -> int:
+    @staticmethod
+    def _number(name: str) -> int:
         stem, dot, ext = name.partition(".")
         if not (dot and ext == "jpg" and stem.isascii() and stem.isdigit() and len(stem) == 5):
             raise ArchiveError("no such entry")
         number = int(stem)
-        if not 1 <= number <= min(self.count, MAX_PDF_PAGES):
+        if not 1 <= number <= MAX_PDF_PAGES:
             raise ArchiveError("no such entry")
         return number
 
@@ -760,6 +780,7 @@ class PdfReader(ChapterReader):
         if self._last is not None and self._last[0] == name:
             data = self._last[1]
         else:
+            # Cached only after a render succeeded, so a hit is a page this file has.
             key = f"{self._key}:{number}"
             cached = self.renders.get(key) if self.renders is not None else None
             data = cached if cached is not None else self._render(number)
@@ -773,7 +794,10 @@ class PdfReader(ChapterReader):
     def _render(self, number: int) -> bytes:
         try:
             with _PDFIUM:
-                page = self._pdf[number - 1]
+                document = self._document()
+                if number > self._count:
+                    raise ArchiveError("no such entry")
+                page = document[number - 1]
                 try:
                     width, height = page.get_size()
                     if not (width > 0 and height > 0):
