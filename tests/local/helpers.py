@@ -76,3 +76,68 @@ def rar4(files: dict[str, bytes], *, compressed: bool = False) -> bytes:
         out += struct.pack("<H", zlib.crc32(header) & 0xFFFF) + header + data
     out += b"\xc4\x3d\x7b\x00\x40\x07\x00"
     return bytes(out)
+
+
+def pdf(path: Path, pages: list[tuple[int, int, tuple[int, int, int]]]) -> Path:
+    """A PDF whose pages (width and height in points) are each filled by one colour."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument.new()
+    for width, height, colour in pages:
+        page = document.new_page(width, height)
+        image = pdfium.PdfImage.new(document)
+        image.set_bitmap(pdfium.PdfBitmap.from_pil(Image.new("RGB", (8, 8), colour)))
+        image.set_matrix(pdfium.PdfMatrix().scale(width, height))
+        page.insert_obj(image)
+        page.gen_content()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    document.close()
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def epub(path: Path, pages: list[tuple[str, bytes]], *, svg: bool = False) -> Path:
+    """A fixed-layout EPUB: one XHTML document per page image, in spine order.
+
+    The spine order is deliberately not the order of the image names, and the
+    package document lives in a sub-folder, as converters write them."""
+    manifest, spine = [], []
+    files: dict[str, bytes] = {}
+    for n, (name, data) in enumerate(pages, 1):
+        files[f"OEBPS/images/{name}"] = data
+        if svg:
+            body = (
+                '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+                f'<image width="100" height="100" xlink:href="../images/{name}"/></svg>'
+            )
+        else:
+            body = f'<div><img src="../images/{name}" alt="page {n}"/></div>'
+        files[f"OEBPS/text/page{n}.xhtml"] = (
+            '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+            f"<head><title>{n}</title></head><body>{body}</body></html>"
+        ).encode()
+        manifest.append(
+            f'<item id="p{n}" href="text/page{n}.xhtml" media-type="application/xhtml+xml"/>'
+        )
+        manifest.append(f'<item id="i{n}" href="images/{name}" media-type="image/jpeg"/>')
+        spine.append(f'<itemref idref="p{n}"/>')
+    opf = (
+        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+        f"<manifest>{''.join(manifest)}</manifest><spine>{''.join(spine)}</spine></package>"
+    )
+    container = (
+        '<?xml version="1.0"?><container version="1.0" '
+        'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+        '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+        "</rootfiles></container>"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("mimetype", "application/epub+zip")
+        archive.writestr("META-INF/container.xml", container)
+        archive.writestr("OEBPS/content.opf", opf)
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return path

@@ -220,11 +220,11 @@ async def test_pagination_and_more(library: LocalLibrary) -> None:
     assert exact.more is False and len(exact.results) == 2
 
 
-async def test_entries_carry_covers(library: LocalLibrary) -> None:
+async def test_entries_carry_thumbnails(library: LocalLibrary) -> None:
     response = await library.search(SearchRequest(page=1, sort="title"), CTX)
     for entry in response.results:
         assert entry.cover and entry.cover.startswith(
-            f"http://testserver/_/local/covers/{entry.slug}"
+            f"http://testserver/_/local/thumbnails/{entry.slug}"
         )
 
 

@@ -1,16 +1,22 @@
 """Readers for the containers a chapter can live in, behind one interface.
 
-A chapter is a zip (``.cbz``), 7z (``.cb7``), RAR (``.cbr``) archive or a
-folder of images. The scanner needs each one's image list and ComicInfo.xml;
-the page route needs one image as a stream. Nothing is ever extracted to disk.
+A chapter is a zip (``.cbz``), 7z (``.cb7``), RAR (``.cbr``) archive, a PDF
+(pages rendered on demand), an EPUB of page images or a folder of images. The
+scanner needs each one's image list and ComicInfo.xml; the page route needs
+one image as a stream. Nothing is ever extracted to disk; rendered PDF pages
+may be kept in a size-capped :class:`DiskCache`.
 
 Entry names come from strangers' archives, so they are treated as hostile:
 absolute names, ``..`` segments and symlink entries are ignored (and reported),
 and only names that were listed as safe pages are ever opened.
 """
 
+import hashlib
 import io
+import logging
 import os
+import posixpath
+import re
 import shutil
 import stat
 import threading
@@ -21,10 +27,15 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
+from urllib.parse import unquote
+from xml.etree.ElementTree import Element, ParseError
 
 import py7zr
 import py7zr.io
+import pypdfium2 as pdfium
 import rarfile
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring
 
 from toshokan.sdk.names import (
     RAR_EXTENSIONS,
@@ -47,6 +58,37 @@ MAX_BUFFERED_BYTES = 32 * 1024 * 1024
 MAX_DECOMPRESS_WORK = 64 * 1024 * 1024
 
 RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
+
+PDF_EXTENSIONS = frozenset({".pdf"})
+EPUB_EXTENSIONS = frozenset({".epub"})
+
+#: An EPUB's container.xml and package document are small; larger ones are refused.
+MAX_EPUB_PACKAGE_BYTES = 4 * 1024 * 1024
+#: A spine document of a fixed-layout EPUB is a few hundred bytes around an image.
+MAX_EPUB_DOCUMENT_BYTES = 1024 * 1024
+MAX_EPUB_SPINE = 5000
+#: Spine document bytes read for one EPUB in all; past it the rest of the spine is ignored.
+MAX_EPUB_TEXT_BYTES = 64 * 1024 * 1024
+#: The images a spine document shows: ``<img src>`` or SVG ``<image xlink:href>``.
+_EPUB_IMAGE = re.compile(
+    r"""<(?:img|image|svg:image)\b[^<>]*?\s(?:src|xlink:href|href)\s*=\s*["']([^"'<>]+)["']""",
+    re.I,
+)
+
+#: Pages of a PDF beyond this are not listed (a chapter, not a phone book).
+MAX_PDF_PAGES = 2000
+#: A rendered PDF page is at most this many pixels on its longer side...
+PDF_LONG_SIDE = 2000
+#: ...and never drawn larger than this many times its size in points (a stamp-sized page).
+PDF_MAX_SCALE = 4.0
+PDF_JPEG_QUALITY = 88
+#: Changes whenever rendering changes, so pages rendered the old way are not served.
+PDF_RENDER_VERSION = 1
+
+#: PDFium is not thread-safe: every call into it holds this lock.
+_PDFIUM = threading.Lock()
+
+log = logging.getLogger(__name__)
 
 
 class ArchiveError(Exception):
@@ -80,6 +122,10 @@ def kind_of(path: Path | str) -> str | None:
         return "7z"
     if suffix in RAR_EXTENSIONS:
         return "rar"
+    if suffix in PDF_EXTENSIONS:
+        return "pdf"
+    if suffix in EPUB_EXTENSIONS:
+        return "epub"
     return None
 
 
@@ -261,6 +307,95 @@ class ZipReader(ChapterReader):
                 return self._zip.open(name)  # type: ignore[return-value]
         except (zipfile.BadZipFile, OSError, KeyError, EOFError, ValueError, RuntimeError) as error:
             raise ArchiveError(f"entry cannot be read ({error})") from None
+
+
+def _local(tag: object) -> str:
+    """An XML tag without its namespace: EPUBs in the wild use several prefixes."""
+    return str(tag).rsplit("}", 1)[-1]
+
+
+def _xml(data: bytes, what: str) -> Element:
+    try:
+        element: Element = fromstring(data)
+    except (ParseError, DefusedXmlException, ValueError) as error:
+        raise ArchiveError(f"EPUB {what} is not readable XML ({type(error).__name__})") from None
+    return element
+
+
+class EpubReader(ZipReader):
+    """An EPUB whose pages are images (a fixed-layout comic), in spine order.
+
+    The spine lists documents in reading order; each one's images (``<img>``, or
+    SVG ``<image>`` as most comic converters write) are its pages, and a spine
+    item that is itself an image is a page. A text book has no such pages and
+    is skipped as containing no images.
+    """
+
+    def listing(self, *, comicinfo_limit: int) -> Listing:
+        found = super().listing(comicinfo_limit=comicinfo_limit)
+        safe = {
+            safe_member_name(raw): (raw, size) for raw, size, link in self.members() if not link
+        }
+        container = _xml(self.read("META-INF/container.xml", 64 * 1024), "container.xml")
+        package = next(
+            (e.get("full-path") for e in container.iter() if _local(e.tag) == "rootfile"), None
+        )
+        package_name = safe_member_name(package or "")
+        if package_name is None or package_name not in safe:
+            raise ArchiveError("EPUB names no package document")
+        opf = _xml(self.read(safe[package_name][0], MAX_EPUB_PACKAGE_BYTES), "package document")
+        base = posixpath.dirname(package_name)
+        items = {
+            e.get("id"): (e.get("href") or "", e.get("media-type") or "")
+            for e in opf.iter()
+            if _local(e.tag) == "item"
+        }
+        spine = [e.get("idref") for e in opf.iter() if _local(e.tag) == "itemref"]
+        pages: list[Member] = []
+        seen: set[str] = set()
+
+        def add(href: str, relative_to: str) -> None:
+            target = posixpath.normpath(posixpath.join(relative_to, unquote(href.split("#")[0])))
+            name = safe_member_name(target)
+            if name is None or name in seen or name not in safe or not is_image_name(name):
+                return
+            raw, size = safe[name]
+            if size > MAX_PAGE_BYTES:
+                found.warnings.append(
+                    f"entry {name[:80]!r} ignored: larger than {MAX_PAGE_BYTES} bytes"
+                )
+                return
+            seen.add(name)
+            pages.append(Member(raw, size))
+
+        if len(spine) > MAX_EPUB_SPINE:
+            found.warnings.append(
+                f"only the first {MAX_EPUB_SPINE} of {len(spine)} spine items read"
+            )
+        budget = MAX_EPUB_TEXT_BYTES
+        for idref in spine[:MAX_EPUB_SPINE]:
+            href, kind = items.get(idref, ("", ""))
+            document = safe_member_name(posixpath.join(base, unquote(href)))
+            if document is None or document not in safe:
+                continue
+            if kind.startswith("image/"):
+                add(href, base)
+                continue
+            raw, size = safe[document]
+            budget -= size
+            if budget < 0:
+                found.warnings.append(
+                    f"spine documents past {MAX_EPUB_TEXT_BYTES} bytes in all ignored"
+                )
+                break
+            try:
+                text = self.read(raw, MAX_EPUB_DOCUMENT_BYTES)
+            except ArchiveError as error:
+                found.warnings.append(f"spine document {document[:80]!r} ignored: {error}")
+                continue
+            for source in _EPUB_IMAGE.findall(text.decode("utf-8", "replace")):
+                add(source, posixpath.dirname(document))
+        return Listing(pages=pages, comicinfo=found.comicinfo, warnings=found.warnings)
 
 
 class SevenZipReader(ChapterReader):
@@ -505,8 +640,187 @@ class ZipDirectoryCache:
             self._entries = 0
 
 
-def open_chapter(path: Path, kind: str, root: Path) -> ChapterReader:
-    """Open a chapter container of ``kind`` (``zip``, ``7z``, ``rar`` or ``dir``)."""
+class DiskCache:
+    """Bytes kept in files under ``root``, least recently used removed past ``max_bytes``.
+
+    For work worth doing once (a rendered PDF page, a thumbnail) and too large to
+    hold in memory. Keys are hashed, so any text names an entry.
+    """
+
+    def __init__(self, root: Path, max_bytes: int):
+        self.root, self.max_bytes = root, max_bytes
+        self._size: int | None = None
+        self._lock = threading.Lock()
+
+    def _path(self, key: str) -> Path:
+        digest = hashlib.sha256(key.encode()).hexdigest()[:40]
+        return self.root / digest[:2] / digest
+
+    def get(self, key: str) -> bytes | None:
+        path = self._path(key)
+        try:
+            data = path.read_bytes()
+            os.utime(path)  # recently used: kept longest
+        except OSError:
+            return None
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        if len(data) > self.max_bytes:
+            return
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f"{path.name}.{threading.get_ident()}.part")
+            partial.write_bytes(data)
+            partial.replace(path)
+        except OSError as error:
+            log.warning("disk cache %s: write failed (%s)", self.root, type(error).__name__)
+            return
+        with self._lock:
+            if self._size is None:
+                self._size = sum(size for _, size, _ in self._files())
+            else:
+                self._size += len(data)
+            if self._size > self.max_bytes:
+                self._trim()
+
+    def _files(self) -> list[tuple[float, int, Path]]:
+        found = []
+        for path in self.root.glob("*/*"):
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            found.append((stat.st_mtime, stat.st_size, path))
+        return found
+
+    def _trim(self) -> None:
+        """Down to 90% of the cap, oldest use first, so every put does not trim again."""
+        files = sorted(self._files())
+        total = sum(size for _, size, _ in files)
+        for _, size, path in files:
+            if total <= self.max_bytes * 0.9:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+        self._size = total
+
+
+class PdfReader(ChapterReader):
+    """A PDF whose pages become JPEG images, rendered by PDFium when first asked for.
+
+    Pages are named ``00001.jpg`` and so on; a render is bounded in pixels
+    (:data:`PDF_LONG_SIDE`, :data:`PDF_MAX_SCALE`) and kept in ``renders`` when
+    given, keyed by the file's size and modification time.
+    """
+
+    def __init__(self, path: Path, renders: DiskCache | None = None):
+        super().__init__(path)
+        self.renders = renders
+        self._last: tuple[str, bytes] | None = None
+        #: Opened on first need: a page already rendered is served without PDFium.
+        self._pdf: pdfium.PdfDocument | None = None
+        self._count = 0
+        try:
+            stat = path.stat()
+        except OSError as error:
+            raise ArchiveError(f"cannot be opened ({error.strerror})") from None
+        self._key = f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{PDF_RENDER_VERSION}"
+
+    def _document(self) -> pdfium.PdfDocument:
+        """The open document; call with :data:`_PDFIUM` held."""
+        if self._pdf is None:
+            try:
+                self._pdf = pdfium.PdfDocument(str(self.path))
+                self._count = len(self._pdf)
+            except pdfium.PdfiumError as error:
+                raise ArchiveError(f"not a readable PDF ({error})") from None
+            except OSError as error:
+                raise ArchiveError(f"cannot be opened ({error.strerror})") from None
+        return self._pdf
+
+    @property
+    def count(self) -> int:
+        """Pages in the document."""
+        with _PDFIUM:
+            self._document()
+        return self._count
+
+    def close(self) -> None:
+        if self._pdf is not None:
+            with _PDFIUM:
+                self._pdf.close()
+            self._pdf = None
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        return [(f"{n:05d}.jpg", 0, False) for n in range(1, min(self.count, MAX_PDF_PAGES) + 1)]
+
+    def listing(self, *, comicinfo_limit: int) -> Listing:
+        found = super().listing(comicinfo_limit=comicinfo_limit)
+        if self.count > MAX_PDF_PAGES:
+            found.warnings.append(f"only the first {MAX_PDF_PAGES} of {self.count} pages listed")
+        return found
+
+    @staticmethod
+    def _number(name: str) -> int:
+        stem, dot, ext = name.partition(".")
+        if not (dot and ext == "jpg" and stem.isascii() and stem.isdigit() and len(stem) == 5):
+            raise ArchiveError("no such entry")
+        number = int(stem)
+        if not 1 <= number <= MAX_PDF_PAGES:
+            raise ArchiveError("no such entry")
+        return number
+
+    def size(self, name: str) -> int:
+        return len(self.read(name, MAX_BUFFERED_BYTES))
+
+    def read(self, name: str, limit: int) -> bytes:
+        number = self._number(name)
+        if self._last is not None and self._last[0] == name:
+            data = self._last[1]
+        else:
+            # Cached only after a render succeeded, so a hit is a page this file has.
+            key = f"{self._key}:{number}"
+            cached = self.renders.get(key) if self.renders is not None else None
+            data = cached if cached is not None else self._render(number)
+            if cached is None and self.renders is not None:
+                self.renders.put(key, data)
+            self._last = (name, data)
+        if len(data) > limit:
+            raise ArchiveError(f"entry is larger than {limit} bytes")
+        return data
+
+    def _render(self, number: int) -> bytes:
+        try:
+            with _PDFIUM:
+                document = self._document()
+                if number > self._count:
+                    raise ArchiveError("no such entry")
+                page = document[number - 1]
+                try:
+                    width, height = page.get_size()
+                    if not (width > 0 and height > 0):
+                        raise ArchiveError("page has no size")
+                    scale = min(PDF_MAX_SCALE, PDF_LONG_SIDE / max(width, height))
+                    bitmap = page.render(scale=scale)
+                    image = bitmap.to_pil().convert("RGB")  # a copy: the bitmap can go
+                    bitmap.close()
+                finally:
+                    page.close()
+        except pdfium.PdfiumError as error:
+            raise ArchiveError(f"page cannot be rendered ({error})") from None
+        out = io.BytesIO()
+        image.save(out, "JPEG", quality=PDF_JPEG_QUALITY)
+        return out.getvalue()
+
+
+def open_chapter(
+    path: Path, kind: str, root: Path, *, renders: DiskCache | None = None
+) -> ChapterReader:
+    """Open a chapter container of ``kind`` (``zip``, ``7z``, ``rar``, ``pdf``, ``epub``, ``dir``).
+
+    ``renders`` keeps rendered PDF pages, when given."""
     try:
         if kind == "zip":
             return ZipReader(path)
@@ -516,6 +830,10 @@ def open_chapter(path: Path, kind: str, root: Path) -> ChapterReader:
             return RarReader(path)
         if kind == "dir":
             return FolderReader(path, root)
+        if kind == "pdf":
+            return PdfReader(path, renders)
+        if kind == "epub":
+            return EpubReader(path)
     except ArchiveError:
         raise
     except OSError as error:

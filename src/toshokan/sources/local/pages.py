@@ -35,6 +35,7 @@ from toshokan.sdk import (
 from toshokan.sdk.archives import (
     ArchiveError,
     ChapterReader,
+    DiskCache,
     ZipDirectoryCache,
     iter_chunks,
     open_chapter,
@@ -118,8 +119,17 @@ class _Opened:
 class PageServer:
     """Page, cover and icon routes of one local library source."""
 
-    def __init__(self, *, root: Path, index: Callable[[], Index], workers: int = ARCHIVE_WORKERS):
+    def __init__(
+        self,
+        *,
+        root: Path,
+        index: Callable[[], Index],
+        workers: int = ARCHIVE_WORKERS,
+        renders: DiskCache | None = None,
+    ):
         self.root = root
+        #: Rendered PDF pages, kept so a page is rendered once.
+        self.renders = renders
         self._index = index
         self._icon: bytes | None = None
         #: Archive work (opening, decompressing, reading chunks) runs here, never in the
@@ -207,7 +217,7 @@ class PageServer:
             if kind == "zip":
                 reader: ChapterReader = self._zips.open(real, stat.st_size, stat.st_mtime_ns)
             else:
-                reader = open_chapter(real, kind, self.root)
+                reader = open_chapter(real, kind, self.root, renders=self.renders)
         except (OSError, ArchiveError):
             raise NotFound("The image is no longer readable in the library.") from None
         try:

@@ -23,6 +23,9 @@ from toshokan.sources.local.seriesjson import (
 )
 from toshokan.sources.local.slugs import chapter_base_slug
 
+#: Chapter kinds that are books rather than archives: their extension is dropped here.
+BOOK_KINDS = ("pdf", "epub")
+
 
 class ChapterReading(NamedTuple):
     """The outcome of opening one chapter."""
@@ -70,6 +73,8 @@ def chapter_record(
 ) -> dict[str, Any]:
     """The ``chapters`` row: ComicInfo.xml where it says something, else the file name."""
     filename = chapter.relpath.rsplit("/", 1)[-1]
+    if chapter.kind in BOOK_KINDS:  # the name parser drops only archive extensions
+        filename = filename.rsplit(".", 1)[0]
     name = parse_chapter_name(filename)
     number = info.number if info.number is not None else name.number
     volume = info.volume if info.volume is not None else name.volume
@@ -85,7 +90,7 @@ def chapter_record(
         group=scanlator,
         language=language,
         default_language=default_language,
-        stem=filename.rsplit(".", 1)[0] if chapter.kind != "dir" else filename,
+        stem=filename.rsplit(".", 1)[0] if chapter.kind not in ("dir", *BOOK_KINDS) else filename,
     )
     # Chapters sort by number; a volume-only chapter sorts by its volume.
     effective = number if number is not None else (volume if volume is not None else 0.0)

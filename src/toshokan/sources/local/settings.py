@@ -22,7 +22,8 @@ class LocalSettings(BaseModel):
 
     root: Path = Field(
         description="Library folder: one sub-folder per series holding chapter archives "
-        "(.cbz/.zip, .cb7/.7z, .cbr/.rar) or image folders; an archive directly in it is a "
+        "(.cbz/.zip, .cb7/.7z, .cbr/.rar), PDFs, fixed-layout EPUBs or image folders; an "
+        "archive directly in it is a "
         "one-chapter series."
     )
     name: str = Field(
@@ -87,6 +88,18 @@ class LocalSettings(BaseModel):
         ge=1024,
         le=16 * 1024 * 1024,
         description="Largest ComicInfo.xml read; larger ones are refused as hostile.",
+    )
+    render_cache_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        ge=0,
+        description="Disk space for rendered PDF pages (under <data_dir>/local/<slug>-renders); "
+        "least recently used pages are dropped past it.",
+    )
+    thumbnail_cache_bytes: int = Field(
+        default=64 * 1024 * 1024,
+        ge=0,
+        description="Disk space for cover thumbnails shown in lists (under "
+        "<data_dir>/local/<slug>-thumbnails); least recently used dropped past it.",
     )
 
     @field_validator("root")

@@ -45,6 +45,7 @@ from toshokan.sdk import (
     SourceConfiguration,
     Tag,
 )
+from toshokan.sdk.archives import DiskCache
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
@@ -56,6 +57,7 @@ from toshokan.sources.local.scan_report import ScanProgress, ScanReport
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
+from toshokan.sources.local.thumbnails import Thumbnails, thumbnail_cache
 from toshokan.sources.local.versions import version_of
 
 log = logging.getLogger(__name__)
@@ -162,7 +164,7 @@ class LocalLibrary(Source[LocalSettings]):
 
     version: ClassVar[str] = "1.0.0"
     summary: ClassVar[str] = (
-        "Comics and manga from a folder: .cbz/.cb7/.cbr archives and image folders."
+        "Comics and manga from a folder: .cbz/.cb7/.cbr archives, PDFs, EPUBs and image folders."
     )
 
     def __init__(self, slug: str, settings: LocalSettings, services: HostServices):
@@ -179,7 +181,16 @@ class LocalLibrary(Source[LocalSettings]):
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
         self.progress = ScanProgress()
-        self.pages_server = PageServer(root=self.root, index=self._require_index)
+        renders = DiskCache(
+            services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
+        )
+        self.pages_server = PageServer(root=self.root, index=self._require_index, renders=renders)
+        self.thumbnails = Thumbnails(
+            root=self.root,
+            index=self._require_index,
+            cache=thumbnail_cache(services.data_dir, slug, settings.thumbnail_cache_bytes),
+            renders=renders,
+        )
 
     # -- lifecycle ---------------------------------------------------------------
 
@@ -231,6 +242,7 @@ class LocalLibrary(Source[LocalSettings]):
                 await self._watcher
             self._watcher = None
         self.pages_server.close()
+        self.thumbnails.close()
         if self._index is not None:
             self._index.close()
 
@@ -354,12 +366,14 @@ class LocalLibrary(Source[LocalSettings]):
         return {"root": str(folder)}
 
     def routes(self) -> Sequence[BaseRoute]:
-        return self.pages_server.routes()
+        return [*self.pages_server.routes(), *self.thumbnails.routes()]
 
     # -- content -----------------------------------------------------------------
 
-    def _cover(self, ctx: RequestContext, slug: str, version: str | None) -> str:
-        return self.url_for(ctx, "cover", query={"v": version} if version else None, manga=slug)
+    def _cover(
+        self, ctx: RequestContext, slug: str, version: str | None, route: str = "cover"
+    ) -> str:
+        return self.url_for(ctx, route, query={"v": version} if version else None, manga=slug)
 
     async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
         index = self._require_index()
@@ -368,7 +382,10 @@ class LocalLibrary(Source[LocalSettings]):
             Entry(
                 slug=hit.slug,
                 title=hit.title,
-                cover=self._cover(ctx, hit.slug, hit.cover_version) if hit.cover_version else None,
+                # Lists show many covers at once: they get thumbnails, details the full size.
+                cover=self._cover(ctx, hit.slug, hit.cover_version, "thumbnail")
+                if hit.cover_version
+                else None,
             )
             for hit in hits
         ]

@@ -1,0 +1,158 @@
+"""Cover thumbnails for lists: a cover at most 300 px wide, made once and kept on disk.
+
+A search page shows twenty covers at once; sending each at full size (often a
+whole 2 MB scan) made lists slow on phones. Details keep the full-size cover.
+A thumbnail is made with Pillow the first time it is asked for, from the same
+image the cover route serves (a cover file, an archive's first page, a rendered
+PDF page), and kept in a size-capped :class:`~toshokan.sdk.archives.DiskCache`
+keyed by the cover's version, so a changed cover gets a new thumbnail.
+"""
+
+import asyncio
+import hashlib
+import io
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from PIL import Image, UnidentifiedImageError
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from toshokan.sdk import MangaNotFound, NotFound
+from toshokan.sdk.archives import MAX_BUFFERED_BYTES, ArchiveError, DiskCache, open_chapter
+from toshokan.sources.local.index import Index
+from toshokan.sources.local.pages import IMMUTABLE, _etag_matches
+from toshokan.sources.local.slugs import is_slug
+
+#: The widest thumbnail; narrower covers keep their width.
+THUMBNAIL_WIDTH = 300
+#: Covers above this many pixels are not decoded (a decompression bomb costs gigabytes).
+MAX_PIXELS = 60_000_000
+JPEG_QUALITY = 82
+
+
+class CoverUnreadable(Exception):
+    """The cover's image cannot be read or decoded."""
+
+
+def thumbnail(data: bytes, width: int = THUMBNAIL_WIDTH) -> bytes:
+    """A JPEG at most ``width`` wide, keeping the aspect ratio; transparency on white."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            columns, rows = image.size
+            if columns * rows > MAX_PIXELS:
+                raise CoverUnreadable(f"cover is {columns} x {rows} pixels")
+            height = max(1, round(rows * min(width, columns) / columns))
+            if image.format == "JPEG":
+                image.draft("RGB", (min(width, columns), height))
+            image.load()
+            rgba = image.convert("RGBA")
+        picture = Image.new("RGB", rgba.size, (255, 255, 255))
+        picture.paste(rgba, mask=rgba.getchannel("A"))
+        if picture.width > width:
+            picture = picture.resize((width, height), Image.Resampling.LANCZOS)
+        out = io.BytesIO()
+        picture.save(out, "JPEG", quality=JPEG_QUALITY)
+        return out.getvalue()
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError) as error:
+        raise CoverUnreadable(type(error).__name__) from None
+
+
+class Thumbnails:
+    """The ``/thumbnails/{manga}`` route of one local library."""
+
+    def __init__(
+        self,
+        *,
+        root: Path,
+        index: Callable[[], Index],
+        cache: DiskCache,
+        renders: DiskCache | None = None,
+    ):
+        self.root = root
+        self._index = index
+        self.cache = cache
+        self.renders = renders
+        #: One thumbnail is made at a time: decoding a cover is the memory-hungry part,
+        #: and each is made once, so a single thread bounds it without slowing lists.
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="toshokan-thumbnail")
+        #: Thumbnails being made, so concurrent requests for one cover make it once.
+        self._making: dict[str, asyncio.Future[bytes]] = {}
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route("/thumbnails/{manga}", self.serve, methods=["GET"], name="thumbnail")]
+
+    async def serve(self, request: Request) -> Response:
+        manga = request.path_params["manga"]
+        if not is_slug(manga):
+            raise MangaNotFound()
+        row = await asyncio.to_thread(lambda: self._index().series_by_slug(manga))
+        if row is None:
+            raise MangaNotFound()
+        if not row["cover_relpath"]:
+            raise NotFound("This manga has no cover.")
+        cover = (row["cover_relpath"], row["cover_kind"], row["cover_member"])
+        key = f"{cover}:{row['cover_version']}:{THUMBNAIL_WIDTH}"
+        etag = '"' + hashlib.sha1(key.encode()).hexdigest()[:24] + '"'
+        headers = {"ETag": etag, "Cache-Control": IMMUTABLE}
+        if _etag_matches(request.headers.get("if-none-match"), etag):
+            return Response(status_code=304, headers=headers)
+        data = await self._thumbnail(key, *cover)
+        return Response(data, media_type="image/jpeg", headers=headers)
+
+    async def _thumbnail(self, key: str, relpath: str, kind: str, member: str | None) -> bytes:
+        making = self._making.get(key)
+        if making is None:
+            making = asyncio.ensure_future(self._make(key, relpath, kind, member))
+            self._making[key] = making
+            making.add_done_callback(lambda done: self._forget(key, done))
+        return await asyncio.shield(making)
+
+    def _forget(self, key: str, done: "asyncio.Future[bytes]") -> None:
+        self._making.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # marked retrieved: a waiter that left must not log it as lost
+
+    async def _make(self, key: str, relpath: str, kind: str, member: str | None) -> bytes:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._pool, self._cached, key, relpath, kind, member
+            )
+        except CoverUnreadable:
+            raise NotFound("The cover is no longer readable in the library.") from None
+
+    def _cached(self, key: str, relpath: str, kind: str, member: str | None) -> bytes:
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        made = thumbnail(self._read(relpath, kind, member))
+        self.cache.put(key, made)
+        return made
+
+    def _read(self, relpath: str, kind: str, member: str | None) -> bytes:
+        """The cover's bytes, from wherever the cover route would serve them."""
+        root = self.root
+        try:
+            real = (root / relpath).resolve()
+            if not real.is_relative_to(root):
+                raise CoverUnreadable("outside the library")
+            if kind == "file" or member is None:
+                with real.open("rb") as stream:
+                    data = stream.read(MAX_BUFFERED_BYTES + 1)
+                if len(data) > MAX_BUFFERED_BYTES:
+                    raise CoverUnreadable("cover file too large")
+                return data
+            with open_chapter(real, kind, root, renders=self.renders) as reader:
+                return reader.read(member, MAX_BUFFERED_BYTES)
+        except (OSError, RuntimeError, ArchiveError) as error:
+            raise CoverUnreadable(type(error).__name__) from None
+
+
+def thumbnail_cache(data_dir: Path, slug: str, max_bytes: int) -> DiskCache:
+    """Where one library keeps its thumbnails."""
+    return DiskCache(data_dir / "local" / f"{slug}-thumbnails", max_bytes)
