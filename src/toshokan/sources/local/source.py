@@ -40,14 +40,14 @@ from toshokan.models import (
     SourceConfiguration,
     Tag,
 )
-from toshokan.sdk import Credentials, HostServices, RequestContext, Source
+from toshokan.sdk import Credentials, Download, HostServices, RequestContext, Source
 from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
 from toshokan.sources.local.index import search as searching
 from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
-from toshokan.sources.local.pages import PageServer
+from toshokan.sources.local.pages import PageServer, archive_media_type
 from toshokan.sources.local.scan_report import ScanProgress, ScanReport
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
@@ -439,6 +439,23 @@ class LocalLibrary(Source[LocalSettings]):
             )
             for n in range(1, len(names) + 1)
         ]
+
+    async def download(
+        self, manga_slug: str, chapter_slug: str, ctx: RequestContext
+    ) -> Download | None:
+        if not (is_slug(manga_slug) and is_slug(chapter_slug)):
+            raise ChapterNotFound()
+        row = await asyncio.to_thread(self._require_index().chapter, manga_slug, chapter_slug)
+        if row is None:
+            raise ChapterNotFound()
+        file_type = archive_media_type(row["relpath"]) if row["kind"] != "dir" else None
+        if file_type is None:
+            return None
+        version = version_of(row["sig"])
+        url = self.url_for(
+            ctx, "download", query={"v": version}, manga=manga_slug, chapter=chapter_slug
+        )
+        return Download(url, file_type)
 
     def activity(self) -> str | None:
         return self.progress.summary() if self.progress.running else None
