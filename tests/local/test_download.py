@@ -8,7 +8,7 @@ import pytest
 
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import LocalLibrary
-from toshokan.sources.local.pages import archive_media_type, content_disposition
+from toshokan.sources.local.pages import archive_media_type, content_disposition, scanned_size
 
 from .conftest import SourceFactory, client_for
 from .helpers import cbz, jpeg
@@ -29,6 +29,7 @@ async def test_the_download_is_the_archive_byte_for_byte(
     download = await demo_source.download("iron-garden", "ch-1-gearworks", CTX)
     assert download is not None
     assert download.media_type == "application/vnd.comicbook+zip"
+    assert download.size == (demo_root / IRON).stat().st_size
     async with client_for(demo_source) as client:
         response = await client.get(path_of(download.url))
     assert response.status_code == 200
@@ -149,6 +150,12 @@ def test_media_types_by_extension() -> None:
     assert archive_media_type("a/b.cb7") == "application/x-cb7"
     assert archive_media_type("a/b.pdf") == "application/pdf"
     assert archive_media_type("a/Chapter 01") is None
+
+
+def test_the_scanned_size_comes_from_an_archive_signature_only() -> None:
+    assert scanned_size("1234:1700000000000000000") == 1234
+    assert scanned_size("dir:0f3a") is None
+    assert scanned_size("") is None
 
 
 def test_content_disposition_keeps_any_name_safe() -> None:

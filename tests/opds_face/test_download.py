@@ -89,6 +89,7 @@ async def test_every_archive_downloads_byte_for_byte(mixed_host: ServedHost, lib
             assert offered.get("type") == CBZ
             name, body, headers = await download(reader, offered.get("href") or "")
             assert headers["content-type"] == CBZ
+            assert offered.get("length") == str(len(body))  # Atom's link length, in bytes
             downloaded[name] = body
     archives = archives_in(library)
     assert len(archives) == 8

@@ -253,8 +253,7 @@ async def series(request: Request, ctx: Ctx) -> Response:
         }
         if chapter.slug in files:
             file = files[chapter.slug]
-            extra = {"length": file.size} if file.size is not None else {}
-            publication["links"].append(link(file.url, file.media_type, rel=ACQUIRE, **extra))
+            publication["links"].append(link(file.url, file.media_type, rel=ACQUIRE))
         if cover:
             publication["images"] = cover
         entries.append(publication)

@@ -112,6 +112,12 @@ def archive_media_type(relpath: str) -> str | None:
     return ARCHIVE_TYPES.get(PurePosixPath(relpath).suffix.lower())
 
 
+def scanned_size(sig: str) -> int | None:
+    """The file's size when it was last scanned, from its ``size:mtime`` signature."""
+    size, colon, mtime = sig.partition(":")
+    return int(size) if colon and _ascii_digits(size) and mtime.isdigit() else None
+
+
 def content_disposition(filename: str) -> str:
     """``attachment`` with the file's own name: an ASCII fallback and the exact UTF-8 one."""
     fallback = "".join(
@@ -389,4 +395,5 @@ __all__ = [
     "archive_media_type",
     "content_disposition",
     "parse_range",
+    "scanned_size",
 ]

@@ -47,7 +47,7 @@ from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, defa
 from toshokan.sources.local.index import search as searching
 from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
-from toshokan.sources.local.pages import PageServer, archive_media_type
+from toshokan.sources.local.pages import PageServer, archive_media_type, scanned_size
 from toshokan.sources.local.scan_report import ScanProgress, ScanReport
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
@@ -455,7 +455,7 @@ class LocalLibrary(Source[LocalSettings]):
         url = self.url_for(
             ctx, "download", query={"v": version}, manga=manga_slug, chapter=chapter_slug
         )
-        return Download(url, file_type)
+        return Download(url, file_type, scanned_size(row["sig"]))
 
     def activity(self) -> str | None:
         return self.progress.summary() if self.progress.running else None
