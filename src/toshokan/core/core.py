@@ -48,6 +48,7 @@ from toshokan.models.content import newest_first
 from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers
 from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
+from toshokan.sdk.source import Download
 
 T = TypeVar("T")
 CHAPTER_LIST = TypeAdapter(list[Chapter])
@@ -345,6 +346,23 @@ class Core:
             access = await self.authorize(hosted, config, caller)
             urls = await hosted.source.pages(manga_slug, chapter_slug, self.context(caller, access))
         return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
+
+    def offers_downloads(self, slug: str) -> bool:
+        """Whether asking :meth:`download` of this source's chapters can find anything."""
+        return self.source(slug).source.offers_downloads()
+
+    async def download(
+        self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
+    ) -> Download | None:
+        """The chapter's original file, when its source offers one; never cached (links expire)."""
+        hosted = self.source(slug)
+        check_slug(manga_slug, MangaNotFound)
+        check_slug(chapter_slug, ChapterNotFound)
+        config = await self.configuration(hosted)
+        access = await self.authorize(hosted, config, caller)
+        ctx = self.context(caller, access)
+        async with self.upstream_deadline():
+            return await hosted.source.download(manga_slug, chapter_slug, ctx)
 
     async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
         """Pages of the chapter a :func:`~toshokan.core.chapter_keys.chapter_key` names."""

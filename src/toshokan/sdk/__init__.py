@@ -52,7 +52,7 @@ from toshokan.sdk.http import (
 )
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
-from toshokan.sdk.source import NoSettings, Source, public
+from toshokan.sdk.source import Download, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, Limiter, Throttle, windows_for_rate
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "ChapterNotFound",
     "Classification",
     "Credentials",
+    "Download",
     "Entry",
     "FilterKey",
     "Filters",

@@ -2,6 +2,7 @@
 
 import abc
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, get_args
@@ -26,6 +27,21 @@ def public(route: BaseRoute) -> BaseRoute:
 
 def is_public(route: BaseRoute) -> bool:
     return getattr(route, "toshokan_public", False)
+
+
+@dataclass(frozen=True)
+class Download:
+    """A chapter's original file, offered whole (an archive a reader keeps offline).
+
+    ``url`` points at one of the source's own routes (build it with
+    :meth:`Source.url_for`, so it is signed when the source requires
+    authentication); ``media_type`` is the file's (``application/vnd.comicbook+zip``...),
+    ``size`` its length in bytes when known.
+    """
+
+    url: str
+    media_type: str
+    size: int | None = None
 
 
 class NoSettings(BaseModel):
@@ -174,6 +190,22 @@ class Source(abc.ABC, Generic[SettingsT]):
     @abc.abstractmethod
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
         """Absolute page image URLs in reading order."""
+
+    async def download(
+        self, manga_slug: str, chapter_slug: str, ctx: RequestContext
+    ) -> Download | None:
+        """The chapter's original file to download whole, or None (the default) when there is none.
+
+        Only a source that holds its chapters as files (a library of archives)
+        has one to offer; faces that can link a download (OPDS acquisition
+        links) ask this, through the core, for one chapter at a time.
+        """
+        return None
+
+    @classmethod
+    def offers_downloads(cls) -> bool:
+        """Whether :meth:`download` may ever answer: the adapter overrides it."""
+        return cls.download is not Source.download
 
     async def ping(self) -> None:
         """Make one light request to the upstream; raise if it is unreachable."""

@@ -10,6 +10,7 @@ The catalogue a reader walks::
     /_/opds/<slug>/search?q=&page=            the source's search
     /_/opds/<slug>/series/<manga>?page=       a series: its details, then its chapters
     /_/opds/<slug>/series/<manga>/<chapter>   a chapter with its OPDS-PSE stream link
+                                              (and its file, when the source offers it)
     /_/opds/<slug>/series/<manga>/<chapter>/pages/<n>?maxWidth=   one page image, 0-based
 
 with an OpenSearch description at ``opensearch.xml`` beside the root and each
@@ -42,6 +43,7 @@ from toshokan.errors import ChapterNotFound, HostError, InvalidCredentials, Inva
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.access import challenge, opds_caller
 from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
+from toshokan.faces.opds.downloads import acquisition_link, downloads_of
 from toshokan.models import Chapter, Manga, SearchResponse, SourceConfiguration
 
 log = logging.getLogger("toshokan.opds")
@@ -448,6 +450,7 @@ async def series(request: Request, ctx: Ctx) -> Response:
     manga, chapters = details.value, listed.value
     start = (page - 1) * CHAPTERS_PER_PAGE
     shown = chapters[start : start + CHAPTERS_PER_PAGE]
+    files = await downloads_of(ctx.core, ctx.slug, ctx.caller, manga_slug, shown)
     url = ctx.url("series", manga_slug)
     entries = [details_entry(ctx, manga)] if page == 1 else []
     entries += [
@@ -458,7 +461,10 @@ async def series(request: Request, ctx: Ctx) -> Response:
             issued=atom.timestamp(chapter.date),
             language=chapter.language,
             content=f"{manga.title}, {chapter_title(chapter)}",
-            links=[Link("subsection", ctx.url("series", manga_slug, chapter.slug), ACQUISITION)],
+            links=[
+                Link("subsection", ctx.url("series", manga_slug, chapter.slug), ACQUISITION),
+                *([acquisition_link(files[chapter.slug])] if chapter.slug in files else []),
+            ],
         )
         for chapter in shown
     ]
@@ -493,6 +499,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
         raise ChapterNotFound()
     pipeline = images_of(ctx.core)
     urls = await pipeline.page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
+    files = await downloads_of(ctx.core, ctx.slug, ctx.caller, manga_slug, [chapter])
     here = ctx.url("series", manga_slug, chapter_slug)
     stream = Link(
         atom.REL_STREAM,
@@ -521,6 +528,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
         links=[
             stream,
             *thumbnail,
+            *(acquisition_link(download) for download in files.values()),
             Link("alternate", chapter.url, "text/html", "On the source's site"),
         ],
     )

@@ -21,6 +21,7 @@ from toshokan.core.http import caller_of
 from toshokan.core.images import images_of
 from toshokan.errors import ChapterNotFound
 from toshokan.faces.opds import atom
+from toshokan.faces.opds.downloads import downloads_of
 from toshokan.faces.opds.feeds import (
     CHAPTERS_PER_PAGE,
     PAGE_SIZE,
@@ -41,6 +42,7 @@ OPDS_JSON = "application/opds+json"
 PUBLICATION_JSON = "application/opds-publication+json"
 DIVINA = "application/divina+json"
 OPEN_ACCESS = "http://opds-spec.org/acquisition/open-access"
+ACQUIRE = atom.REL_ACQUISITION
 WEBPUB_CONTEXT = "https://readium.org/webpub-manifest/context.jsonld"
 DIVINA_PROFILE = "https://readium.org/webpub-manifest/profiles/divina"
 
@@ -221,8 +223,10 @@ async def series(request: Request, ctx: Ctx) -> Response:
     url = v2_url(ctx, "series", manga_slug)
     cover = images(ctx, manga.covers[0] if manga.covers else None)
     names = {tag.slug: tag.name for tag in ctx.config.search.tags}
+    shown = chapters[start : start + CHAPTERS_PER_PAGE]
+    files = await downloads_of(ctx.core, ctx.slug, ctx.caller, manga_slug, shown)
     entries = []
-    for chapter in chapters[start : start + CHAPTERS_PER_PAGE]:
+    for chapter in shown:
         metadata: dict[str, Any] = {
             "title": chapter_title(chapter),
             "identifier": f"urn:toshokan:{ctx.slug}:{manga_slug}:{chapter.slug}",
@@ -242,6 +246,9 @@ async def series(request: Request, ctx: Ctx) -> Response:
             "metadata": metadata,
             "links": [link(manifest, DIVINA, rel=OPEN_ACCESS)],
         }
+        if chapter.slug in files:
+            file = files[chapter.slug]
+            publication["links"].append(link(file.url, file.media_type, rel=ACQUIRE))
         if cover:
             publication["images"] = cover
         entries.append(publication)

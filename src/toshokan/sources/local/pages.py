@@ -17,8 +17,9 @@ import json
 from collections.abc import AsyncIterator, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO, TypeVar
+from urllib.parse import quote
 
 from PIL import Image, ImageDraw
 from starlette.requests import Request
@@ -41,7 +42,7 @@ from toshokan.sdk.archives import (
     open_chapter,
     sniff_media_type,
 )
-from toshokan.sdk.names import media_type
+from toshokan.sdk.names import media_type as image_type
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.slugs import is_slug
 from toshokan.sources.local.versions import version_of
@@ -93,6 +94,38 @@ def _ascii_digits(text: str, max_length: int = 18) -> bool:
 
 def _unsatisfiable(size: int) -> RangeNotSatisfiable:
     return RangeNotSatisfiable(headers={"Content-Range": f"bytes */{size}"})
+
+
+#: What a chapter file is, by extension: the types comic readers recognise for a download.
+ARCHIVE_TYPES: dict[str, str] = {
+    ".cbz": "application/vnd.comicbook+zip",
+    ".zip": "application/zip",
+    ".cbr": "application/vnd.comicbook-rar",
+    ".rar": "application/vnd.rar",
+    ".cb7": "application/x-cb7",
+    ".7z": "application/x-7z-compressed",
+    ".pdf": "application/pdf",
+    ".epub": "application/epub+zip",
+}
+
+
+def archive_media_type(relpath: str) -> str | None:
+    """The media type of a chapter kept as one file; None for a folder of images."""
+    return ARCHIVE_TYPES.get(PurePosixPath(relpath).suffix.lower())
+
+
+def scanned_size(sig: str) -> int | None:
+    """The file's size when it was last scanned, from its ``size:mtime`` signature."""
+    size, colon, mtime = sig.partition(":")
+    return int(size) if colon and _ascii_digits(size) and mtime.isdigit() else None
+
+
+def content_disposition(filename: str) -> str:
+    """``attachment`` with the file's own name: an ASCII fallback and the exact UTF-8 one."""
+    fallback = "".join(
+        c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in filename
+    )
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 def _icon_png() -> bytes:
@@ -149,6 +182,7 @@ class PageServer:
             public(Route("/icon.png", self.icon, methods=["GET"], name="icon")),
             Route("/covers/{manga}", self.cover, methods=["GET"], name="cover"),
             Route("/pages/{manga}/{chapter}/{number}", self.page, methods=["GET"], name="page"),
+            Route("/download/{manga}/{chapter}", self.download, methods=["GET"], name="download"),
         ]
 
     # -- handlers --------------------------------------------------------------------
@@ -195,6 +229,30 @@ class PageServer:
         version = version_of(row["sig"])
         return await self._serve(request, row["relpath"], row["kind"], pages[index - 1], version)
 
+    async def download(self, request: Request) -> Response:
+        """The chapter's archive (or PDF) as it lies in the library, byte for byte."""
+        manga = request.path_params["manga"]
+        chapter = request.path_params["chapter"]
+        if not (is_slug(manga) and is_slug(chapter)):
+            raise NotFound("No chapter is at this path.")
+        row = await asyncio.to_thread(lambda: self._index().chapter(manga, chapter))
+        if row is None:
+            raise ChapterNotFound()
+        relpath: str = row["relpath"]
+        file_type = archive_media_type(relpath) if row["kind"] != "dir" else None
+        if file_type is None:
+            raise NotFound("This chapter is a folder of images, not one file to download.")
+        disposition = content_disposition(PurePosixPath(relpath).name)
+        return await self._serve(
+            request,
+            relpath,
+            "file",
+            None,
+            version_of(row["sig"]),
+            media_type=file_type,
+            headers={"Content-Disposition": disposition},
+        )
+
     # -- serving -------------------------------------------------------------------------
 
     def _open(self, relpath: str, kind: str, member: str | None) -> _Opened:
@@ -232,11 +290,20 @@ class PageServer:
             raise NotFound("The image is no longer readable in the library.") from None
 
     async def _serve(
-        self, request: Request, relpath: str, kind: str, member: str | None, version: str | None
+        self,
+        request: Request,
+        relpath: str,
+        kind: str,
+        member: str | None,
+        version: str | None,
+        *,
+        media_type: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Response:
         opened = await self._in_pool(self._open, relpath, kind, member)
         etag = '"' + hashlib.sha1(f"{version}:{relpath}:{member}".encode()).hexdigest()[:24] + '"'
         headers = {
+            **(headers or {}),
             "ETag": etag,
             "Last-Modified": email.utils.formatdate(opened.mtime, usegmt=True),
             "Cache-Control": IMMUTABLE,
@@ -246,7 +313,7 @@ class PageServer:
             _close(opened)
             return Response(status_code=304, headers=headers)
         kind_type = sniff_media_type(opened.head[:16]) if opened.head else None
-        content_type = kind_type or media_type(member or relpath)
+        content_type = media_type or kind_type or image_type(member or relpath)
         size = opened.size
         wanted = request.headers.get("range")
         if_range = request.headers.get("if-range")
@@ -333,4 +400,11 @@ def _not_modified(request: Request, etag: str, mtime: float) -> bool:
     return False
 
 
-__all__ = ["PageServer", "RangeNotSatisfiable", "parse_range"]
+__all__ = [
+    "PageServer",
+    "RangeNotSatisfiable",
+    "archive_media_type",
+    "content_disposition",
+    "parse_range",
+    "scanned_size",
+]

@@ -29,6 +29,7 @@ from toshokan.sdk import (
     ChapterNotFound,
     Classification,
     Credentials,
+    Download,
     Entry,
     FilterKey,
     HostServices,
@@ -52,7 +53,7 @@ from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, defa
 from toshokan.sources.local.index import search as searching
 from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
-from toshokan.sources.local.pages import PageServer
+from toshokan.sources.local.pages import PageServer, archive_media_type, scanned_size
 from toshokan.sources.local.scan_report import ScanProgress, ScanReport
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
@@ -460,6 +461,23 @@ class LocalLibrary(Source[LocalSettings]):
             )
             for n in range(1, len(names) + 1)
         ]
+
+    async def download(
+        self, manga_slug: str, chapter_slug: str, ctx: RequestContext
+    ) -> Download | None:
+        if not (is_slug(manga_slug) and is_slug(chapter_slug)):
+            raise ChapterNotFound()
+        row = await asyncio.to_thread(self._require_index().chapter, manga_slug, chapter_slug)
+        if row is None:
+            raise ChapterNotFound()
+        file_type = archive_media_type(row["relpath"]) if row["kind"] != "dir" else None
+        if file_type is None:
+            return None
+        version = version_of(row["sig"])
+        url = self.url_for(
+            ctx, "download", query={"v": version}, manga=manga_slug, chapter=chapter_slug
+        )
+        return Download(url, file_type, scanned_size(row["sig"]))
 
     def activity(self) -> str | None:
         return self.progress.summary() if self.progress.running else None
