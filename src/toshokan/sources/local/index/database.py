@@ -139,8 +139,6 @@ class Index:
         self.path = path
         self.write_lock = threading.Lock()
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._all_lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
         with self.writer() as db:
             version = None
@@ -189,17 +187,20 @@ class Index:
             except sqlite3.Error as error:
                 raise IndexUnavailable(f"the library index cannot be opened ({error})") from None
             self._local.connection = connection
-            with self._all_lock:
-                self._all.append(connection)
         return connection
 
     def close(self) -> None:
-        with self._all_lock:
-            for connection in self._all:
-                with suppress(sqlite3.Error):
-                    connection.close()
-            self._all.clear()
+        """Let go of every read connection.
+
+        Only this thread's own connection is closed here: closing one that
+        another thread is still reading through crashes the interpreter, so
+        the others are dropped and close when the last reference to them goes.
+        """
+        own = getattr(self._local, "connection", None)
         self._local = threading.local()
+        if own is not None:
+            with suppress(sqlite3.Error):
+                own.close()
 
     # -- reads -------------------------------------------------------------------
 
