@@ -30,7 +30,6 @@ import asyncio
 import hashlib
 import io
 import logging
-import os
 import time
 import weakref
 from collections import OrderedDict
@@ -58,6 +57,7 @@ from toshokan.errors import (
     UpstreamError,
     UpstreamTimeout,
 )
+from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
 
 log = logging.getLogger("toshokan.images")
@@ -175,62 +175,6 @@ class _MemoryCache:
             self.size -= len(item[1].data)
 
 
-class DiskCache:
-    """Converted images on disk, least recently used dropped first past ``max_bytes``."""
-
-    def __init__(self, root: Path, max_bytes: int):
-        self.root, self.max_bytes = root, max_bytes
-        self._size: int | None = None
-
-    def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.jpg"
-
-    def get(self, key: str) -> bytes | None:
-        path = self.path(key)
-        try:
-            data = path.read_bytes()
-            os.utime(path)  # recently used: kept longest
-        except OSError:
-            return None
-        return data
-
-    def put(self, key: str, data: bytes) -> None:
-        if self._size is None:
-            self._size = sum(size for _, size, _ in self._files())
-        path = self.path(key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(".part")
-            partial.write_bytes(data)
-            partial.replace(path)
-        except OSError as error:
-            log.warning("image cache write failed: %s", type(error).__name__)
-            return
-        self._size += len(data)
-        if self._size > self.max_bytes:
-            self._trim()
-
-    def _files(self) -> list[tuple[float, int, Path]]:
-        found = []
-        for path in self.root.glob("*/*.jpg"):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            found.append((stat.st_mtime, stat.st_size, path))
-        return found
-
-    def _trim(self) -> None:
-        files = sorted(self._files())
-        total = sum(size for _, size, _ in files)
-        for _, size, path in files:
-            if total <= self.max_bytes * 0.9:
-                break
-            path.unlink(missing_ok=True)
-            total -= size
-        self._size = total
-
-
 def transform(data: bytes, width: int | None) -> tuple[Picture, bool]:
     """A picture every PSE reader shows, at most ``width`` wide; and whether it was re-encoded.
 
@@ -302,7 +246,9 @@ class ImagePipeline:
             headers={"Accept": "image/jpeg,image/png,image/gif,image/webp,image/avif,image/*"},
         )
         self.memory = _MemoryCache(MEMORY_BYTES, MEMORY_SECONDS)
-        self.disk = DiskCache(Path(core.settings.host.data_dir) / "image-cache", DISK_BYTES)
+        self.disk = DiskCache(
+            Path(core.settings.host.data_dir) / "image-cache", DISK_BYTES, suffix=".jpg"
+        )
         self._fetches = _InFlight()
         self._renders = _InFlight()
         self._lists = _InFlight()

@@ -647,14 +647,14 @@ class DiskCache:
     hold in memory. Keys are hashed, so any text names an entry.
     """
 
-    def __init__(self, root: Path, max_bytes: int):
-        self.root, self.max_bytes = root, max_bytes
+    def __init__(self, root: Path, max_bytes: int, *, suffix: str = ""):
+        self.root, self.max_bytes, self.suffix = root, max_bytes, suffix
         self._size: int | None = None
         self._lock = threading.Lock()
 
     def _path(self, key: str) -> Path:
         digest = hashlib.sha256(key.encode()).hexdigest()[:40]
-        return self.root / digest[:2] / digest
+        return self.root / digest[:2] / f"{digest}{self.suffix}"
 
     def get(self, key: str) -> bytes | None:
         path = self._path(key)
@@ -687,7 +687,7 @@ class DiskCache:
 
     def _files(self) -> list[tuple[float, int, Path]]:
         found = []
-        for path in self.root.glob("*/*"):
+        for path in self.root.glob(f"*/*{self.suffix}"):
             try:
                 stat = path.stat()
             except OSError:
