@@ -14,6 +14,7 @@ import email.utils
 import hashlib
 import io
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -149,6 +150,18 @@ class _Opened:
     head: bytes | None  # the whole image when it was small enough to read at once
 
 
+async def series_with_cover(index: Callable[[], Index], manga: str) -> sqlite3.Row:
+    """The index row of series ``manga``, which must have a cover (else not found)."""
+    if not is_slug(manga):
+        raise MangaNotFound()
+    row = await asyncio.to_thread(lambda: index().series_by_slug(manga))
+    if row is None:
+        raise MangaNotFound()
+    if not row["cover_relpath"]:
+        raise NotFound("This manga has no cover.")
+    return row
+
+
 class PageServer:
     """Page, cover and icon routes of one local library source."""
 
@@ -197,14 +210,7 @@ class PageServer:
         return Response(self._icon, media_type="image/png", headers=headers)
 
     async def cover(self, request: Request) -> Response:
-        manga = request.path_params["manga"]
-        if not is_slug(manga):
-            raise MangaNotFound()
-        row = await asyncio.to_thread(lambda: self._index().series_by_slug(manga))
-        if row is None:
-            raise MangaNotFound()
-        if not row["cover_relpath"]:
-            raise NotFound("This manga has no cover.")
+        row = await series_with_cover(self._index, request.path_params["manga"])
         return await self._serve(
             request,
             row["cover_relpath"],

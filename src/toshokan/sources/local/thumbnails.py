@@ -20,11 +20,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from toshokan.sdk import MangaNotFound, NotFound
+from toshokan.sdk import NotFound
 from toshokan.sdk.archives import MAX_BUFFERED_BYTES, ArchiveError, DiskCache, open_chapter
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.pages import IMMUTABLE, _etag_matches
-from toshokan.sources.local.slugs import is_slug
+from toshokan.sources.local.pages import IMMUTABLE, _etag_matches, series_with_cover
 
 #: The widest thumbnail; narrower covers keep their width.
 THUMBNAIL_WIDTH = 300
@@ -88,14 +87,7 @@ class Thumbnails:
         return [Route("/thumbnails/{manga}", self.serve, methods=["GET"], name="thumbnail")]
 
     async def serve(self, request: Request) -> Response:
-        manga = request.path_params["manga"]
-        if not is_slug(manga):
-            raise MangaNotFound()
-        row = await asyncio.to_thread(lambda: self._index().series_by_slug(manga))
-        if row is None:
-            raise MangaNotFound()
-        if not row["cover_relpath"]:
-            raise NotFound("This manga has no cover.")
+        row = await series_with_cover(self._index, request.path_params["manga"])
         cover = (row["cover_relpath"], row["cover_kind"], row["cover_member"])
         key = f"{cover}:{row['cover_version']}:{THUMBNAIL_WIDTH}"
         etag = '"' + hashlib.sha1(key.encode()).hexdigest()[:24] + '"'
