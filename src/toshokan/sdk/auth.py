@@ -73,7 +73,7 @@ def credentials_from_headers(auth_type: AuthType, headers: Mapping[str, str]) ->
             if scheme.lower() != "basic":
                 return None
             try:
-                decoded = base64.b64decode(encoded, validate=True).decode()
+                decoded = base64.b64decode(encoded.strip(), validate=True).decode()
             except ValueError:
                 return None
             username, sep, password = decoded.partition(":")

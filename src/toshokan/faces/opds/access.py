@@ -12,8 +12,6 @@ authorises an OPDS request exactly as it would the JSON interface's:
   authenticate for the session's cookies, remembered briefly per credential.
 """
 
-import base64
-import binascii
 import hashlib
 import time
 from collections import OrderedDict
@@ -25,7 +23,7 @@ from toshokan.core import Caller, Core, HostedSource
 from toshokan.errors import InvalidCredentials
 from toshokan.models import AuthType, SourceConfiguration
 from toshokan.models.auth import AUTH_HEADERS
-from toshokan.sdk.auth import Credentials, headers_for
+from toshokan.sdk.auth import Credentials, credentials_from_headers, headers_for
 
 #: Seconds a session's cookies obtained for a reader's Basic credentials are reused.
 SESSION_SECONDS = 600
@@ -36,15 +34,10 @@ _sessions: OrderedDict[tuple[int, str, str], tuple[float, dict[str, str]]] = Ord
 
 def basic_credentials(caller: Caller) -> tuple[str, str] | None:
     """The name and password of an ``Authorization: Basic`` header, if the caller sent one."""
-    scheme, _, encoded = caller.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "basic":
+    sent = credentials_from_headers(AuthType.BASIC, caller.headers)
+    if sent is None or sent.username is None or sent.password is None:
         return None
-    try:
-        decoded = base64.b64decode(encoded.strip(), validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-    username, sep, password = decoded.partition(":")
-    return (username, password) if sep else None
+    return sent.username, sent.password
 
 
 def challenge(config: SourceConfiguration, message: str | None = None) -> InvalidCredentials:
