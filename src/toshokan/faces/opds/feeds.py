@@ -490,13 +490,19 @@ async def series(request: Request, ctx: Ctx) -> Response:
     return feed_response(feed, ACQUISITION, private)
 
 
-async def chapter_feed(request: Request, ctx: Ctx) -> Response:
-    """One chapter, with the OPDS-PSE link that streams its pages one by one."""
-    manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
+async def listed_chapter(ctx: Ctx, manga_slug: str, chapter_slug: str) -> Chapter:
+    """The chapter ``chapter_slug`` as the series' chapter list has it (cached by the core)."""
     listed = await ctx.core.chapters(ctx.slug, manga_slug, ctx.caller)
     chapter = next((c for c in listed.value if c.slug == chapter_slug), None)
     if chapter is None:
         raise ChapterNotFound()
+    return chapter
+
+
+async def chapter_feed(request: Request, ctx: Ctx) -> Response:
+    """One chapter, with the OPDS-PSE link that streams its pages one by one."""
+    manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
+    chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
     pipeline = images_of(ctx.core)
     urls = await pipeline.page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
     files = await downloads_of(ctx.core, ctx.slug, ctx.caller, manga_slug, [chapter])

@@ -19,7 +19,6 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.core.http import caller_of
 from toshokan.core.images import images_of
-from toshokan.errors import ChapterNotFound
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.downloads import downloads_of
 from toshokan.faces.opds.feeds import (
@@ -31,6 +30,7 @@ from toshokan.faces.opds.feeds import (
     catalogue_base,
     chapter_title,
     core_of,
+    listed_chapter,
     page_of,
     preset_search,
     query_of,
@@ -277,10 +277,7 @@ async def series(request: Request, ctx: Ctx) -> Response:
 async def manifest(request: Request, ctx: Ctx) -> Response:
     """A chapter as a DiViNa publication: its pages, in order, from the host's image endpoint."""
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
-    listed = await ctx.core.chapters(ctx.slug, manga_slug, ctx.caller)
-    chapter = next((c for c in listed.value if c.slug == chapter_slug), None)
-    if chapter is None:
-        raise ChapterNotFound()
+    chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
     urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
     pages = ctx.url("series", manga_slug, chapter_slug, "pages")
     here = v2_url(ctx, "series", manga_slug, chapter_slug, "manifest.json")
