@@ -9,13 +9,13 @@ from PIL import Image
 
 from toshokan.core.images import (
     MAX_PIXELS,
-    DiskCache,
     clamp_width,
     images_of,
     stable_key,
     transform,
 )
 from toshokan.errors import UpstreamError
+from toshokan.sdk.archives import DiskCache
 from toshokan.testing import ServedHost
 
 from .conftest import ImageServers, webp
@@ -141,7 +141,7 @@ async def test_converted_images_come_from_disk_the_second_time(
 async def test_oversized_upstream_images_are_refused(
     mangadex_host: ServedHost, image_servers: ImageServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("toshokan.core.images.MAX_SOURCE_BYTES", 1000)
+    monkeypatch.setattr("toshokan.core.images.pipeline.MAX_SOURCE_BYTES", 1000)
     image_servers.body = webp(2000, 2000, (5, 6, 7)) + b"\0" * 2000
     pipeline = images_of(mangadex_host.core)
     url = pipeline.signed_url(
@@ -155,9 +155,9 @@ async def test_oversized_upstream_images_are_refused(
 async def test_one_upstream_host_gets_a_bounded_number_of_fetches() -> None:
     import asyncio
 
-    from toshokan.core.images import _Gates
+    from toshokan.core.images.sharing import HostGates
 
-    gates = _Gates(per_key=2, max_keys=3)
+    gates = HostGates(per_key=2, max_keys=3)
     running, peak = 0, 0
 
     async def fetch(host: str) -> None:

@@ -1,76 +1,39 @@
-"""The image pipeline: the one place every face gets page images and covers from.
+"""The pipeline: fetching any source's image once, converting it, caching it, signing links to it.
 
-A page or cover URL of any source is either one of the host's own (a route a
-source mounts under ``/_/<slug>``, such as the local library's pages) or an
-upstream's (MangaDex's at-home servers). The pipeline fetches either kind the
-same way for every face: host URLs are answered in-process by the source's
-mounted routes, upstream URLs with the host's User-Agent and the source's
-Referer, under the host's upstream deadline and with a bound on the bytes read.
-
-It then hands back something every reader can show: formats OPDS-PSE does not
-allow (WebP, AVIF...) become JPEG; a ``max_width`` resizes keeping the aspect
-ratio (never enlarging); thumbnails are at most 300 px wide. Images with more
-pixels than :data:`MAX_PIXELS` are refused before they are decoded, so a
-decompression bomb costs nothing.
-
-Upstream bytes are kept briefly in memory (bounded in bytes) and concurrent
-requests for the same image share one fetch; converted or resized images are
-kept on disk under the data directory, with a size cap. Page lists are
-remembered for a couple of minutes per caller, so a reader fetching a chapter
-page by page asks the source for the list once, not once per page (MangaDex
-allows only 40 page lists a minute).
-
-:meth:`ImagePipeline.signed_url` makes a header-free link to any image of any
-source (``/_/image/<slug>?u=...&exp=...&sig=...``): only the host can make
-one, it expires, and it needs no credentials, for image loaders that cannot
-send the headers an upstream wants.
+Host URLs (a source's own routes under ``/_/<slug>``) are answered in-process by
+the source's mounted routes; upstream URLs are fetched with the host's
+User-Agent and the source's Referer, under the host's upstream deadline and
+with a bound on the bytes read.
 """
 
 import asyncio
 import hashlib
-import io
-import logging
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Hashable
 from pathlib import Path
-from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import httpx
-from PIL import Image, UnidentifiedImageError
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Mount, Route
 
 from toshokan.core.core import Caller, Core
-from toshokan.core.http import caller_of
+from toshokan.core.images.pictures import (
+    SIGNATURE_PARAMS,
+    THUMBNAIL_WIDTH,
+    Picture,
+    stable_key,
+    transform,
+)
+from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
 from toshokan.core.signing import expiry, sign, verify
 from toshokan.core.sources import HostedSource
-from toshokan.errors import (
-    InvalidRequest,
-    NotFound,
-    RateLimited,
-    UpstreamError,
-    UpstreamTimeout,
-)
+from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
 
-log = logging.getLogger("toshokan.images")
-T = TypeVar("T")
-
 #: The largest image read from anywhere; a bigger one is an upstream error, never memory.
 MAX_SOURCE_BYTES = 32 * 1024 * 1024
-#: More pixels than this (a 1,000 x 60,000 webtoon strip) is refused before decoding.
-MAX_PIXELS = 60_000_000
-#: Thumbnails (covers in a feed) are at most this wide.
-THUMBNAIL_WIDTH = 300
-#: A requested width is clamped into this range.
-MIN_WIDTH, MAX_WIDTH = 16, 8192
 #: Upstream images kept in memory, in bytes, and for how long (seconds).
 MEMORY_BYTES = 64 * 1024 * 1024
 MEMORY_SECONDS = 300
@@ -83,154 +46,6 @@ PAGE_LIST_ENTRIES = 1024
 PER_UPSTREAM = 8
 #: Upstream hosts (MangaDex has many at-home servers) whose bound is remembered at once.
 MAX_UPSTREAM_GATES = 256
-#: The longest image URL a signed link may carry.
-MAX_URL_LENGTH = 4096
-JPEG_QUALITY = 85
-#: The formats OPDS-PSE allows, served as they are when no resize is asked for.
-ALLOWED = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif"}
-#: Query parameters of the host's own signed links: they change every minute, the image does not.
-SIGNATURE_PARAMS = frozenset({"exp", "sig"})
-
-
-@dataclass(frozen=True)
-class Picture:
-    """Image bytes and their media type."""
-
-    data: bytes
-    media_type: str
-
-
-class _InFlight:
-    """Concurrent calls with the same key share one computation."""
-
-    def __init__(self) -> None:
-        self._running: dict[Hashable, asyncio.Future[Any]] = {}
-
-    async def run(self, key: Hashable, compute: Callable[[], Awaitable[T]]) -> T:
-        future = self._running.get(key)
-        if future is None:
-            future = asyncio.ensure_future(compute())
-            self._running[key] = future
-            future.add_done_callback(lambda done: self._finished(key, done))
-        result: T = await asyncio.shield(future)
-        return result
-
-    def _finished(self, key: Hashable, done: asyncio.Future[Any]) -> None:
-        self._running.pop(key, None)
-        if not done.cancelled():
-            done.exception()  # retrieved, so a failure nobody awaited any more is not logged
-
-
-class _Gates:
-    """At most ``per_key`` holders per upstream host; idle hosts are forgotten past ``max_keys``."""
-
-    def __init__(self, per_key: int, max_keys: int):
-        self.per_key, self.max_keys = per_key, max_keys
-        self._gates: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}
-
-    @asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        if key not in self._gates and len(self._gates) >= self.max_keys:
-            for idle in [k for k, (_, users) in self._gates.items() if not users[0]]:
-                del self._gates[idle]
-        gate, users = self._gates.setdefault(key, (asyncio.Semaphore(self.per_key), [0]))
-        users[0] += 1
-        try:
-            async with gate:
-                yield
-        finally:
-            users[0] -= 1
-
-
-class _MemoryCache:
-    """An LRU of pictures bounded in bytes, each kept for a limited time."""
-
-    def __init__(self, max_bytes: int, seconds: float):
-        self.max_bytes, self.seconds = max_bytes, seconds
-        self._items: OrderedDict[str, tuple[float, Picture]] = OrderedDict()
-        self.size = 0
-
-    def get(self, key: str) -> Picture | None:
-        item = self._items.get(key)
-        if item is None:
-            return None
-        if item[0] < time.monotonic():
-            self._drop(key)
-            return None
-        self._items.move_to_end(key)
-        return item[1]
-
-    def put(self, key: str, picture: Picture) -> None:
-        if len(picture.data) > self.max_bytes // 4:
-            return  # one huge image must not flush everything else
-        self._drop(key)
-        self._items[key] = (time.monotonic() + self.seconds, picture)
-        self.size += len(picture.data)
-        while self.size > self.max_bytes:
-            self._drop(next(iter(self._items)))
-
-    def _drop(self, key: str) -> None:
-        item = self._items.pop(key, None)
-        if item is not None:
-            self.size -= len(item[1].data)
-
-
-def transform(data: bytes, width: int | None) -> tuple[Picture, bool]:
-    """A picture every PSE reader shows, at most ``width`` wide; and whether it was re-encoded.
-
-    Runs in a worker thread: decoding and resizing are CPU work.
-    """
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            columns, rows = image.size
-            if columns * rows > MAX_PIXELS:
-                raise UpstreamError(
-                    f"The image is {columns} x {rows} pixels; the host decodes at most "
-                    f"{MAX_PIXELS // 1_000_000} million."
-                )
-            allowed = ALLOWED.get(image.format or "")
-            if allowed and (width is None or columns <= width):
-                return Picture(data, allowed), False
-            if width is not None and columns > width and image.format == "JPEG":
-                image.draft("RGB", (width, max(1, rows * width // columns)))
-            image.load()
-            picture = _to_rgb(image)
-            if width is not None and picture.width > width:
-                height = max(1, round(picture.height * width / picture.width))
-                picture = picture.resize((width, height), Image.Resampling.LANCZOS)
-            out = io.BytesIO()
-            picture.save(out, "JPEG", quality=JPEG_QUALITY)
-            return Picture(out.getvalue(), "image/jpeg"), True
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError):
-        raise UpstreamError("The image could not be read.") from None
-
-
-def _to_rgb(image: Image.Image) -> Image.Image:
-    """RGB for JPEG; transparency composited onto white, as a page's paper is."""
-    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
-        rgba = image.convert("RGBA")
-        paper = Image.new("RGB", rgba.size, (255, 255, 255))
-        paper.paste(rgba, mask=rgba.getchannel("A"))
-        return paper
-    return image.convert("RGB")
-
-
-def stable_key(url: str) -> str:
-    """The URL without the host's per-minute signature, so a re-signed link hits the cache."""
-    parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    kept = urlencode([(k, v) for k, v in query if k not in SIGNATURE_PARAMS])
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, kept, ""))
-
-
-def clamp_width(value: str | int | None) -> int | None:
-    """A reader's ``maxWidth``: digits within bounds, anything else means full size."""
-    if value is None:
-        return None
-    text = str(value).strip()
-    if not (text.isascii() and text.isdigit()) or len(text) > 6:
-        return None
-    return max(MIN_WIDTH, min(MAX_WIDTH, int(text)))
 
 
 class ImagePipeline:
@@ -245,15 +60,15 @@ class ImagePipeline:
             retries=0,
             headers={"Accept": "image/jpeg,image/png,image/gif,image/webp,image/avif,image/*"},
         )
-        self.memory = _MemoryCache(MEMORY_BYTES, MEMORY_SECONDS)
+        self.memory = MemoryCache(MEMORY_BYTES, MEMORY_SECONDS)
         self.disk = DiskCache(
             Path(core.settings.host.data_dir) / "image-cache", DISK_BYTES, suffix=".jpg"
         )
-        self._fetches = _InFlight()
-        self._renders = _InFlight()
-        self._lists = _InFlight()
+        self._fetches = InFlight()
+        self._renders = InFlight()
+        self._lists = InFlight()
         self._page_lists: OrderedDict[Hashable, tuple[float, list[str]]] = OrderedDict()
-        self._gates = _Gates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
+        self._gates = HostGates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
         self._local: dict[str, httpx.AsyncClient] = {}
         #: Upstream fetches made, for tests and the bench.
         self.fetched = 0
@@ -456,49 +271,3 @@ def images_of(core: Core) -> ImagePipeline:
     if pipeline is None:
         pipeline = _pipelines[core] = ImagePipeline(core)
     return pipeline
-
-
-# -- the signed image route -------------------------------------------------------------
-
-
-async def signed_image(request: Request) -> Response:
-    """``GET /_/image/<slug>?u=<url>[&w=<width>]&exp=&sig=``: any image of any source, no headers."""
-    core: Core = request.app.state.core
-    slug = request.path_params["source"]
-    hosted = core.source(slug)
-    query = dict(request.query_params)
-    url = query.get("u", "")
-    if not url or len(url) > MAX_URL_LENGTH:
-        raise InvalidRequest("The image link has no usable URL.")
-    pipeline = images_of(core)
-    caller = caller_of(request)
-    until = await core.check_link(slug, caller.client, lambda: pipeline.verify(slug, query))
-    picture = await pipeline.render(hosted, url, caller.base_url, width=clamp_width(query.get("w")))
-    max_age = max(0, min(until - int(time.time()), 86400))
-    return image_response(picture, f"private, max-age={max_age}")
-
-
-def image_response(picture: Picture, cache_control: str) -> Response:
-    return Response(
-        picture.data,
-        media_type=picture.media_type,
-        headers={"Cache-Control": cache_control, "X-Content-Type-Options": "nosniff"},
-    )
-
-
-def image_mount() -> Mount:
-    """``/_/image``: the signed, header-free image links of :meth:`ImagePipeline.signed_url`."""
-    return Mount("/_/image", routes=[Route("/{source}", signed_image, methods=["GET"])])
-
-
-__all__ = [
-    "DiskCache",
-    "ImagePipeline",
-    "Picture",
-    "clamp_width",
-    "image_mount",
-    "image_response",
-    "images_of",
-    "stable_key",
-    "transform",
-]

@@ -1,0 +1,49 @@
+"""``/_/image/<slug>``: the signed, header-free links to any image of any source."""
+
+import time
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+
+from toshokan.core.core import Core
+from toshokan.core.http import caller_of
+from toshokan.core.images.pictures import Picture, clamp_width
+from toshokan.core.images.pipeline import images_of
+from toshokan.errors import InvalidRequest
+
+#: The longest image URL a signed link may carry.
+MAX_URL_LENGTH = 4096
+
+
+# -- the signed image route -------------------------------------------------------------
+
+
+async def signed_image(request: Request) -> Response:
+    """``GET /_/image/<slug>?u=<url>[&w=<width>]&exp=&sig=``: any image of any source, no headers."""
+    core: Core = request.app.state.core
+    slug = request.path_params["source"]
+    hosted = core.source(slug)
+    query = dict(request.query_params)
+    url = query.get("u", "")
+    if not url or len(url) > MAX_URL_LENGTH:
+        raise InvalidRequest("The image link has no usable URL.")
+    pipeline = images_of(core)
+    caller = caller_of(request)
+    until = await core.check_link(slug, caller.client, lambda: pipeline.verify(slug, query))
+    picture = await pipeline.render(hosted, url, caller.base_url, width=clamp_width(query.get("w")))
+    max_age = max(0, min(until - int(time.time()), 86400))
+    return image_response(picture, f"private, max-age={max_age}")
+
+
+def image_response(picture: Picture, cache_control: str) -> Response:
+    return Response(
+        picture.data,
+        media_type=picture.media_type,
+        headers={"Cache-Control": cache_control, "X-Content-Type-Options": "nosniff"},
+    )
+
+
+def image_mount() -> Mount:
+    """``/_/image``: the signed, header-free image links of :meth:`ImagePipeline.signed_url`."""
+    return Mount("/_/image", routes=[Route("/{source}", signed_image, methods=["GET"])])

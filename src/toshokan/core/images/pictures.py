@@ -1,0 +1,93 @@
+"""Pictures: decoding, converting to a format every reader shows, and resizing.
+
+Formats OPDS-PSE does not allow (WebP, AVIF...) become JPEG; a width resizes
+keeping the aspect ratio (never enlarging). Images with more pixels than
+:data:`MAX_PIXELS` are refused before they are decoded, so a decompression bomb
+costs nothing.
+"""
+
+import io
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from PIL import Image, UnidentifiedImageError
+
+from toshokan.errors import UpstreamError
+
+#: More pixels than this (a 1,000 x 60,000 webtoon strip) is refused before decoding.
+MAX_PIXELS = 60_000_000
+#: Thumbnails (covers in a feed) are at most this wide.
+THUMBNAIL_WIDTH = 300
+#: A requested width is clamped into this range.
+MIN_WIDTH, MAX_WIDTH = 16, 8192
+JPEG_QUALITY = 85
+#: The formats OPDS-PSE allows, served as they are when no resize is asked for.
+ALLOWED = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif"}
+#: Query parameters of the host's own signed links: they change every minute, the image does not.
+SIGNATURE_PARAMS = frozenset({"exp", "sig"})
+
+
+@dataclass(frozen=True)
+class Picture:
+    """Image bytes and their media type."""
+
+    data: bytes
+    media_type: str
+
+
+def transform(data: bytes, width: int | None) -> tuple[Picture, bool]:
+    """A picture every PSE reader shows, at most ``width`` wide; and whether it was re-encoded.
+
+    Runs in a worker thread: decoding and resizing are CPU work.
+    """
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            columns, rows = image.size
+            if columns * rows > MAX_PIXELS:
+                raise UpstreamError(
+                    f"The image is {columns} x {rows} pixels; the host decodes at most "
+                    f"{MAX_PIXELS // 1_000_000} million."
+                )
+            allowed = ALLOWED.get(image.format or "")
+            if allowed and (width is None or columns <= width):
+                return Picture(data, allowed), False
+            if width is not None and columns > width and image.format == "JPEG":
+                image.draft("RGB", (width, max(1, rows * width // columns)))
+            image.load()
+            picture = _to_rgb(image)
+            if width is not None and picture.width > width:
+                height = max(1, round(picture.height * width / picture.width))
+                picture = picture.resize((width, height), Image.Resampling.LANCZOS)
+            out = io.BytesIO()
+            picture.save(out, "JPEG", quality=JPEG_QUALITY)
+            return Picture(out.getvalue(), "image/jpeg"), True
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError):
+        raise UpstreamError("The image could not be read.") from None
+
+
+def _to_rgb(image: Image.Image) -> Image.Image:
+    """RGB for JPEG; transparency composited onto white, as a page's paper is."""
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        paper = Image.new("RGB", rgba.size, (255, 255, 255))
+        paper.paste(rgba, mask=rgba.getchannel("A"))
+        return paper
+    return image.convert("RGB")
+
+
+def stable_key(url: str) -> str:
+    """The URL without the host's per-minute signature, so a re-signed link hits the cache."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    kept = urlencode([(k, v) for k, v in query if k not in SIGNATURE_PARAMS])
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, kept, ""))
+
+
+def clamp_width(value: str | int | None) -> int | None:
+    """A reader's ``maxWidth``: digits within bounds, anything else means full size."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        return None
+    return max(MIN_WIDTH, min(MAX_WIDTH, int(text)))
