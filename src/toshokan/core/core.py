@@ -359,9 +359,9 @@ class Core:
         check_slug(manga_slug, MangaNotFound)
         check_slug(chapter_slug, ChapterNotFound)
         config = await self.configuration(hosted)
-        access = await self.authorize(hosted, config, caller)
-        ctx = self.context(caller, access)
         async with self.upstream_deadline():
+            access = await self.authorize(hosted, config, caller)
+            ctx = self.context(caller, access)
             return await hosted.source.download(manga_slug, chapter_slug, ctx)
 
     async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
