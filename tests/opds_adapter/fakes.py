@@ -54,6 +54,53 @@ def cbz(pages: int, seed: int = 0) -> bytes:
     return out.getvalue()
 
 
+def pdf(pages: int, seed: int = 0) -> bytes:
+    """A PDF of ``pages`` pages, page ``n`` one image painted red ``seed + n`` (PIL writes it)."""
+    images = [Image.new("RGB", (40, 60), ((seed + n) % 256, 40, 90)) for n in range(1, pages + 1)]
+    out = io.BytesIO()
+    images[0].save(out, "PDF", save_all=True, append_images=images[1:], resolution=72)
+    return out.getvalue()
+
+
+def epub(pages: int, seed: int = 0, *, images: bool = True) -> bytes:
+    """An EPUB, fixed-layout: one XHTML page per image, in a spine whose order is not the
+    images' names' order (``images=False``: a text book with no images at all)."""
+    spine = [f"p{n}" for n in range(1, pages + 1)]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(
+            zipfile.ZipInfo("mimetype"), "application/epub+zip", compress_type=zipfile.ZIP_STORED
+        )
+        archive.writestr(
+            "META-INF/container.xml",
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+            '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+            "</rootfiles></container>",
+        )
+        manifest = []
+        for n, item in enumerate(spine, start=1):
+            image = f"images/{pages - n + 1:03d}.png"  # named backwards: spine order rules
+            body = f'<img src="{image}" alt=""/>' if images else f"<p>Chapter {n}.</p>"
+            archive.writestr(
+                f"OEBPS/{item}.xhtml",
+                '<html xmlns="http://www.w3.org/1999/xhtml"><body>' + body + "</body></html>",
+            )
+            if images:
+                archive.writestr(f"OEBPS/{image}", png(seed + n))
+            manifest.append(
+                f'<item id="{item}" href="{item}.xhtml" media-type="application/xhtml+xml"/>'
+            )
+        archive.writestr(
+            "OEBPS/content.opf",
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+            f"<manifest>{''.join(manifest)}</manifest><spine>"
+            + "".join(f'<itemref idref="{item}"/>' for item in spine)
+            + "</spine></package>",
+        )
+    return out.getvalue()
+
+
 @dataclass
 class Book:
     id: str
@@ -396,24 +443,27 @@ class Calibre(Fake):
             )
         ]
         self.downloads = 0
+        #: The formats each book (by index from 1) is offered in; every book is a CBZ and
+        #: an EPUB unless a test says otherwise. ``TXT`` stands for an EPUB of text.
+        self.formats: dict[int, list[str]] = {}
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/{rest:path}", self.handle)])
 
     def _book_entry(self, index: int, book: Book) -> str:
+        kinds = {"CBZ": "application/x-cbz", "EPUB": "application/epub+zip"}
+        kinds |= {"PDF": "application/pdf", "TXT": "application/epub+zip"}
         return entry(
             book.id,
             book.title,
             [
-                link(
-                    "http://opds-spec.org/acquisition",
-                    f"/get/CBZ/{index}/Calibre_Library",
-                    "application/x-cbz",
-                ),
-                link(
-                    "http://opds-spec.org/acquisition",
-                    f"/get/EPUB/{index}/Calibre_Library",
-                    "application/epub+zip",
+                *(
+                    link(
+                        "http://opds-spec.org/acquisition",
+                        f"/get/{name}/{index}/Calibre_Library",
+                        kinds[name],
+                    )
+                    for name in self.formats.get(index, ["CBZ", "EPUB"])
                 ),
                 link(
                     "http://opds-spec.org/cover",
@@ -482,12 +532,19 @@ class Calibre(Fake):
             return atom_response(
                 feed(rest, "Books", [self._book_entry(i, b) for i, b in books], [search, *facets])
             )
-        if rest.startswith("get/CBZ/"):
+        if rest.startswith(("get/CBZ/", "get/PDF/", "get/EPUB/", "get/TXT/")):
             self.downloads += 1
-            index = int(rest.split("/")[2])
-            return Response(
-                cbz(self.books[index - 1].pages, seed=index * 10), media_type="application/x-cbz"
-            )
+            name, index = rest.split("/")[1], int(rest.split("/")[2])
+            if name not in self.formats.get(index, ["CBZ", "EPUB"]):
+                return Response("not found", status_code=404)
+            pages, seed = self.books[index - 1].pages, index * 10
+            body, kind = {
+                "CBZ": (lambda: cbz(pages, seed), "application/x-cbz"),
+                "PDF": (lambda: pdf(pages, seed), "application/pdf"),
+                "EPUB": (lambda: epub(pages, seed), "application/epub+zip"),
+                "TXT": (lambda: epub(pages, seed, images=False), "application/epub+zip"),
+            }[name]
+            return Response(body(), media_type=kind)
         if rest.startswith(("get/cover/", "get/thumb/")):
             return Response(png(3), media_type="image/png")
         return Response("not found", status_code=404)

@@ -46,19 +46,23 @@ async def test_least_recently_used_books_make_room(tmp_path):
     assert fetched == ["http://c.test/0", "http://c.test/1", "http://c.test/2"]
 
 
-async def test_a_download_that_is_not_an_archive_is_an_upstream_error(tmp_path):
-    books = cache(tmp_path, 10**6, {"http://c.test/x": b"%PDF-1.7 not a comic"}, [])
-    with pytest.raises(UpstreamError):
-        await books.pages("http://c.test/x")
+async def test_a_download_that_is_not_a_book_is_an_upstream_error(tmp_path):
+    bodies = {"http://c.test/x": b"<html>Sign in</html>", "http://c.test/y": b"%PDF-1.7 cut"}
+    books = cache(tmp_path, 10**6, bodies, [])
+    for url in bodies:
+        with pytest.raises(UpstreamError, match="cannot be read"):
+            await books.pages(url)
 
 
 def test_comic_archives_are_preferred_over_other_downloads():
     offered = [
         Acquisition("http://c.test/book.epub", "application/epub+zip"),
+        Acquisition("http://c.test/book.pdf", "application/pdf"),
         Acquisition("http://c.test/book.cbr", "application/x-cbr"),
         Acquisition("http://c.test/book.cbz", "application/vnd.comicbook+zip"),
     ]
-    assert readable(offered) == offered[2]
+    assert readable(offered) == offered[3]
+    assert readable(offered[:2]) == offered[1]  # every PDF page renders; an EPUB may be text
     assert readable([]) is None
 
 

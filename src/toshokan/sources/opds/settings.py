@@ -57,6 +57,12 @@ class Settings(BaseModel):
     archive_cache_mb: int = Field(
         default=1024, ge=16, description="Disk space for downloaded books without page streaming."
     )
+    render_cache_mb: int = Field(
+        default=256,
+        ge=0,
+        description="Disk space for pages rendered from downloaded PDFs; least recently used "
+        "pages are dropped past it.",
+    )
     max_archive_mb: int = Field(
         default=300, ge=1, description="Largest single book download accepted."
     )

@@ -3,7 +3,7 @@
 This module wires the pieces: :mod:`.catalogue` fetches and parses pages,
 :mod:`.discovery` reads what the root offers, :mod:`.refs` makes slugs,
 :mod:`.mapping` makes the spec's objects, :mod:`.archives` keeps downloaded
-books, and the routes here serve covers and pages through the host with the
+books (comic archives, PDFs, EPUBs of page images), and the routes here serve covers and pages through the host with the
 operator's credentials. Pagination is followed lazily: a search reads only as
 many upstream pages as its page of results needs.
 """
@@ -44,8 +44,8 @@ from toshokan.sdk import (
     Tag,
     UpstreamError,
     UpstreamTimeout,
+    archives,
 )
-from toshokan.sdk.archives import sniff_media_type
 from toshokan.sources.opds import mapping
 from toshokan.sources.opds.archives import ArchiveCache, readable
 from toshokan.sources.opds.catalogue import Catalogue
@@ -84,11 +84,15 @@ class Opds(Source[Settings]):
         self.catalogue = Catalogue(slug, settings, client)
         self.refs = Refs(settings.root_url(), settings.api_key.get_secret_value())
         self.signer = Signer(services.secret, slug)
+        folder = services.data_dir / "opds" / slug
         self.archives = ArchiveCache(
-            services.data_dir / "opds" / slug / "books",
+            folder / "books",
             capacity=settings.archive_cache_mb * 1024 * 1024,
             max_file=settings.max_archive_mb * 1024 * 1024,
             download=self._download,
+            renders=archives.DiskCache(
+                folder / "renders", settings.render_cache_mb * 1024 * 1024, suffix=".jpg"
+            ),
         )
         self._client = client
         self.offer = Offer()
@@ -403,7 +407,7 @@ class Opds(Source[Settings]):
             raise UpstreamError("The catalogue sent an image too large to pass on.")
         kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if not kind.startswith("image/"):
-            kind = sniff_media_type(response.content[:16]) or ""
+            kind = archives.sniff_media_type(response.content[:16]) or ""
             if not kind:
                 raise UpstreamError("The catalogue sent something that is not an image.")
         return Response(response.content, media_type=kind, headers=_IMAGE_HEADERS)
