@@ -214,24 +214,33 @@ class Komga(Fake):
     def __init__(self, series: list[Series] | None = None) -> None:
         super().__init__()
         self.series = series if series is not None else library()
+        #: Accounts by name; each sees every series but those listed in ``hidden`` for it
+        #: (Komga's per-user library restrictions).
+        self.users = {self.user: self.password}
+        self.hidden: dict[str, set[str]] = {}
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/opds/v1.2/{rest:path}", self.handle)])
 
-    def _authorized(self, request: Request) -> bool:
-        header = request.headers.get("authorization", "")
-        expected = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
-        return header == f"Basic {expected}"
+    def _user(self, request: Request) -> str | None:
+        scheme, _, encoded = request.headers.get("authorization", "").partition(" ")
+        if scheme != "Basic":
+            return None
+        name, _, password = base64.b64decode(encoded).decode().partition(":")
+        return name if self.users.get(name) == password else None
 
     async def handle(self, request: Request) -> Response:
         failed = self.seen(request)
         if failed:
             return failed
         await asyncio.sleep(self.delay)
-        if not self._authorized(request):
+        user = self._user(request)
+        if user is None:
             return Response(
                 "", status_code=401, headers={"WWW-Authenticate": 'Basic realm="Komga"'}
             )
+        hidden = self.hidden.get(user, set())
+        visible = [s for s in self.series if s.title not in hidden]
         rest = request.path_params["rest"]
         base = "/opds/v1.2"
         search_link = link("search", f"{base}/search", "application/opensearchdescription+xml")
@@ -256,7 +265,7 @@ class Komga(Fake):
             )
         if rest in ("series/latest", "series"):
             query = request.query_params.get("search", "").lower()
-            found = [s for s in self.series if query in s.title.lower()]
+            found = [s for s in visible if query in s.title.lower()]
             return self._paged(
                 request,
                 f"{base}/{rest}",
@@ -265,14 +274,14 @@ class Komga(Fake):
                 search_link,
             )
         if rest.startswith("series/"):
-            series = next((s for s in self.series if s.id == rest.split("/")[1]), None)
+            series = next((s for s in visible if s.id == rest.split("/")[1]), None)
             if series is None:
                 return Response("not found", status_code=404)
             books = [self._book_entry(b) for b in series.books]
             return self._paged(request, f"{base}/{rest}", series.title, books, search_link)
         if rest.startswith("books/") and "/pages/" in rest:
             book_id, number = rest.split("/")[1], rest.split("/")[3]
-            book = next((b for s in self.series for b in s.books if b.id == book_id), None)
+            book = next((b for s in visible for b in s.books if b.id == book_id), None)
             if book is None or not number.isdigit() or int(number) >= book.pages:
                 return Response("no page", status_code=404)
             assert request.query_params.get("zero_based") == "true"
@@ -446,6 +455,8 @@ class Calibre(Fake):
         #: The formats each book (by index from 1) is offered in; every book is a CBZ and
         #: an EPUB unless a test says otherwise. ``TXT`` stands for an EPUB of text.
         self.formats: dict[int, list[str]] = {}
+        #: The one account allowed in when set, as ``calibre-server --enable-auth`` does.
+        self.account: tuple[str, str] | None = None
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/{rest:path}", self.handle)])
@@ -483,6 +494,10 @@ class Calibre(Fake):
         failed = self.seen(request)
         if failed:
             return failed
+        if self.account is not None:
+            expected = base64.b64encode(":".join(self.account).encode()).decode()
+            if request.headers.get("authorization") != f"Basic {expected}":
+                return Response("", status_code=401, headers={"WWW-Authenticate": "Basic"})
         rest = request.path_params["rest"]
         search = link("search", "/opds/search/{searchTerms}", "application/atom+xml")
         if rest == "opds":

@@ -92,13 +92,11 @@ class ArchiveCache:
         *,
         capacity: int,
         max_file: int,
-        download: Download,
         renders: archives.DiskCache | None = None,
     ):
         self.folder = folder
         self.capacity = capacity
         self.max_file = max_file
-        self.download = download
         self.renders = renders
         self._locks: dict[str, asyncio.Lock] = {}
         self._listings: OrderedDict[Path, tuple[str, list[archives.Member]]] = OrderedDict()
@@ -106,15 +104,16 @@ class ArchiveCache:
     def _path(self, url: str) -> Path:
         return self.folder / hashlib.sha256(url.encode()).hexdigest()[:40]
 
-    async def pages(self, url: str) -> list[archives.Member]:
-        """The page images of the book at ``url``, in reading order (downloading it if needed)."""
-        path = await self._fetch(url)
+    async def pages(self, url: str, download: Download) -> list[archives.Member]:
+        """The page images of the book at ``url``, in reading order (``download`` it if needed:
+        ``download(url, dest, max_bytes)`` with the credentials of whoever asked)."""
+        path = await self._fetch(url, download)
         return (await self._listing(path))[1]
 
-    async def page(self, url: str, number: int) -> tuple[bytes, str]:
+    async def page(self, url: str, number: int, download: Download) -> tuple[bytes, str]:
         """Page ``number`` (1-based) as bytes and media type."""
         for attempt in range(2):
-            path = await self._fetch(url)
+            path = await self._fetch(url, download)
             kind, members = await self._listing(path)
             if not 1 <= number <= len(members):
                 raise IndexError(number)
@@ -132,7 +131,7 @@ class ArchiveCache:
                     raise UpstreamError(f"The downloaded book cannot be read: {error}.") from None
         raise AssertionError("unreachable: the second attempt returns or raises")
 
-    async def _fetch(self, url: str) -> Path:
+    async def _fetch(self, url: str, download: Download) -> Path:
         path = self._path(url)
         lock = self._locks.setdefault(path.name, asyncio.Lock())
         async with lock:
@@ -141,7 +140,7 @@ class ArchiveCache:
                 return path
             self.folder.mkdir(parents=True, exist_ok=True)
             partial = path.with_suffix(".part")
-            size = await self.download(url, partial, self.max_file)
+            size = await download(url, partial, self.max_file)
             await asyncio.to_thread(self._make_room, size)
             partial.replace(path)
         if len(self._locks) > 1024:
