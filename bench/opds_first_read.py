@@ -8,8 +8,10 @@ with httpx in the same run (the search feed; the page image, or the book
 download for an archive), so the ratio is what the adapter costs.
 
 Servers: a real calibre-server on loopback when Debian's ``calibre`` is
-installed, a real Codex when one is (``TOSHOKAN_TEST_CODEX``), and the in-process fakes of Komga (page streaming), Kavita (key in
-the URL), Codex (its deviations) and an OPDS 2.0 catalogue (archive download).
+installed, a real Codex when one is (``TOSHOKAN_TEST_CODEX``), another
+toshokan's own OPDS face (in process, a demo library), and the in-process
+fakes of Komga (page streaming), Kavita (key in the URL), Codex (its
+deviations) and an OPDS 2.0 catalogue (archive download).
 
 Run::
 
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from asgi_lifespan import LifespanManager
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.opds_adapter, the fakes and the calibre-server starter
@@ -38,8 +41,11 @@ from tests.opds_adapter.calibre_server import available, calibre_server  # noqa:
 from tests.opds_adapter.codex_server import codex_executable, codex_server  # noqa: E402
 
 from toshokan.sdk import throttle  # noqa: E402
-from toshokan.sources.opds import Opds  # noqa: E402
-from toshokan.testing import serve  # noqa: E402
+from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402
+from toshokan.sources.opds import Opds, atom  # noqa: E402
+from toshokan.testing import build_app, serve  # noqa: E402
+
+Case = tuple[str, dict[str, Any], Any, str, list[str], Any]
 
 
 async def through_toshokan(
@@ -73,12 +79,23 @@ async def direct(urls: list[str], upstream: Any, auth: Any = None) -> float:
         return time.perf_counter() - started
 
 
-def cases(
-    calibre_root: str | None, codex_root: str | None
-) -> list[tuple[str, dict[str, Any], Any, str, list[str], Any]]:
+async def face_floor(app: Any, query: str) -> list[str]:
+    """The face's own URLs a reader walks to a first page: search, series, chapter, page."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://other.test") as client:
+        urls = [f"http://other.test/_/opds/local/search?q={query}"]
+        for _ in range(2):  # search -> series, series -> its first-listed chapter's last entry
+            feed = atom.parse_feed((await client.get(urls[-1])).content, urls[-1])
+            urls.append(next(e.feed for e in reversed(feed.entries) if e.feed is not None))
+        chapter = atom.parse_feed((await client.get(urls[-1])).content, urls[-1])
+        stream = next(b.stream for b in chapter.books if b.stream is not None)
+        return [*urls, stream.template.replace("{pageNumber}", "0").replace("{maxWidth}", "2000")]
+
+
+def cases(calibre_root: str | None, codex_root: str | None) -> list[Case]:
     komga, kavita, codex, v2 = fakes.Komga(), fakes.Kavita(), fakes.Codex(), fakes.KomgaV2()
     basic = (fakes.Komga.user, fakes.Komga.password)
-    found: list[tuple[str, dict[str, Any], Any, str, list[str], Any]] = [
+    found: list[Case] = [
         ("komga (fake, PSE)", {"url": komga.root, "username": basic[0], "password": basic[1]},
          komga.app(), "harbour",
          ["http://komga.test/opds/v1.2/series?search=harbour", "http://komga.test/opds/v1.2/series/0A1",
@@ -111,8 +128,23 @@ def cases(
 
 
 async def run(rounds: int, folder: Path, calibre_root: str | None, codex_root: str | None) -> None:
+    write_demo_library(folder / "other-library", series=3, chapters=2, pages=3)
+    other = build_app(
+        {"local": (LocalLibrary, LocalSettings(root=folder / "other-library", watch=False))},
+        data_dir=folder / "other",
+        host={"public_url": "http://other.test"},
+    )
+    async with LifespanManager(other) as manager:
+        face: Case = (
+            "toshokan OPDS face (PSE)", {"url": "http://other.test/_/opds"}, manager.app, "iron",
+            await face_floor(manager.app, "iron"), None,
+        )  # fmt: skip
+        await measure(rounds, folder, [*cases(calibre_root, codex_root), face])
+
+
+async def measure(rounds: int, folder: Path, servers: list[Case]) -> None:
     print(f"{'server':28} {'first search':>13} {'first page':>11} {'direct':>9} {'ratio':>7}")
-    for name, settings, upstream, query, urls, auth in cases(calibre_root, codex_root):
+    for name, settings, upstream, query, urls, auth in servers:
         searches, pages, floors = [], [], []
         for n in range(rounds):
             throttle.reset()  # budgets are process-wide; each cold host starts with a full one

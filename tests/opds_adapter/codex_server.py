@@ -9,7 +9,7 @@ is ready when the series shows in its OPDS feed.
 Codex is a large install of its own, so it lives in its own virtual
 environment: ``TOSHOKAN_TEST_CODEX`` names its ``codex`` executable (default:
 ``.venv-codex/bin/codex`` in the repository). :func:`codex_executable` is None
-when there is none, and the live test skips.
+when there is none, and the live test skips (in CI it fails: `.ci/run` installs Codex).
 """
 
 import contextlib

@@ -54,6 +54,53 @@ def cbz(pages: int, seed: int = 0) -> bytes:
     return out.getvalue()
 
 
+def pdf(pages: int, seed: int = 0) -> bytes:
+    """A PDF of ``pages`` pages, page ``n`` one image painted red ``seed + n`` (PIL writes it)."""
+    images = [Image.new("RGB", (40, 60), ((seed + n) % 256, 40, 90)) for n in range(1, pages + 1)]
+    out = io.BytesIO()
+    images[0].save(out, "PDF", save_all=True, append_images=images[1:], resolution=72)
+    return out.getvalue()
+
+
+def epub(pages: int, seed: int = 0, *, images: bool = True) -> bytes:
+    """An EPUB, fixed-layout: one XHTML page per image, in a spine whose order is not the
+    images' names' order (``images=False``: a text book with no images at all)."""
+    spine = [f"p{n}" for n in range(1, pages + 1)]
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(
+            zipfile.ZipInfo("mimetype"), "application/epub+zip", compress_type=zipfile.ZIP_STORED
+        )
+        archive.writestr(
+            "META-INF/container.xml",
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+            '<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+            "</rootfiles></container>",
+        )
+        manifest = []
+        for n, item in enumerate(spine, start=1):
+            image = f"images/{pages - n + 1:03d}.png"  # named backwards: spine order rules
+            body = f'<img src="{image}" alt=""/>' if images else f"<p>Chapter {n}.</p>"
+            archive.writestr(
+                f"OEBPS/{item}.xhtml",
+                '<html xmlns="http://www.w3.org/1999/xhtml"><body>' + body + "</body></html>",
+            )
+            if images:
+                archive.writestr(f"OEBPS/{image}", png(seed + n))
+            manifest.append(
+                f'<item id="{item}" href="{item}.xhtml" media-type="application/xhtml+xml"/>'
+            )
+        archive.writestr(
+            "OEBPS/content.opf",
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+            f"<manifest>{''.join(manifest)}</manifest><spine>"
+            + "".join(f'<itemref idref="{item}"/>' for item in spine)
+            + "</spine></package>",
+        )
+    return out.getvalue()
+
+
 @dataclass
 class Book:
     id: str
@@ -167,24 +214,33 @@ class Komga(Fake):
     def __init__(self, series: list[Series] | None = None) -> None:
         super().__init__()
         self.series = series if series is not None else library()
+        #: Accounts by name; each sees every series but those listed in ``hidden`` for it
+        #: (Komga's per-user library restrictions).
+        self.users = {self.user: self.password}
+        self.hidden: dict[str, set[str]] = {}
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/opds/v1.2/{rest:path}", self.handle)])
 
-    def _authorized(self, request: Request) -> bool:
-        header = request.headers.get("authorization", "")
-        expected = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
-        return header == f"Basic {expected}"
+    def _user(self, request: Request) -> str | None:
+        scheme, _, encoded = request.headers.get("authorization", "").partition(" ")
+        if scheme != "Basic":
+            return None
+        name, _, password = base64.b64decode(encoded).decode().partition(":")
+        return name if self.users.get(name) == password else None
 
     async def handle(self, request: Request) -> Response:
         failed = self.seen(request)
         if failed:
             return failed
         await asyncio.sleep(self.delay)
-        if not self._authorized(request):
+        user = self._user(request)
+        if user is None:
             return Response(
                 "", status_code=401, headers={"WWW-Authenticate": 'Basic realm="Komga"'}
             )
+        hidden = self.hidden.get(user, set())
+        visible = [s for s in self.series if s.title not in hidden]
         rest = request.path_params["rest"]
         base = "/opds/v1.2"
         search_link = link("search", f"{base}/search", "application/opensearchdescription+xml")
@@ -209,7 +265,7 @@ class Komga(Fake):
             )
         if rest in ("series/latest", "series"):
             query = request.query_params.get("search", "").lower()
-            found = [s for s in self.series if query in s.title.lower()]
+            found = [s for s in visible if query in s.title.lower()]
             return self._paged(
                 request,
                 f"{base}/{rest}",
@@ -218,14 +274,14 @@ class Komga(Fake):
                 search_link,
             )
         if rest.startswith("series/"):
-            series = next((s for s in self.series if s.id == rest.split("/")[1]), None)
+            series = next((s for s in visible if s.id == rest.split("/")[1]), None)
             if series is None:
                 return Response("not found", status_code=404)
             books = [self._book_entry(b) for b in series.books]
             return self._paged(request, f"{base}/{rest}", series.title, books, search_link)
         if rest.startswith("books/") and "/pages/" in rest:
             book_id, number = rest.split("/")[1], rest.split("/")[3]
-            book = next((b for s in self.series for b in s.books if b.id == book_id), None)
+            book = next((b for s in visible for b in s.books if b.id == book_id), None)
             if book is None or not number.isdigit() or int(number) >= book.pages:
                 return Response("no page", status_code=404)
             assert request.query_params.get("zero_based") == "true"
@@ -396,24 +452,29 @@ class Calibre(Fake):
             )
         ]
         self.downloads = 0
+        #: The formats each book (by index from 1) is offered in; every book is a CBZ and
+        #: an EPUB unless a test says otherwise. ``TXT`` stands for an EPUB of text.
+        self.formats: dict[int, list[str]] = {}
+        #: The one account allowed in when set, as ``calibre-server --enable-auth`` does.
+        self.account: tuple[str, str] | None = None
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/{rest:path}", self.handle)])
 
     def _book_entry(self, index: int, book: Book) -> str:
+        kinds = {"CBZ": "application/x-cbz", "EPUB": "application/epub+zip"}
+        kinds |= {"PDF": "application/pdf", "TXT": "application/epub+zip"}
         return entry(
             book.id,
             book.title,
             [
-                link(
-                    "http://opds-spec.org/acquisition",
-                    f"/get/CBZ/{index}/Calibre_Library",
-                    "application/x-cbz",
-                ),
-                link(
-                    "http://opds-spec.org/acquisition",
-                    f"/get/EPUB/{index}/Calibre_Library",
-                    "application/epub+zip",
+                *(
+                    link(
+                        "http://opds-spec.org/acquisition",
+                        f"/get/{name}/{index}/Calibre_Library",
+                        kinds[name],
+                    )
+                    for name in self.formats.get(index, ["CBZ", "EPUB"])
                 ),
                 link(
                     "http://opds-spec.org/cover",
@@ -433,6 +494,10 @@ class Calibre(Fake):
         failed = self.seen(request)
         if failed:
             return failed
+        if self.account is not None:
+            expected = base64.b64encode(":".join(self.account).encode()).decode()
+            if request.headers.get("authorization") != f"Basic {expected}":
+                return Response("", status_code=401, headers={"WWW-Authenticate": "Basic"})
         rest = request.path_params["rest"]
         search = link("search", "/opds/search/{searchTerms}", "application/atom+xml")
         if rest == "opds":
@@ -482,12 +547,19 @@ class Calibre(Fake):
             return atom_response(
                 feed(rest, "Books", [self._book_entry(i, b) for i, b in books], [search, *facets])
             )
-        if rest.startswith("get/CBZ/"):
+        if rest.startswith(("get/CBZ/", "get/PDF/", "get/EPUB/", "get/TXT/")):
             self.downloads += 1
-            index = int(rest.split("/")[2])
-            return Response(
-                cbz(self.books[index - 1].pages, seed=index * 10), media_type="application/x-cbz"
-            )
+            name, index = rest.split("/")[1], int(rest.split("/")[2])
+            if name not in self.formats.get(index, ["CBZ", "EPUB"]):
+                return Response("not found", status_code=404)
+            pages, seed = self.books[index - 1].pages, index * 10
+            body, kind = {
+                "CBZ": (lambda: cbz(pages, seed), "application/x-cbz"),
+                "PDF": (lambda: pdf(pages, seed), "application/pdf"),
+                "EPUB": (lambda: epub(pages, seed), "application/epub+zip"),
+                "TXT": (lambda: epub(pages, seed, images=False), "application/epub+zip"),
+            }[name]
+            return Response(body(), media_type=kind)
         if rest.startswith(("get/cover/", "get/thumb/")):
             return Response(png(3), media_type="image/png")
         return Response("not found", status_code=404)

@@ -3,9 +3,11 @@
 Real servers deviate (Codex answers 406 to an Atom ``Accept``, serves Atom as
 ``application/xml`` without its namespace); each deviation is read leniently
 and logged once per source as a warning. Every failure leaves here as one of
-the spec's errors with the key and password taken out of its message. A 401
-from the catalogue means the operator's credentials are wrong (readers never
-send their own to it), so it is ``UPSTREAM_ERROR`` naming the setting to fix.
+the spec's errors with the key and passwords taken out of its message. Each
+request carries one :class:`~.accounts.Account`: a refusal of the operator's
+credentials is ``UPSTREAM_ERROR`` naming the setting to fix, a refusal of a
+reader's own is that reader's ``INVALID_CREDENTIALS``. Pages are cached per
+account, since two readers' accounts may see different libraries.
 """
 
 import json
@@ -18,6 +20,7 @@ from cachetools import TTLCache
 
 from toshokan.sdk import HostError, InvalidCredentials, UpstreamClient, UpstreamError
 from toshokan.sources.opds import atom, opds2
+from toshokan.sources.opds.accounts import Account
 from toshokan.sources.opds.feed import Feed
 from toshokan.sources.opds.redaction import keep_out_of_logs
 from toshokan.sources.opds.settings import Settings
@@ -33,15 +36,15 @@ MAX_FEED_BYTES = 8 * 1024 * 1024
 
 
 class Catalogue:
-    """One OPDS server, seen through its operator's credentials."""
+    """One OPDS server, seen through the operator's or a reader's account."""
 
     def __init__(self, slug: str, settings: Settings, client: UpstreamClient):
         self.slug = slug
         self.settings = settings
         self.client = client
         self.root = settings.root_url()
-        self._pages: TTLCache[str, Feed] = TTLCache(
-            maxsize=128, ttl=settings.feed_cache_seconds or 1e-9
+        self._pages: TTLCache[tuple[str, str], Feed] = TTLCache(
+            maxsize=256, ttl=settings.feed_cache_seconds or 1e-9
         )
         self._templates: TTLCache[str, str | None] = TTLCache(maxsize=64, ttl=3600)
         self._warned: set[str] = set()
@@ -56,31 +59,31 @@ class Catalogue:
             log.warning("source %s: %s", self.slug, self.settings.redact(message))
 
     @contextmanager
-    def mapped(self) -> Iterator[None]:
+    def mapped(self, account: Account) -> Iterator[None]:
         """Errors with the secrets taken out; the catalogue refusing the operator's credentials
-        is a misconfiguration of this source."""
+        is a misconfiguration of this source, refusing a reader's is theirs to fix."""
         try:
             yield
         except InvalidCredentials:
+            if not account.configured:
+                raise InvalidCredentials(
+                    "The catalogue refused this account; sign in again."
+                ) from None
             raise UpstreamError(
                 f"The catalogue refused the credentials configured for source '{self.slug}' "
                 "(check username, password or api_key in its settings)."
             ) from None
         except HostError as error:
-            error.message = self.settings.redact(error.message)
+            error.message = self.settings.redact(error.message, *account.secrets)
             error.args = (error.message,)
             raise
 
-    @property
-    def auth(self) -> httpx.BasicAuth | None:
-        if not self.settings.username:
-            return None
-        return httpx.BasicAuth(self.settings.username, self.settings.password.get_secret_value())
-
-    async def get(self, url: str, *, not_found: type[HostError] = UpstreamError) -> httpx.Response:
-        """One GET with the catalogue's credentials (only ever sent to its own server)."""
-        auth = self.auth if _same_server(url, self.root) else None
-        with self.mapped():
+    async def get(
+        self, url: str, account: Account, *, not_found: type[HostError] = UpstreamError
+    ) -> httpx.Response:
+        """One GET with ``account``'s credentials (only ever sent to the catalogue's own server)."""
+        auth = account.auth if _same_server(url, self.root) else None
+        with self.mapped(account):
             if not self._any_type:
                 try:
                     return await self.client.request(
@@ -97,14 +100,16 @@ class Catalogue:
                 "GET", url, not_found=not_found, headers={"Accept": "*/*"}, auth=auth
             )
 
-    async def page(self, url: str, *, not_found: type[HostError] = UpstreamError) -> Feed:
-        """The catalogue page at ``url``, reused for ``feed_cache_seconds``."""
-        cached = self._pages.get(url)
+    async def page(
+        self, url: str, account: Account, *, not_found: type[HostError] = UpstreamError
+    ) -> Feed:
+        """The catalogue page at ``url`` as ``account`` sees it, reused for ``feed_cache_seconds``."""
+        cached = self._pages.get((account.key, url))
         if cached is not None:
             return cached
-        response = await self.get(url, not_found=not_found)
+        response = await self.get(url, account, not_found=not_found)
         feed = self.parse(response, url)
-        self._pages[url] = feed
+        self._pages[account.key, url] = feed
         return feed
 
     def parse(self, response: httpx.Response, url: str) -> Feed:
@@ -128,7 +133,7 @@ class Catalogue:
         return feed
 
     async def pages(
-        self, url: str, *, not_found: type[HostError] = UpstreamError
+        self, url: str, account: Account, *, not_found: type[HostError] = UpstreamError
     ) -> AsyncIterator[Feed]:
         """``url`` and the pages after it, fetched only as the caller asks for them."""
         seen: set[str] = set()
@@ -140,18 +145,18 @@ class Catalogue:
         ):
             seen.add(next_url)
             feed = await self.page(
-                next_url, not_found=not_found if next_url == url else UpstreamError
+                next_url, account, not_found=not_found if next_url == url else UpstreamError
             )
             yield feed
             next_url = feed.next
 
-    async def search_template(self, feed: Feed) -> str | None:
+    async def search_template(self, feed: Feed, account: Account) -> str | None:
         """Where a query goes: the page's own template, or its OpenSearch description's."""
         if feed.search_template or not feed.search_description:
             return feed.search_template
         description = feed.search_description
         if description not in self._templates:
-            response = await self.get(description)
+            response = await self.get(description, account)
             warnings: list[str] = []
             try:
                 template = atom.parse_opensearch(response.content, description, warnings)

@@ -2,10 +2,11 @@
 
 Readers never send credentials with image requests, and the catalogue wants
 them, so covers and pages point at the host's own routes, which fetch with the
-operator's credentials. A link names its upstream URL (encoded, key taken
-out) and carries an HMAC of it under the host's secret: the host only ever
-fetches what it linked to itself, never an arbitrary path of the catalogue's
-server with the operator's credentials.
+credentials of the account the link names (the operator's, or the reader's
+who asked for it: see :mod:`.accounts`). A link names its upstream URL
+(encoded, key taken out) and that account, and carries an HMAC of both under
+the host's secret: the host only ever fetches what it linked to itself, for
+whom it linked it, never an arbitrary path of the catalogue's server.
 """
 
 import hashlib

@@ -1,11 +1,15 @@
 """The ``[sources.<slug>]`` table of one OPDS catalogue.
 
 One table per server: several catalogues are several tables, each its own
-source. Credentials are either HTTP Basic (``username``/``password``) or a key
-carried in the URL, as Kavita does: write ``{api_key}`` where the key goes in
-``url`` and put the key in ``api_key``, so it never appears in what the host
-shows (configuration, slugs, errors, logs).
+source. The operator's credentials are either HTTP Basic
+(``username``/``password``) or a key carried in the URL, as Kavita does: write
+``{api_key}`` where the key goes in ``url`` and put the key in ``api_key``, so
+it never appears in what the host shows (configuration, slugs, errors, logs).
+With ``auth = "basic"`` there are no operator credentials: each reader signs
+in with their own account on the catalogue (see :mod:`.accounts`).
 """
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
@@ -32,6 +36,12 @@ class Settings(BaseModel):
         "declares none.",
     )
     nsfw: bool = Field(default=False, description="Whether the catalogue holds adult content.")
+    auth: Literal["none", "basic"] = Field(
+        default="none",
+        description="`basic`: the source requires authentication, and each reader signs in with "
+        "their own account on the catalogue (HTTP Basic), checked against it and used for that "
+        "reader's requests; `username` and `password` are then left unset.",
+    )
     username: str = Field(default="", description="HTTP Basic user name for the catalogue.")
     password: SecretStr = Field(default=SecretStr(""), description="HTTP Basic password.")
     api_key: SecretStr = Field(
@@ -56,6 +66,12 @@ class Settings(BaseModel):
     )
     archive_cache_mb: int = Field(
         default=1024, ge=16, description="Disk space for downloaded books without page streaming."
+    )
+    render_cache_mb: int = Field(
+        default=256,
+        ge=0,
+        description="Disk space for pages rendered from downloaded PDFs; least recently used "
+        "pages are dropped past it.",
     )
     max_archive_mb: int = Field(
         default=300, ge=1, description="Largest single book download accepted."
@@ -84,6 +100,11 @@ class Settings(BaseModel):
             raise ValueError("url has '{api_key}' but api_key is not set")
         if self.max_archive_mb > self.archive_cache_mb:
             raise ValueError("max_archive_mb must not exceed archive_cache_mb")
+        if self.auth == "basic" and (self.username or self.password.get_secret_value()):
+            raise ValueError(
+                "with auth = 'basic' each reader signs in with their own account: "
+                "leave username and password unset"
+            )
         if not self.url.startswith(("http://", "https://")):
             raise ValueError("url must be an http:// or https:// address")
         return self
@@ -92,9 +113,9 @@ class Settings(BaseModel):
         """The root feed's real address, key included: for requests only, never for display."""
         return self.url.replace("{api_key}", self.api_key.get_secret_value())
 
-    def redact(self, text: str) -> str:
-        """``text`` with the key and password taken out, for anything shown or logged."""
-        for secret in (self.api_key.get_secret_value(), self.password.get_secret_value()):
+    def redact(self, text: str, *more: str) -> str:
+        """``text`` with the key, the password and ``more`` taken out, for anything shown or logged."""
+        for secret in (self.api_key.get_secret_value(), self.password.get_secret_value(), *more):
             if secret:
                 text = text.replace(secret, "***")
         return text

@@ -3,9 +3,10 @@
 This module wires the pieces: :mod:`.catalogue` fetches and parses pages,
 :mod:`.discovery` reads what the root offers, :mod:`.refs` makes slugs,
 :mod:`.mapping` makes the spec's objects, :mod:`.archives` keeps downloaded
-books, and the routes here serve covers and pages through the host with the
-operator's credentials. Pagination is followed lazily: a search reads only as
-many upstream pages as its page of results needs.
+books (comic archives, PDFs, EPUBs of page images), :mod:`.accounts` says whose
+credentials each request carries, and the routes here serve covers and pages
+through the host with those credentials. Pagination is followed lazily: a
+search reads only as many upstream pages as its page of results needs.
 """
 
 import asyncio
@@ -23,12 +24,16 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.sdk import (
+    AuthConfig,
+    AuthType,
     Chapter,
     ChapterNotFound,
+    Credentials,
     Entry,
     Filters,
     HostError,
     HostServices,
+    InvalidCredentials,
     InvalidRequest,
     Manga,
     MangaNotFound,
@@ -44,10 +49,11 @@ from toshokan.sdk import (
     Tag,
     UpstreamError,
     UpstreamTimeout,
+    archives,
 )
-from toshokan.sdk.archives import sniff_media_type
 from toshokan.sources.opds import mapping
-from toshokan.sources.opds.archives import ArchiveCache, readable
+from toshokan.sources.opds.accounts import Account, Accounts
+from toshokan.sources.opds.archives import ArchiveCache, Download, readable
 from toshokan.sources.opds.catalogue import Catalogue
 from toshokan.sources.opds.discovery import (
     Offer,
@@ -84,11 +90,15 @@ class Opds(Source[Settings]):
         self.catalogue = Catalogue(slug, settings, client)
         self.refs = Refs(settings.root_url(), settings.api_key.get_secret_value())
         self.signer = Signer(services.secret, slug)
+        self.accounts = Accounts(settings, services.secret, slug)
+        folder = services.data_dir / "opds" / slug
         self.archives = ArchiveCache(
-            services.data_dir / "opds" / slug / "books",
+            folder / "books",
             capacity=settings.archive_cache_mb * 1024 * 1024,
             max_file=settings.max_archive_mb * 1024 * 1024,
-            download=self._download,
+            renders=archives.DiskCache(
+                folder / "renders", settings.render_cache_mb * 1024 * 1024, suffix=".jpg"
+            ),
         )
         self._client = client
         self.offer = Offer()
@@ -100,28 +110,43 @@ class Opds(Source[Settings]):
     # -- declaration -------------------------------------------------------------
 
     async def startup(self) -> None:
-        """Read the catalogue's root, briefly: a catalogue that is down never holds the host up."""
+        """Read the catalogue's root, briefly: a catalogue that is down never holds the host up.
+
+        Where readers sign in, the root is tried without an account: a catalogue that
+        answers it anyway would accept any reader's credentials, which the log says."""
         try:
             async with asyncio.timeout(STARTUP_SECONDS):
-                await self.discover()
+                await self.discover(self.accounts.operator)
+        except InvalidCredentials:
+            log.info("source %s: the catalogue is read once a reader signs in", self.slug)
         except (HostError, TimeoutError) as error:  # the host serves on; the next search retries
             reason = error.message if isinstance(error, HostError) else "no answer in time"
             log.warning("source %s: catalogue not read at start-up: %s", self.slug, reason)
+        else:
+            if self.accounts.readers_sign_in:
+                log.warning(
+                    "source %s: auth = 'basic', but the catalogue answers without an account, "
+                    "so it will accept any reader's name and password",
+                    self.slug,
+                )
 
-    async def discover(self) -> Offer:
-        """Read the root once; until that succeeds, every search tries again."""
+    async def discover(self, account: Account) -> Offer:
+        """Read the root once (as the first account that asks); until that succeeds, every
+        search tries again."""
         if self._discovered:
             return self.offer
         async with self._discovery:
             if self._discovered:
                 return self.offer
-            root = await self.catalogue.page(self.catalogue.root)
+            root = await self.catalogue.page(self.catalogue.root, account)
             offer = Offer(shelves=shelves_of(root))
             offer.browse = browse_target(root, offer.shelves, self.settings.browse)
-            offer.search_template = await self.catalogue.search_template(root)
+            offer.search_template = await self.catalogue.search_template(root, account)
             try:
                 browsed = (
-                    root if offer.browse == root.url else await self.catalogue.page(offer.browse)
+                    root
+                    if offer.browse == root.url
+                    else await self.catalogue.page(offer.browse, account)
                 )
                 # A shelf of shelves (a catalogue of catalogues, such as another toshokan's
                 # sources): go down to the one that lists everything, when one says so.
@@ -129,12 +154,12 @@ class Opds(Source[Settings]):
                     deeper = None if browsed.books else pick_shelf(shelves_of(browsed))
                     if deeper is None:
                         break
-                    offer.browse, browsed = deeper, await self.catalogue.page(deeper)
+                    offer.browse, browsed = deeper, await self.catalogue.page(deeper, account)
             except HostError as error:
                 self.catalogue.warn(f"the feed to browse cannot be read: {error.message}")
             else:
                 if offer.search_template is None:
-                    offer.search_template = await self.catalogue.search_template(browsed)
+                    offer.search_template = await self.catalogue.search_template(browsed, account)
                 offer.sorts += [s for s in sort_facets(browsed) if s not in offer.sorts]
                 offer.facet_tags, offer.statuses = filter_facets(browsed, set(offer.shelves))
             self.offer = offer
@@ -167,17 +192,36 @@ class Opds(Source[Settings]):
             nsfw=self.settings.nsfw,
             search=SearchConfig(sort=list(offer.sorts), filters=filters, tags=tags),
             presets=presets,
+            auth=AuthConfig(type=AuthType.BASIC, required=True)
+            if self.accounts.readers_sign_in
+            else AuthConfig(),
             version=self.version,
         )
 
     def routes(self) -> Sequence[BaseRoute]:
         return [
-            Route("/img/{code}/{sig}", self.image, methods=["GET"], name="image"),
-            Route("/book/{code}/{number}/{sig}", self.book_page, methods=["GET"], name="book"),
+            Route("/img/{who}/{code}/{sig}", self.image, methods=["GET"], name="image"),
+            Route(
+                "/book/{who}/{code}/{number}/{sig}", self.book_page, methods=["GET"], name="book"
+            ),
         ]
 
     async def ping(self) -> None:
-        await self.catalogue.get(self.catalogue.root)
+        try:
+            await self.catalogue.get(self.catalogue.root, self.accounts.operator)
+        except InvalidCredentials:  # it answered, asking for the account each reader brings
+            if not self.accounts.readers_sign_in:
+                raise
+
+    async def verify_credentials(self, credentials: Credentials) -> bool:
+        """A reader's name and password are good when the catalogue shows them its root."""
+        if not (self.accounts.readers_sign_in and credentials.type is AuthType.BASIC):
+            return await super().verify_credentials(credentials)
+        try:
+            await self.catalogue.page(self.catalogue.root, self.accounts.reader(credentials))
+        except InvalidCredentials:
+            return False
+        return True
 
     # -- the four questions, each answered within one deadline -------------------
 
@@ -193,30 +237,32 @@ class Opds(Source[Settings]):
 
     async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
         async with self._deadline():
-            return await self._search(request, ctx)
+            return await self._search(request, ctx, self.accounts.of(ctx))
 
     async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
         async with self._deadline():
-            return await self._manga(manga_slug, ctx)
+            return await self._manga(manga_slug, ctx, self.accounts.of(ctx))
 
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
         async with self._deadline():
-            return await self._chapters(manga_slug, ctx)
+            return await self._chapters(manga_slug, self.accounts.of(ctx))
 
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
         async with self._deadline():
-            return await self._pages(manga_slug, chapter_slug, ctx)
+            return await self._pages(manga_slug, chapter_slug, ctx, self.accounts.of(ctx))
 
     # -- search ------------------------------------------------------------------
 
-    async def _search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
-        offer = await self.discover()
-        url = await self._start(offer, request)
+    async def _search(
+        self, request: SearchRequest, ctx: RequestContext, account: Account
+    ) -> SearchResponse:
+        offer = await self.discover(account)
+        url = await self._start(offer, request, account)
         wanted = request.offset + request.limit + 1
         found: list[Entry] = []
-        async for feed in self.catalogue.pages(url):
+        async for feed in self.catalogue.pages(url, account):
             for entry in feed.entries:
-                result = self._entry(ctx, entry, feed)
+                result = self._entry(ctx, account, entry, feed)
                 if result is not None:
                     found.append(result)
             if len(found) >= wanted:
@@ -224,7 +270,7 @@ class Opds(Source[Settings]):
         window = found[request.offset : request.offset + request.limit]
         return SearchResponse(results=window, page=request.page, more=len(found) >= wanted)
 
-    async def _start(self, offer: Offer, request: SearchRequest) -> str:
+    async def _start(self, offer: Offer, request: SearchRequest, account: Account) -> str:
         query = request.query.strip()
         if query:
             if offer.search_template is None:
@@ -245,11 +291,13 @@ class Opds(Source[Settings]):
         if url is None:
             raise UpstreamError("The catalogue's root could not be read.")
         if request.sort != SortOption.RELEVANCE:
-            first = await self.catalogue.page(url)
+            first = await self.catalogue.page(url, account)
             url = sort_facets(first).get(request.sort, url)
         return url
 
-    def _entry(self, ctx: RequestContext, entry: FeedEntry, feed: Feed) -> Entry | None:
+    def _entry(
+        self, ctx: RequestContext, account: Account, entry: FeedEntry, feed: Feed
+    ) -> Entry | None:
         if entry.is_book:
             ref = MangaRef(feed=feed.url, book_id=entry.id)
         elif entry.feed is not None and entry.feed != self.catalogue.root:
@@ -261,7 +309,9 @@ class Opds(Source[Settings]):
             return None
         self._about[slug] = entry
         return Entry(
-            slug=slug, title=entry.title, cover=self._image(ctx, entry.thumbnail or entry.cover)
+            slug=slug,
+            title=entry.title,
+            cover=self._image(ctx, account, entry.thumbnail or entry.cover),
         )
 
     # -- details and chapters ----------------------------------------------------
@@ -273,7 +323,7 @@ class Opds(Source[Settings]):
         return ref
 
     async def _books(
-        self, ref: MangaRef, *, first_page_only: bool = False
+        self, ref: MangaRef, account: Account, *, first_page_only: bool = False
     ) -> tuple[Feed, list[FeedEntry]]:
         """The series' feed (its first page) and its books (a lone book: just that one).
 
@@ -284,7 +334,7 @@ class Opds(Source[Settings]):
         first: Feed | None = None
         books: list[FeedEntry] = []
         linked: list[FeedEntry] = []
-        async for feed in self.catalogue.pages(ref.feed, not_found=MangaNotFound):
+        async for feed in self.catalogue.pages(ref.feed, account, not_found=MangaNotFound):
             first = first or feed
             if ref.book_id is not None:
                 books = [b for b in feed.books if b.id == ref.book_id]
@@ -300,18 +350,18 @@ class Opds(Source[Settings]):
             raise MangaNotFound("The catalogue no longer lists this book where it was found.")
         return first, books or linked
 
-    async def _readable(self, book: FeedEntry) -> FeedEntry:
+    async def _readable(self, book: FeedEntry, account: Account) -> FeedEntry:
         """The book itself, or for a chapter that is a link, the first book of its feed."""
         if book.is_book or book.feed is None:
             return book
-        feed = await self.catalogue.page(book.feed, not_found=ChapterNotFound)
+        feed = await self.catalogue.page(book.feed, account, not_found=ChapterNotFound)
         if not feed.books:
             raise ChapterNotFound("The catalogue lists no book under this chapter.")
         return feed.books[0]
 
-    async def _manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
+    async def _manga(self, manga_slug: str, ctx: RequestContext, account: Account) -> Manga:
         ref = self._ref(manga_slug)
-        first, books = await self._books(ref, first_page_only=True)
+        first, books = await self._books(ref, account, first_page_only=True)
         about = self._about.get(manga_slug) or (books[0] if ref.book_id else None)
         title = (about.title if about else "") or first.title or "Unknown Title"
         cover = next(
@@ -329,13 +379,13 @@ class Opds(Source[Settings]):
             title=title,
             about=about,
             books=books,
-            cover=self._image(ctx, cover),
+            cover=self._image(ctx, account, cover),
             updated=first.updated,
         )
 
-    async def _chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
+    async def _chapters(self, manga_slug: str, account: Account) -> list[Chapter]:
         ref = self._ref(manga_slug)
-        _, books = await self._books(ref)
+        _, books = await self._books(ref, account)
         return [
             mapping.chapter(
                 book,
@@ -350,18 +400,20 @@ class Opds(Source[Settings]):
 
     # -- pages ---------------------------------------------------------------------
 
-    async def _pages(self, manga_slug: str, chapter_slug_: str, ctx: RequestContext) -> list[str]:
+    async def _pages(
+        self, manga_slug: str, chapter_slug_: str, ctx: RequestContext, account: Account
+    ) -> list[str]:
         ref = self._ref(manga_slug)
-        _, books = await self._books(ref)
+        _, books = await self._books(ref, account)
         book = next((b for b in books if chapter_slug(b.title, b.id) == chapter_slug_), None)
         if book is None:
             raise ChapterNotFound()
-        book = await self._readable(book)
+        book = await self._readable(book, account)
         if book.stream is not None:
             width = str(self.settings.page_max_width)
             template = book.stream.template.replace("{maxWidth}", width)
             return [
-                self._image(ctx, template.replace("{pageNumber}", str(n)), required=True) or ""
+                self._image(ctx, account, template.replace("{pageNumber}", str(n))) or ""
                 for n in range(book.stream.count)
             ]
         download = readable(book.acquisitions)
@@ -372,51 +424,70 @@ class Opds(Source[Settings]):
         code = self.refs.encode(download.href)
         if code is None:
             raise UpstreamError("The catalogue links this book's download to another server.")
-        with self.catalogue.mapped():
-            members = await self.archives.pages(download.href)
+        with self.catalogue.mapped(account):
+            members = await self.archives.pages(download.href, self._download(account))
+        who = account.key
         return [
-            self.url_for(ctx, "book", code=code, number=n, sig=self.signer.sign(code, str(n)))
+            self.url_for(
+                ctx, "book", who=who, code=code, number=n, sig=self.signer.sign(code, who, str(n))
+            )
             for n in range(1, len(members) + 1)
         ]
 
-    def _image(self, ctx: RequestContext, url: str | None, *, required: bool = False) -> str | None:
-        """A link through the host to an image on the catalogue's server (others are linked as they are)."""
+    def _image(self, ctx: RequestContext, account: Account, url: str | None) -> str | None:
+        """A link through the host to an image on the catalogue's server, fetched with
+        ``account``'s credentials (images elsewhere are linked as they are)."""
         if not url:
             return None
         code = self.refs.encode(url)
         if code is None:
             return url if url.startswith(("http://", "https://")) else None
-        return self.url_for(ctx, "image", code=code, sig=self.signer.sign(code))
+        who = account.key
+        return self.url_for(ctx, "image", who=who, code=code, sig=self.signer.sign(code, who))
 
-    async def _download(self, url: str, dest: Path, max_bytes: int) -> int:
-        return await self._client.download(url, dest, max_bytes=max_bytes, auth=self.catalogue.auth)
+    def _download(self, account: Account) -> Download:
+        """Downloads of books with ``account``'s credentials."""
+
+        async def download(url: str, dest: Path, max_bytes: int) -> int:
+            return await self._client.download(url, dest, max_bytes=max_bytes, auth=account.auth)
+
+        return download
 
     # -- routes ----------------------------------------------------------------------
 
+    def _linked(self, who: str) -> Account:
+        account = self.accounts.named(who)
+        if account is None:  # signed by us, but its reader's sign-in is no longer known here
+            raise NotFound("This link has expired; open the chapter again.")
+        return account
+
     async def image(self, request: Request) -> Response:
-        code, sig = request.path_params["code"], request.path_params["sig"]
-        decoded = self.refs.decode(code) if self.signer.check(sig, code) else None
+        who, code, sig = (request.path_params[k] for k in ("who", "code", "sig"))
+        decoded = self.refs.decode(code) if self.signer.check(sig, code, who) else None
         if decoded is None:
             raise NotFound("No image is at this path.")
-        response = await self.catalogue.get(decoded[0])
+        response = await self.catalogue.get(decoded[0], self._linked(who))
         if len(response.content) > MAX_IMAGE_BYTES:
             raise UpstreamError("The catalogue sent an image too large to pass on.")
         kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if not kind.startswith("image/"):
-            kind = sniff_media_type(response.content[:16]) or ""
+            kind = archives.sniff_media_type(response.content[:16]) or ""
             if not kind:
                 raise UpstreamError("The catalogue sent something that is not an image.")
         return Response(response.content, media_type=kind, headers=_IMAGE_HEADERS)
 
     async def book_page(self, request: Request) -> Response:
-        code, number, sig = (request.path_params[k] for k in ("code", "number", "sig"))
-        valid = number.isdigit() and len(number) <= 6 and self.signer.check(sig, code, number)
+        who, code, number, sig = (request.path_params[k] for k in ("who", "code", "number", "sig"))
+        valid = number.isdigit() and len(number) <= 6 and self.signer.check(sig, code, who, number)
         decoded = self.refs.decode(code) if valid else None
         if decoded is None:
             raise NotFound("No page is at this path.")
-        with self.catalogue.mapped():
+        account = self._linked(who)
+        with self.catalogue.mapped(account):
             try:
-                data, kind = await self.archives.page(decoded[0], int(number))
+                data, kind = await self.archives.page(
+                    decoded[0], int(number), self._download(account)
+                )
             except IndexError:
                 raise NotFound("The book has no page with this number.") from None
         return Response(data, media_type=kind, headers=_IMAGE_HEADERS)
