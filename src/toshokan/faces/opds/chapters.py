@@ -63,7 +63,7 @@ async def listed_chapter(ctx: Ctx, manga_slug: str, chapter_slug: str) -> Chapte
 
 @dataclass(frozen=True)
 class ChapterFiles:
-    """A chapter's file to download (if any), and its pages (none when they could not be listed)."""
+    """A chapter's file to download (if any), its page count (0 when they could not be listed)."""
 
     download: Download | None
     pages: int
