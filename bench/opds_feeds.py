@@ -22,7 +22,7 @@ core's chapter list is cached after the first request, as in real use):
 Run::
 
     .venv/bin/python bench/opds_feeds.py
-    .venv/bin/python bench/opds_feeds.py --rounds 100 --chapters 120
+    .venv/bin/python bench/opds_feeds.py --rounds 100 --chapters 120 --pages 40
 """
 
 import argparse
@@ -63,11 +63,11 @@ async def median_ms(
     return statistics.median(times) * 1000
 
 
-async def main(rounds: int, chapters: int) -> None:
+async def main(rounds: int, chapters: int, pages: int) -> None:
     work = Path(tempfile.mkdtemp(prefix="toshokan-opds-feeds-"))
     try:
         library = work / "library"
-        write_demo_library(library, series=1, chapters=chapters, pages=2)
+        write_demo_library(library, series=1, chapters=chapters, pages=pages)
         sources = {"local": (LocalLibrary, LocalSettings(root=library, watch=False))}
         async with serve_host(sources, data_dir=work / "data", limits={"rate_limit": 0}) as host:
             client = host.client
@@ -87,7 +87,7 @@ async def main(rounds: int, chapters: int) -> None:
                 for name, url, new in rows
             ]
         baseline = figures[0][1]
-        print(f"{chapters} chapters, {rounds} rounds, median per request")
+        print(f"{chapters} chapters of {pages} pages, {rounds} rounds, median per request")
         print(f"{'row':30} {'ms':>8} {'ratio to baseline':>18}")
         for name, value in figures:
             print(f"{name:30} {value:8.2f} {value / baseline:18.2f}")
@@ -99,5 +99,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=50, help="timed requests per row")
     parser.add_argument("--chapters", type=int, default=50, help="chapters in the series")
+    parser.add_argument("--pages", type=int, default=20, help="pages in each chapter")
     options = parser.parse_args()
-    asyncio.run(main(options.rounds, options.chapters))
+    asyncio.run(main(options.rounds, options.chapters, options.pages))

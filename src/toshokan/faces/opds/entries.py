@@ -10,7 +10,7 @@ leads to a one-entry feed that carries it.
 from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, Entry, Link
-from toshokan.faces.opds.chapters import ChapterFiles, chapter_title
+from toshokan.faces.opds.chapters import Pages, chapter_title
 from toshokan.faces.opds.context import Ctx
 from toshokan.faces.opds.listing import Listed
 from toshokan.models import Chapter, Manga
@@ -89,20 +89,25 @@ def first_page_thumbnail(ctx: Ctx, first_page: str | None) -> list[Link]:
 
 
 def chapter_entry(
-    ctx: Ctx, manga: Manga, manga_slug: str, chapter: Chapter, files: ChapterFiles | None
+    ctx: Ctx,
+    manga: Manga,
+    manga_slug: str,
+    chapter: Chapter,
+    pages: Pages | None,
+    download: Download | None,
 ) -> Entry:
     """A chapter: streamed from here when its page count is known, else through its own feed."""
-    if files is not None and files.pages:
+    if pages is not None and pages.count:
         links = [
-            stream_link(ctx, manga_slug, chapter.slug, files.pages),
-            *first_page_thumbnail(ctx, files.first_page),
+            stream_link(ctx, manga_slug, chapter.slug, pages.count),
+            *first_page_thumbnail(ctx, pages.first),
         ]
-        content = f"{manga.title}, {chapter_title(chapter)}: {files.pages} pages"
+        content = f"{manga.title}, {chapter_title(chapter)}: {pages.count} pages"
     else:
         links = [Link("subsection", ctx.url("series", manga_slug, chapter.slug), ACQUISITION)]
         content = f"{manga.title}, {chapter_title(chapter)}"
-    if files is not None and files.download is not None:
-        links.append(acquisition_link(files.download))
+    if download is not None:
+        links.append(acquisition_link(download))
     return Entry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter.slug}",
         title=chapter_title(chapter),

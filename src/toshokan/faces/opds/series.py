@@ -16,7 +16,7 @@ from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
-from toshokan.faces.opds.chapters import chapter_files, chapter_title, listed_chapter
+from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter, page_counts
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
 from toshokan.faces.opds.entries import (
     acquisition_link,
@@ -37,11 +37,16 @@ async def series(request: Request, ctx: Ctx) -> Response:
     manga, chapters = details.value, listed.value
     start = (page - 1) * CHAPTERS_PER_PAGE
     shown = chapters[start : start + CHAPTERS_PER_PAGE]
-    files = await chapter_files(ctx, manga_slug, shown)
+    counts, files = await asyncio.gather(
+        page_counts(ctx, manga_slug, shown), downloads(ctx, manga_slug, shown)
+    )
     url = ctx.url("series", manga_slug)
     entries = [details_entry(ctx, manga)] if page == 1 else []
     entries += [
-        chapter_entry(ctx, manga, manga_slug, chapter, files.get(chapter.slug)) for chapter in shown
+        chapter_entry(
+            ctx, manga, manga_slug, chapter, counts.get(chapter.slug), files.get(chapter.slug)
+        )
+        for chapter in shown
     ]
     feed = Feed(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:page:{page}",
@@ -70,9 +75,8 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
     chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
     urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
-    files = await chapter_files(ctx, manga_slug, [chapter])
+    download = (await downloads(ctx, manga_slug, [chapter])).get(chapter_slug)
     here = ctx.url("series", manga_slug, chapter_slug)
-    download = files[chapter_slug].download if chapter_slug in files else None
     entry = Entry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}:pages",
         title=chapter_title(chapter),

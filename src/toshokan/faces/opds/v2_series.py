@@ -2,9 +2,9 @@
 
 Each chapter is opened through a Readium Web Publication Manifest with the
 DiViNa profile whose ``readingOrder`` is the chapter's page images, the same
-image endpoint the Atom catalogue streams. A chapter whose file and page count
-are known without an upstream request (:mod:`toshokan.faces.opds.chapters`)
-also carries its acquisition link and ``numberOfPages`` in the feed.
+image endpoint the Atom catalogue streams. A chapter whose file is known
+without an upstream request (:mod:`toshokan.faces.opds.chapters`) also carries
+its acquisition link in the feed.
 """
 
 import asyncio
@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.chapters import ChapterFiles, chapter_files, chapter_title, listed_chapter
+from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
 from toshokan.faces.opds.v2_documents import (
     DIVINA,
@@ -31,10 +31,11 @@ from toshokan.faces.opds.v2_documents import (
 )
 from toshokan.faces.opds.v2_lists import described, images
 from toshokan.models import Chapter, Manga
+from toshokan.sdk import Download
 
 
 def chapter_publication(
-    ctx: Ctx, manga: Manga, chapter: Chapter, files: ChapterFiles | None, cover: list[Any]
+    ctx: Ctx, manga: Manga, chapter: Chapter, file: Download | None, cover: list[Any]
 ) -> dict[str, Any]:
     metadata: dict[str, Any] = {
         "title": chapter_title(chapter),
@@ -47,12 +48,8 @@ def chapter_publication(
     described(ctx, metadata, manga)
     manifest = v2_url(ctx, "series", manga.slug, chapter.slug, "manifest.json")
     links = [link(manifest, DIVINA, rel=OPEN_ACCESS)]
-    if files is not None:
-        if files.pages:
-            metadata["numberOfPages"] = files.pages
-        if files.download is not None:
-            file = files.download
-            links.append(link(file.url, file.media_type, rel=atom.REL_ACQUISITION))
+    if file is not None:
+        links.append(link(file.url, file.media_type, rel=atom.REL_ACQUISITION))
     publication: dict[str, Any] = {"metadata": metadata, "links": links}
     if cover:
         publication["images"] = cover
@@ -71,7 +68,7 @@ async def series(request: Request, ctx: Ctx) -> Response:
     url = v2_url(ctx, "series", manga_slug)
     cover = images(ctx, manga.covers[0] if manga.covers else None)
     shown = chapters[start : start + CHAPTERS_PER_PAGE]
-    files = await chapter_files(ctx, manga_slug, shown)
+    files = await downloads(ctx, manga_slug, shown)
     more = start + CHAPTERS_PER_PAGE < len(chapters)
     document = {
         "metadata": {
