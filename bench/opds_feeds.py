@@ -17,7 +17,10 @@ core's chapter list is cached after the first request, as in real use):
   chapters shown, nothing remembered (each request comes with a new cookie, so
   the face's per-caller answers are new to it);
 - ``atom series feed, again``: the same reader asking again;
-- ``opds2 series feed``: the same two rows for ``/_/opds/v2/local/series/<manga>``.
+- ``opds2 series feed``: the same two rows for ``/_/opds/v2/local/series/<manga>``;
+- ``atom/opds2 list of 20 titles``: a page of all titles of a second library,
+  whose entries carry each title's details (authors, summary, tags) from the
+  core's cache.
 
 Run::
 
@@ -43,6 +46,9 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402
 from toshokan.testing import serve_host  # noqa: E402
 
+#: Titles in the second library: one page of a list feed (the face's TITLES, not imported so
+#: that this bench runs unchanged against earlier versions of the face).
+TITLES = 20
 #: A new reader for every "first view" request, across rows.
 READERS = itertools.count()
 
@@ -68,7 +74,12 @@ async def main(rounds: int, chapters: int, pages: int) -> None:
     try:
         library = work / "library"
         write_demo_library(library, series=1, chapters=chapters, pages=pages)
-        sources = {"local": (LocalLibrary, LocalSettings(root=library, watch=False))}
+        shelf = work / "shelf"
+        write_demo_library(shelf, series=TITLES, chapters=1, pages=1)
+        sources = {
+            "local": (LocalLibrary, LocalSettings(root=library, watch=False)),
+            "shelf": (LocalLibrary, LocalSettings(root=shelf, watch=False)),
+        }
         async with serve_host(sources, data_dir=work / "data", limits={"rate_limit": 0}) as host:
             client = host.client
             found = await client.post("/local/search", json={"page": 1, "sort": "title"})
@@ -81,6 +92,8 @@ async def main(rounds: int, chapters: int, pages: int) -> None:
                 ("atom series feed, again", atom_feed, False),
                 ("opds2 series feed, first view", json_feed, True),
                 ("opds2 series feed, again", json_feed, False),
+                (f"atom list of {TITLES} titles", "/_/opds/shelf/all", False),
+                (f"opds2 list of {TITLES} titles", "/_/opds/v2/shelf/all", False),
             ]
             figures = [
                 (name, await median_ms(client, url, rounds, new_caller=new))
