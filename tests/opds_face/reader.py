@@ -105,12 +105,27 @@ class Reader:
             url = following.get("href") or ""
         raise AssertionError("the list never ends")
 
-    async def read_chapter(
-        self, chapter_feed: Element, max_width: int | None = None
-    ) -> list[bytes]:
+    async def streamable(self, chapter: Element) -> Element:
+        """The entry that streams a chapter, found as a reader finds it.
+
+        A series feed's entry carries the PSE link itself when the host knows the
+        page count; otherwise it leads (``subsection``) to a feed of one entry that
+        does. A chapter feed stands for its one entry.
+        """
+        if chapter.tag == f"{{{ATOM}}}feed":
+            found = chapter.find("a:entry", NS)
+            assert found is not None
+            chapter = found
+        if link(chapter, STREAM) is not None:
+            return chapter
+        feed = await self.feed(href(chapter, "subsection", CATALOG))
+        entry = feed.find("a:entry", NS)
+        assert entry is not None and link(entry, STREAM) is not None
+        return entry
+
+    async def read_chapter(self, chapter: Element, max_width: int | None = None) -> list[bytes]:
         """Every page through the PSE template, 0-based, then one past the end."""
-        entry = chapter_feed.find("a:entry", NS)
-        assert entry is not None
+        entry = await self.streamable(chapter)
         stream = link(entry, STREAM)
         assert stream is not None
         count = int(stream.get(f"{{{PSE}}}count") or -1)

@@ -38,12 +38,9 @@ async def test_with_credentials_every_page_is_readable(locked_host: ServedHost) 
     series = await reader.every_entry(href(entry_titled(shelf, "All titles"), "subsection"))
     assert series
     series_feed = await reader.feed(href(series[0], "subsection", ACQUISITION))
-    chapter_url = href(series_feed.findall("a:entry", NS)[1], "subsection", ACQUISITION)
-    chapter = await reader.feed(chapter_url)
-    assert len(await reader.read_chapter(chapter)) == 3
+    entry = series_feed.findall("a:entry", NS)[1]
+    assert len(await reader.read_chapter(entry)) == 3
     # Page images need the credentials too.
-    entry = chapter.find("a:entry", NS)
-    assert entry is not None
     template = href(entry, "http://vaemendis.net/opds-pse/stream")
     page = template.replace("{pageNumber}", "0").replace("{maxWidth}", "")
     assert (await locked_host.client.get(page)).status_code == 401

@@ -1,5 +1,7 @@
 """Acquisition links: a reader walks the catalogue and downloads each chapter's archive."""
 
+import io
+import zipfile
 from collections.abc import AsyncIterator
 from email.message import Message
 from pathlib import Path
@@ -9,13 +11,15 @@ from xml.etree.ElementTree import Element
 import pytest
 from PIL import Image
 
+from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
 
 from .conftest import SECRET
-from .reader import NS, Reader, entry_titled, href, link
+from .opds2_schema import assert_feed
+from .reader import NS, STREAM, Reader, entry_titled, href, link
 from .test_auth import GOOD
-from .test_opds2 import check_feed, get_json
+from .test_opds2 import get_json
 
 pytestmark = pytest.mark.anyio
 
@@ -38,6 +42,10 @@ def file_named(library: Path, name: str) -> bytes:
     found = [path for path in library.rglob("*") if path.name == name]
     assert len(found) == 1, name
     return found[0].read_bytes()
+
+
+def path_named(library: Path, name: str) -> Path:
+    return next(path for path in library.rglob("*") if path.name == name)
 
 
 def archives_in(library: Path) -> dict[str, bytes]:
@@ -97,19 +105,46 @@ async def test_every_archive_downloads_byte_for_byte(mixed_host: ServedHost, lib
     assert without == 1  # the folder of images
 
 
-async def test_the_chapter_feed_offers_the_archive_beside_the_page_stream(
+async def test_a_listed_chapter_offers_the_archive_beside_the_page_stream(
     local_host: ServedHost, library: Path
 ) -> None:
     reader = Reader(local_host.client)
     feeds = await series_feeds(reader, "Local Library")
-    listed = feeds[0].findall("a:entry", NS)[1]
-    chapter_feed = await reader.feed(href(listed, "subsection", ACQUISITION))
-    entry = chapter_feed.find("a:entry", NS)
-    assert entry is not None
-    assert link(entry, "http://vaemendis.net/opds-pse/stream") is not None
+    entry = feeds[0].findall("a:entry", NS)[1]
+    assert link(entry, STREAM) is not None
     name, body, _ = await download(reader, href(entry, REL_ACQUISITION, CBZ))
     assert body == file_named(library, name)
-    assert len(await reader.read_chapter(chapter_feed)) == 3
+    assert len(await reader.read_chapter(entry)) == 3
+
+
+async def test_a_changed_chapter_shows_in_the_series_feed_at_once(
+    local_host: ServedHost, library: Path
+) -> None:
+    """Files and page counts are remembered a while, but never past a change of the library."""
+    reader = Reader(local_host.client)
+    feed = (await series_feeds(reader, "Local Library"))[0]
+    entry = feed.findall("a:entry", NS)[1]
+    stream = link(entry, STREAM)
+    assert stream is not None and stream.get(f"{{{PSE}}}count") == "3"
+    name, _, _ = await download(reader, href(entry, REL_ACQUISITION, CBZ))
+    path = path_named(library, name)
+    with zipfile.ZipFile(path, "w") as archive:  # the chapter, re-released with five pages
+        for n in range(1, 6):
+            page = io.BytesIO()
+            Image.new("RGB", (40, 60), (n * 40, 90, 160)).save(page, "JPEG")
+            archive.writestr(f"{n:03}.jpg", page.getvalue())
+    await local_host.source("local").rescan()
+    again = await reader.feed(href(feed, "self"))
+    changed = next(
+        e
+        for e in again.findall("a:entry", NS)
+        if e.findtext("a:id", namespaces=NS) == entry.findtext("a:id", namespaces=NS)
+    )
+    stream = link(changed, STREAM)
+    assert stream is not None and stream.get(f"{{{PSE}}}count") == "5"
+    offered = link(changed, REL_ACQUISITION)
+    assert offered is not None and offered.get("length") == str(path.stat().st_size)
+    assert len(await reader.read_chapter(changed)) == 5
 
 
 async def test_a_locked_library_downloads_through_basic_and_signed_links(
@@ -149,7 +184,7 @@ async def test_opds2_publications_carry_the_archive(local_host: ServedHost, libr
         item["href"] for item in titles["publications"][0]["links"] if item["rel"] == "subsection"
     )
     series = await get_json(client, series_url)
-    check_feed(series)
+    assert_feed(series)
     assert series["publications"]
     for publication in series["publications"]:
         files = [item for item in publication["links"] if item.get("rel") == REL_ACQUISITION]

@@ -5,9 +5,10 @@ import io
 import pytest
 from PIL import Image
 
+from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 
-from .reader import NS, Reader, entry_titled, href, link
+from .reader import NS, STREAM, Reader, entry_titled, href, link
 
 pytestmark = pytest.mark.anyio
 
@@ -34,8 +35,7 @@ async def test_walk_from_root_to_the_last_page(local_host: ServedHost) -> None:
     details, chapters = entries[0], entries[1:]
     assert details.findtext("a:content", namespaces=NS)
     assert len(chapters) == int(series_feed.findtext("os:totalResults", namespaces=NS) or 0) >= 1
-    chapter_feed = await reader.feed(href(chapters[0], "subsection", ACQUISITION))
-    pages = await reader.read_chapter(chapter_feed)
+    pages = await reader.read_chapter(chapters[0])
     assert len(pages) == 3
     assert all(Image.open(io.BytesIO(page)).format in ("JPEG", "PNG", "GIF") for page in pages)
 
@@ -45,11 +45,43 @@ async def test_max_width_resizes_keeping_the_aspect_ratio(local_host: ServedHost
     _, series = await open_series(reader)
     series_feed = await reader.feed(href(series[0], "subsection", ACQUISITION))
     chapter = series_feed.findall("a:entry", NS)[1]
-    chapter_feed = await reader.feed(href(chapter, "subsection", ACQUISITION))
-    full = Image.open(io.BytesIO((await reader.read_chapter(chapter_feed))[0]))
-    small = Image.open(io.BytesIO((await reader.read_chapter(chapter_feed, max_width=120))[0]))
+    full = Image.open(io.BytesIO((await reader.read_chapter(chapter))[0]))
+    small = Image.open(io.BytesIO((await reader.read_chapter(chapter, max_width=120))[0]))
     assert small.width == 120 < full.width
     assert abs(small.height / small.width - full.height / full.width) < 0.02
+
+
+async def test_chapters_stream_straight_from_the_series_feed(local_host: ServedHost) -> None:
+    """A library's page counts cost nothing upstream: every chapter entry carries its PSE link."""
+    reader = Reader(local_host.client)
+    _, series = await open_series(reader)
+    series_feed = await reader.feed(href(series[0], "subsection", ACQUISITION))
+    chapters = series_feed.findall("a:entry", NS)[1:]
+    assert len(chapters) == 2
+    for chapter in chapters:
+        stream = link(chapter, STREAM)
+        assert stream is not None, "the entry itself streams"
+        assert stream.get(f"{{{PSE}}}count") == "3"
+        assert stream.get("type") == "image/jpeg"
+        assert link(chapter, "subsection") is None
+    reader.fetched.clear()
+    assert len(await reader.read_chapter(chapters[0])) == 3
+    assert all("/pages/" in url for url in reader.fetched), "no detour through another feed"
+
+
+async def test_list_entries_carry_authors_summary_and_tags(local_host: ServedHost) -> None:
+    reader = Reader(local_host.client)
+    _, series = await open_series(reader)
+    entry = next(e for e in series if e.findtext("a:title", namespaces=NS) == "Iron Garden")
+    assert entry.findtext("a:author/a:name", namespaces=NS) == "Mara Voss"
+    summary = entry.findtext("a:content", namespaces=NS) or ""
+    assert summary and summary != "Iron Garden"
+    labels = {c.get("label") for c in entry.findall("a:category", NS)}
+    assert {"Action", "Drama"} <= labels
+    # The series feed's own description says the same.
+    series_feed = await reader.feed(href(entry, "subsection", ACQUISITION))
+    details = series_feed.findall("a:entry", NS)[0]
+    assert details.findtext("a:content", namespaces=NS) == summary
 
 
 async def test_covers_and_thumbnails_at_most_300_wide(local_host: ServedHost) -> None:

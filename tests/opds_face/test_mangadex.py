@@ -10,7 +10,7 @@ from tests.mangadex.fake import FakeMangaDex
 from toshokan.testing import ServedHost
 
 from .conftest import ImageServers
-from .reader import NS, Reader, entry_titled, href
+from .reader import NS, STREAM, Reader, entry_titled, href, link
 
 pytestmark = pytest.mark.anyio
 
@@ -90,3 +90,27 @@ async def test_an_upstream_image_failure_is_a_clean_error(
     answer = await reader.get(template.replace("{pageNumber}", "0").replace("{maxWidth}", ""))
     assert answer.status_code == 502
     assert answer.json()["error"]["code"] == "UPSTREAM_ERROR"
+
+
+async def test_lists_and_series_feeds_spend_no_request_per_entry(
+    mangadex_host: ServedHost, fake: FakeMangaDex
+) -> None:
+    """Details and page counts cost one upstream request each: a list never asks them per entry.
+
+    So a MangaDex title in a list has what the search answered, and a chapter
+    entry leads to its own feed, which asks for that one chapter's page list.
+    """
+    reader = Reader(mangadex_host.client)
+    root = await reader.feed("/_/opds")
+    source = await reader.feed(href(entry_titled(root, "MangaDex"), "subsection", NAVIGATION))
+    everything = await reader.every_entry(href(entry_titled(source, "All titles"), "subsection"))
+    assert everything
+    assert fake.calls(r"^/manga/[^/]+$") == []  # no title's details
+    pirates = next(e for e in everything if e.findtext("a:title", namespaces=NS) == "Pirate Voyage")
+    series_url = href(pirates, "subsection", ACQUISITION)
+    chapters = (await reader.feed(series_url)).findall("a:entry", NS)[1:]
+    assert len(chapters) == 3
+    assert fake.calls(r"^/at-home/server/") == []  # no chapter's page list
+    assert all(link(chapter, STREAM) is None for chapter in chapters)
+    assert len(await reader.read_chapter(chapters[0])) == 3
+    assert len(fake.calls(r"^/at-home/server/")) == 1

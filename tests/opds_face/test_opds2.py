@@ -1,78 +1,30 @@
 """The OPDS 2.0 catalogue: the same walk in JSON, down to a DiViNa manifest's last page.
 
-The official OPDS 2.0 JSON Schemas are not shipped by any package on PyPI or
-npm, so :func:`check_feed` and :func:`check_manifest` encode what they require
-(feed.schema.json, publication.schema.json, the Readium link and manifest
-schemas): required members, link objects, acquisition links, templated search.
+Every document a reader meets on the way (root, a source's navigation, preset,
+search and all-titles feeds with their facets and every page of them, the
+series' chapters with every page of them, chapter manifests) is checked
+against the official OPDS 2.0 and Readium JSON Schemas (``opds2_schema``).
 """
 
+import copy
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from toshokan.testing import ServedHost
+from tests.mangadex.fake import API, UPLOADS, FakeMangaDex
+from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
+from toshokan.sources.mangadex import MangaDex, Settings
+from toshokan.testing import ServedHost, SourceSpec, serve_host
+
+from .conftest import SECRET, ImageServers
+from .opds2_schema import FEED, MANIFEST, PUBLICATION, assert_feed, assert_manifest, errors
 
 pytestmark = pytest.mark.anyio
 
 OPDS_JSON = "application/opds+json"
-ACQUISITIONS = {
-    "preview",
-    "http://opds-spec.org/acquisition",
-    "http://opds-spec.org/acquisition/buy",
-    "http://opds-spec.org/acquisition/open-access",
-    "http://opds-spec.org/acquisition/borrow",
-    "http://opds-spec.org/acquisition/subscribe",
-    "http://opds-spec.org/acquisition/sample",
-}
-
-
-def check_link(link: dict[str, Any]) -> None:
-    assert isinstance(link.get("href"), str) and link["href"]
-    assert isinstance(link.get("type", ""), str)
-    if link.get("templated"):
-        assert "{" in link["href"]
-    else:
-        assert "{" not in link["href"]
-    assert set(link) <= {
-        "href",
-        "type",
-        "rel",
-        "title",
-        "templated",
-        "width",
-        "height",
-        "properties",
-    }
-
-
-def check_feed(feed: dict[str, Any]) -> None:
-    assert isinstance(feed["metadata"]["title"], str)
-    assert feed["links"] and any(link.get("rel") == "self" for link in feed["links"])
-    assert {"navigation", "publications", "groups"} & set(feed)
-    for link in feed["links"]:
-        check_link(link)
-    for item in feed.get("navigation", []):
-        check_link(item)
-        assert item["title"]
-    for publication in feed.get("publications", []):
-        assert isinstance(publication["metadata"]["title"], str)
-        assert any(link.get("rel") in ACQUISITIONS for link in publication["links"])
-        for link in [*publication["links"], *publication.get("images", [])]:
-            check_link(link)
-    for facet in feed.get("facets", []):
-        assert facet["metadata"]["title"] and facet["links"]
-
-
-def check_manifest(manifest: dict[str, Any]) -> None:
-    assert manifest["metadata"]["title"]
-    assert (
-        manifest["metadata"]["conformsTo"] == "https://readium.org/webpub-manifest/profiles/divina"
-    )
-    assert any(link.get("rel") == "self" for link in manifest["links"])
-    for link in [*manifest["links"], *manifest["readingOrder"]]:
-        check_link(link)
-        assert link["type"]
+DIVINA = "application/divina+json"
 
 
 async def get_json(client: httpx.AsyncClient, url: str, media: str = OPDS_JSON, **kw: Any) -> Any:
@@ -82,39 +34,58 @@ async def get_json(client: httpx.AsyncClient, url: str, media: str = OPDS_JSON, 
     return answer.json()
 
 
-def rel(feed: dict[str, Any], name: str) -> str:
-    return next(link["href"] for link in feed["links"] if link.get("rel") == name)
+def rel(document: dict[str, Any], name: str) -> str | None:
+    return next((k["href"] for k in document["links"] if k.get("rel") == name), None)
+
+
+async def every_page(client: httpx.AsyncClient, url: str, **kw: Any) -> list[dict[str, Any]]:
+    """A paginated feed followed by its ``next`` links, each page checked against the schema."""
+    pages: list[dict[str, Any]] = []
+    following: str | None = url
+    while following:
+        page = await get_json(client, following, **kw)
+        assert_feed(page)
+        pages.append(page)
+        following = rel(page, "next")
+        assert len(pages) < 20, "the list never ends"
+    return pages
 
 
 async def walk(client: httpx.AsyncClient, source_name: str, **kw: Any) -> list[bytes]:
+    """Root, source, every list it offers, a series, its chapters and one chapter's pages."""
     root = await get_json(client, "/_/opds/v2", **kw)
-    check_feed(root)
+    assert_feed(root)
     source_url = next(n["href"] for n in root["navigation"] if n["title"] == source_name)
     source = await get_json(client, source_url, **kw)
-    check_feed(source)
-    url = next(n["href"] for n in source["navigation"] if n["title"] == "All titles")
+    assert_feed(source)
     titles: list[dict[str, Any]] = []
-    while url:
-        page = await get_json(client, url, **kw)
-        check_feed(page)
-        titles += page["publications"]
-        url = next((link["href"] for link in page["links"] if link.get("rel") == "next"), "")
+    for item in source["navigation"]:  # all titles and every preset
+        feeds = await every_page(client, item["href"], **kw)
+        for facet in feeds[0].get("facets", []):
+            for option in facet["links"]:
+                await every_page(client, option["href"], **kw)
+        if item["title"] == "All titles":
+            titles = [p for feed in feeds for p in feed["publications"]]
+    search = next(link for link in source["links"] if link.get("rel") == "search")
+    await every_page(client, search["href"].replace("{?query}", "?query=a"), **kw)
     assert titles
     series_url = next(
         link["href"] for link in titles[0]["links"] if link.get("rel") == "subsection"
     )
-    series = await get_json(client, series_url, **kw)
-    check_feed(series)
-    chapter = series["publications"][0]
-    manifest_url = chapter["links"][0]["href"]
-    manifest = await get_json(client, manifest_url, "application/divina+json", **kw)
-    check_manifest(manifest)
-    pages = []
-    for item in manifest["readingOrder"]:
-        answer = await client.get(item["href"], **kw)
-        assert answer.status_code == 200
-        assert answer.headers["content-type"] in ("image/jpeg", "image/png", "image/gif")
-        pages.append(answer.content)
+    chapters = [
+        p for page in await every_page(client, series_url, **kw) for p in page["publications"]
+    ]
+    pages: list[bytes] = []
+    for number, chapter in enumerate(chapters[:3]):
+        manifest_url = next(link["href"] for link in chapter["links"] if link["type"] == DIVINA)
+        manifest = await get_json(client, manifest_url, DIVINA, **kw)
+        assert_manifest(manifest)
+        if number == 0:
+            for item in manifest["readingOrder"]:
+                answer = await client.get(item["href"], **kw)
+                assert answer.status_code == 200
+                assert answer.headers["content-type"] in ("image/jpeg", "image/png", "image/gif")
+                pages.append(answer.content)
     return pages
 
 
@@ -127,13 +98,77 @@ async def test_mangadex_in_opds2(mangadex_host: ServedHost) -> None:
     assert len(pages) == 3
 
 
+async def test_long_lists_paginate_and_every_page_validates(tmp_path: Path) -> None:
+    """More titles than a page holds (local) and more chapters than a page holds (MangaDex)."""
+    library = tmp_path / "library"
+    write_demo_library(library, series=23, chapters=1, pages=1)
+    fake = FakeMangaDex()
+    fake.add_many_chapters(fake.add_manga("long", "Long Voyage"), 53, fake.add_group("Crew"))
+    sources: dict[str, SourceSpec] = {
+        "local": (LocalLibrary, LocalSettings(root=library, watch=False)),
+        "mangadex": (MangaDex, Settings(api_url=API, uploads_url=UPLOADS)),
+    }
+    async with serve_host(
+        sources,
+        upstream=ImageServers(fake),
+        data_dir=tmp_path / "data",
+        host={"secret": SECRET},
+        limits={"rate_limit": 0},
+    ) as host:
+        titles = await every_page(host.client, "/_/opds/v2/local/all")
+        assert len(titles) == 2
+        assert sum(len(page["publications"]) for page in titles) == 23
+        assert titles[-1]["metadata"]["numberOfItems"] == 23
+        dex = await every_page(host.client, "/_/opds/v2/mangadex/all")
+        series_url = rel(dex[0]["publications"][0], "subsection")
+        assert series_url
+        chapters = await every_page(host.client, series_url)
+        assert len(chapters) == 2
+        assert sum(len(page["publications"]) for page in chapters) == 53
+
+
+async def test_the_schemas_reject_a_broken_feed(local_host: ServedHost) -> None:
+    """The check can fail: each change below breaks a rule of the official schemas."""
+    client = local_host.client
+    feed = await get_json(client, "/_/opds/v2/local/all")
+    assert not errors(feed, FEED)
+
+    def broken(change: Any) -> dict[str, Any]:
+        copied = copy.deepcopy(feed)
+        change(copied)
+        return copied
+
+    no_self = broken(lambda f: f.update(links=[k for k in f["links"] if k.get("rel") != "self"]))
+    assert errors(no_self, FEED)
+    untitled = broken(lambda f: f["metadata"].pop("title"))
+    assert errors(untitled, FEED)
+    bad_page = broken(lambda f: f["metadata"].update(currentPage=0))
+    assert errors(bad_page, FEED)
+    publication = feed["publications"][0]
+    assert not errors(publication, PUBLICATION)
+    unreachable = copy.deepcopy(publication)
+    unreachable["links"] = [k for k in unreachable["links"] if k.get("rel") == "subsection"]
+    assert errors(unreachable, PUBLICATION)  # no acquisition link
+    bad_language = copy.deepcopy(publication)
+    bad_language["metadata"]["language"] = "not a language tag"
+    assert errors(bad_language, PUBLICATION)
+    series_url = rel(publication, "subsection")
+    assert series_url
+    chapter = (await get_json(client, series_url))["publications"][0]
+    manifest_url = next(link["href"] for link in chapter["links"] if link["type"] == DIVINA)
+    manifest = await get_json(client, manifest_url, DIVINA)
+    assert not errors(manifest, MANIFEST)
+    manifest["readingOrder"][0].pop("type")
+    assert errors(manifest, MANIFEST)
+
+
 async def test_opds2_search_is_a_templated_link(local_host: ServedHost) -> None:
     client = local_host.client
     source = await get_json(client, "/_/opds/v2/local")
     search = next(link for link in source["links"] if link.get("rel") == "search")
     assert search["templated"] and search["href"].endswith("{?query}")
     found = await get_json(client, search["href"].replace("{?query}", "?query=a"))
-    check_feed(found)
+    assert_feed(found)
     every = await get_json(client, search["href"].replace("{?query}", ""))
     assert every["publications"]
 

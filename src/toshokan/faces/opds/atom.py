@@ -5,6 +5,7 @@ entries and links it wants; this module knows the namespaces, the media types
 and the element order Atom's schema requires (metadata before entries).
 """
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -62,7 +63,8 @@ class Link:
         if self.title:
             attributes["title"] = self.title
         attributes.update(self.extra)
-        return ET.SubElement(parent, _q(ATOM, "link"), attributes)
+        cleaned = {name: clean(value) for name, value in attributes.items()}
+        return ET.SubElement(parent, _q(ATOM, "link"), cleaned)
 
 
 @dataclass
@@ -86,13 +88,13 @@ class Entry:
             author = ET.SubElement(entry, _q(ATOM, "author"))
             _text(author, "name", name)
         for term, label in self.categories:
-            ET.SubElement(entry, _q(ATOM, "category"), {"term": term, "label": label})
+            ET.SubElement(entry, _q(ATOM, "category"), {"term": clean(term), "label": clean(label)})
         if self.language:
-            ET.SubElement(entry, _q(DCTERMS, "language")).text = self.language
+            ET.SubElement(entry, _q(DCTERMS, "language")).text = clean(self.language)
         if self.issued:
             ET.SubElement(entry, _q(DCTERMS, "issued")).text = self.issued
         content = ET.SubElement(entry, _q(ATOM, "content"), {"type": "text"})
-        content.text = self.content or self.title
+        content.text = clean(self.content or self.title)
         for link in self.links:
             link.element(entry)
 
@@ -139,9 +141,13 @@ def _text(parent: ET.Element, name: str, value: str) -> None:
     ET.SubElement(parent, _q(ATOM, name)).text = clean(value)
 
 
+#: The C0 controls XML 1.0 cannot carry (tab, newline and carriage return it can).
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def clean(value: str) -> str:
     """Text XML 1.0 can carry: control characters an upstream let through are dropped."""
-    return "".join(ch for ch in value if ch in "\t\n\r" or ord(ch) >= 0x20)
+    return _CONTROLS.sub("", value)
 
 
 def document(root: ET.Element) -> bytes:

@@ -1,0 +1,109 @@
+"""What every request to the OPDS face starts from: the core, the source, the caller, the bounds.
+
+Both catalogues (Atom at ``/_/opds``, JSON at ``/_/opds/v2``) resolve and
+authorise a source the same way, read the same bounded query parameters and
+build their links on the address the reader used.
+"""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core import Caller, Core, HostedSource
+from toshokan.core.http import caller_of
+from toshokan.errors import InvalidCredentials, InvalidRequest
+from toshokan.faces.opds.access import challenge, opds_caller
+from toshokan.models import SourceConfiguration
+
+PREFIX = "/_/opds"
+#: Titles per page of a list feed.
+PAGE_SIZE = 20
+#: Chapters per page of a series feed.
+CHAPTERS_PER_PAGE = 50
+#: Titles per source in a search over every source.
+PER_SOURCE = 10
+#: The longest search query the catalogue passes on.
+MAX_QUERY = 200
+#: The highest page number of any feed.
+MAX_PAGE = 10_000
+
+
+@dataclass
+class Ctx:
+    """One request to a source's part of the catalogue, authorised."""
+
+    core: Core
+    hosted: HostedSource
+    config: SourceConfiguration
+    caller: Caller
+    base: str  # the catalogue's address: ``<host>/_/opds``
+
+    @property
+    def slug(self) -> str:
+        return self.hosted.slug
+
+    @property
+    def private(self) -> bool:
+        return self.config.auth.required
+
+    @property
+    def holds_files(self) -> bool:
+        """Whether the source's content is files here (it offers chapters for download).
+
+        Then a feed may ask the core about every title or chapter it lists: each
+        answer is a read of the source's own index, never an upstream request.
+        """
+        return self.core.offers_downloads(self.slug)
+
+    def url(self, *parts: str) -> str:
+        return "/".join([self.base, quote(self.slug), *(quote(p) for p in parts)])
+
+
+def core_of(request: Request) -> Core:
+    core: Core = request.app.state.core
+    return core
+
+
+def catalogue_base(caller: Caller) -> str:
+    return f"{caller.base_url.rstrip('/')}{PREFIX}"
+
+
+def cache_control(private: bool) -> dict[str, str]:
+    """Feeds change as sources do: a minute in shared caches, never when they are someone's."""
+    return {"Cache-Control": "private, no-cache" if private else "public, max-age=60"}
+
+
+def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Callable[..., Any]:
+    """Resolve and authorise the source; a refusal becomes the Basic challenge readers answer."""
+
+    async def endpoint(request: Request) -> Response:
+        core = core_of(request)
+        hosted = core.source(request.path_params["source"])
+        config = await core.configuration(hosted)
+        try:
+            caller = await opds_caller(core, hosted, config, caller_of(request))
+            if config.auth.required:
+                await core.authorize(hosted, config, caller)
+            return await handler(request, Ctx(core, hosted, config, caller, catalogue_base(caller)))
+        except InvalidCredentials as refused:
+            raise challenge(config, refused.message) from None
+
+    return endpoint
+
+
+def page_of(request: Request) -> int:
+    text = request.query_params.get("page", "1")
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_PAGE:
+        raise InvalidRequest(f"page must be a whole number from 1 to {MAX_PAGE}.")
+    return int(text)
+
+
+def query_of(request: Request, name: str = "q") -> str:
+    query = request.query_params.get(name, "").strip()
+    if len(query) > MAX_QUERY:
+        raise InvalidRequest(f"A search is at most {MAX_QUERY} characters.")
+    return query

@@ -1,0 +1,119 @@
+"""The Atom entries of the catalogue: a title in a list, a series' details, a chapter.
+
+A chapter entry that knows its page count carries the OPDS-PSE stream link
+itself (``pse:count``, ``{pageNumber}`` 0-based, ``{maxWidth}``), as Komga's
+and Kavita's do, so a reader streams it straight from the series feed; one
+that does not (a remote source, see :mod:`toshokan.faces.opds.chapters`)
+leads to a one-entry feed that carries it.
+"""
+
+from toshokan.core.images import images_of
+from toshokan.faces.opds import atom
+from toshokan.faces.opds.atom import ACQUISITION, Entry, Link
+from toshokan.faces.opds.chapters import Pages, chapter_title
+from toshokan.faces.opds.context import Ctx
+from toshokan.faces.opds.listing import Listed
+from toshokan.models import Chapter, Manga
+from toshokan.sdk import Download
+
+
+def cover_links(ctx: Ctx, cover: str | None) -> list[Link]:
+    """A cover and its thumbnail, both served by the host's image pipeline through signed links."""
+    if not cover:
+        return []
+    images = images_of(ctx.core)
+    full = images.signed_url(ctx.caller.base_url, ctx.slug, cover)
+    small = images.signed_url(ctx.caller.base_url, ctx.slug, cover, thumbnail=True)
+    return [Link(atom.REL_IMAGE, full, "image/jpeg"), Link(atom.REL_THUMBNAIL, small, "image/jpeg")]
+
+
+def categories(ctx: Ctx, manga: Manga) -> list[tuple[str, str]]:
+    """The title's tags as (term, label): the source's names for its tag slugs."""
+    names = {tag.slug: tag.name for tag in ctx.config.search.tags}
+    return [(tag, names.get(tag, tag)) for tag in manga.tags]
+
+
+def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> Entry:
+    """A title in a list: what the search answered, and its details when the list has them."""
+    details = listed.details
+    return Entry(
+        id=f"urn:toshokan:opds:{ctx.slug}:{listed.slug}",
+        title=listed.title,
+        updated=atom.timestamp(details.updatedAt if details else None),
+        content=content or (details.synopsis if details else listed.title),
+        authors=details.authors if details else [],
+        categories=categories(ctx, details) if details else [],
+        links=[
+            Link("subsection", ctx.url("series", listed.slug), ACQUISITION),
+            *cover_links(ctx, listed.cover),
+        ],
+    )
+
+
+def details_entry(ctx: Ctx, manga: Manga) -> Entry:
+    """The first entry of a series feed: the series itself, described."""
+    return Entry(
+        id=f"urn:toshokan:opds:{ctx.slug}:{manga.slug}:details",
+        title=manga.title,
+        updated=atom.timestamp(manga.updatedAt),
+        content=manga.synopsis,
+        authors=manga.authors,
+        categories=categories(ctx, manga),
+        links=[
+            *cover_links(ctx, manga.covers[0] if manga.covers else None),
+            Link("alternate", manga.url, "text/html", "On the source's site"),
+        ],
+    )
+
+
+def stream_link(ctx: Ctx, manga_slug: str, chapter_slug: str, count: int) -> Link:
+    pages = ctx.url("series", manga_slug, chapter_slug, "pages")
+    return Link(
+        atom.REL_STREAM,
+        f"{pages}/{{pageNumber}}?maxWidth={{maxWidth}}",
+        "image/jpeg",
+        extra={f"{{{atom.PSE}}}count": str(count)},
+    )
+
+
+def acquisition_link(download: Download) -> Link:
+    extra = {"length": str(download.size)} if download.size is not None else {}
+    return Link(atom.REL_ACQUISITION, download.url, download.media_type, "Download", extra=extra)
+
+
+def first_page_thumbnail(ctx: Ctx, first_page: str | None) -> list[Link]:
+    if first_page is None:
+        return []
+    url = images_of(ctx.core).signed_url(ctx.caller.base_url, ctx.slug, first_page, thumbnail=True)
+    return [Link(atom.REL_THUMBNAIL, url, "image/jpeg")]
+
+
+def chapter_entry(
+    ctx: Ctx,
+    manga: Manga,
+    manga_slug: str,
+    chapter: Chapter,
+    pages: Pages | None,
+    download: Download | None,
+) -> Entry:
+    """A chapter: streamed from here when its page count is known, else through its own feed."""
+    if pages is not None and pages.count:
+        links = [
+            stream_link(ctx, manga_slug, chapter.slug, pages.count),
+            *first_page_thumbnail(ctx, pages.first),
+        ]
+        content = f"{manga.title}, {chapter_title(chapter)}: {pages.count} pages"
+    else:
+        links = [Link("subsection", ctx.url("series", manga_slug, chapter.slug), ACQUISITION)]
+        content = f"{manga.title}, {chapter_title(chapter)}"
+    if download is not None:
+        links.append(acquisition_link(download))
+    return Entry(
+        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter.slug}",
+        title=chapter_title(chapter),
+        updated=atom.timestamp(chapter.date),
+        issued=atom.timestamp(chapter.date),
+        language=chapter.language,
+        content=content,
+        links=links,
+    )

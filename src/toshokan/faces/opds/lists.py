@@ -1,0 +1,87 @@
+"""The Atom catalogue's lists of titles: all titles (a facet per sort), a preset, a search.
+
+Each is one page of a search the core answers, with ``first``/``previous``/
+``next`` links and ``opensearch:totalResults`` once the last page tells the
+count: no list ever loads a whole source.
+"""
+
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.faces.opds import atom
+from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Feed, Link
+from toshokan.faces.opds.catalogue import feed_response, search_links
+from toshokan.faces.opds.context import PAGE_SIZE, Ctx, query_of
+from toshokan.faces.opds.entries import series_entry
+from toshokan.faces.opds.listing import listed_titles
+from toshokan.faces.opds.searches import (
+    all_titles_search,
+    preset_search,
+    query_search,
+    sort_label,
+)
+
+
+async def all_titles(request: Request, ctx: Ctx) -> Response:
+    sort, body = all_titles_search(request, ctx)
+    facets = [
+        Link(
+            atom.REL_FACET,
+            f"{ctx.url('all')}?{urlencode({'sort': str(option)})}",
+            ACQUISITION,
+            sort_label(option),
+            extra={
+                f"{{{atom.OPDS}}}facetGroup": "Sort",
+                **({f"{{{atom.OPDS}}}activeFacet": "true"} if str(option) == sort else {}),
+            },
+        )
+        for option in ctx.config.search.sort
+    ]
+    return await search_feed(ctx, body, "All titles", ctx.url("all"), [("sort", sort)], facets)
+
+
+async def preset(request: Request, ctx: Ctx) -> Response:
+    number, name, body = preset_search(request, ctx)
+    return await search_feed(ctx, body, name, ctx.url("presets", number), [])
+
+
+async def source_search(request: Request, ctx: Ctx) -> Response:
+    query = query_of(request)
+    title = f"Search: {query}" if query else "All titles"
+    body = query_search(request, ctx, query)
+    return await search_feed(ctx, body, title, ctx.url("search"), [("q", query)])
+
+
+async def search_feed(
+    ctx: Ctx,
+    body: dict[str, Any],
+    title: str,
+    url: str,
+    query: list[tuple[str, str]],
+    facets: list[Link] | None = None,
+) -> Response:
+    answer = await ctx.core.search(ctx.slug, body, ctx.caller)
+    result = answer.value
+    page = int(body["page"])
+    self_query = urlencode([*query, ("page", str(page))])
+    feed = Feed(
+        id=f"urn:toshokan:opds:{ctx.slug}:{quote(url.rsplit('/_/opds/', 1)[-1])}:{self_query}",
+        title=f"{ctx.config.name}: {title}",
+        links=[
+            Link("self", f"{url}?{self_query}", ACQUISITION),
+            Link("start", ctx.base, NAVIGATION),
+            Link("up", ctx.url(), NAVIGATION),
+            *search_links(ctx.url()),
+            *atom.pages(url, page, result.more, ACQUISITION, query),
+            *(facets or []),
+        ],
+        entries=[series_entry(ctx, listed) for listed in await listed_titles(ctx, result.results)],
+        per_page=PAGE_SIZE,
+        start_index=(page - 1) * PAGE_SIZE + 1,
+        # The exact count when this is the last page; unknown (omitted) otherwise.
+        total=(page - 1) * PAGE_SIZE + len(result.results) if not result.more else None,
+    )
+    return feed_response(feed, ACQUISITION, answer.private or ctx.private)

@@ -1,0 +1,104 @@
+"""The Atom catalogue's series feed (its details, then its chapters) and a chapter's own feed.
+
+A series feed shows one page of chapters (newest first, as the core orders
+them). Chapters whose page count and file are known without an upstream
+request carry their PSE stream and acquisition links here
+(:mod:`toshokan.faces.opds.chapters`); the others lead to their own feed,
+which asks for the page list only when the reader opens it.
+"""
+
+import asyncio
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.images import images_of
+from toshokan.faces.opds import atom
+from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
+from toshokan.faces.opds.catalogue import feed_response, search_links
+from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter, page_counts
+from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
+from toshokan.faces.opds.entries import (
+    acquisition_link,
+    chapter_entry,
+    details_entry,
+    first_page_thumbnail,
+    stream_link,
+)
+
+
+async def series(request: Request, ctx: Ctx) -> Response:
+    manga_slug = request.path_params["manga"]
+    page = page_of(request)
+    details, listed = await asyncio.gather(
+        ctx.core.manga(ctx.slug, manga_slug, ctx.caller),
+        ctx.core.chapters(ctx.slug, manga_slug, ctx.caller),
+    )
+    manga, chapters = details.value, listed.value
+    start = (page - 1) * CHAPTERS_PER_PAGE
+    shown = chapters[start : start + CHAPTERS_PER_PAGE]
+    counts, files = await asyncio.gather(
+        page_counts(ctx, manga_slug, shown), downloads(ctx, manga_slug, shown)
+    )
+    url = ctx.url("series", manga_slug)
+    entries = [details_entry(ctx, manga)] if page == 1 else []
+    entries += [
+        chapter_entry(
+            ctx, manga, manga_slug, chapter, counts.get(chapter.slug), files.get(chapter.slug)
+        )
+        for chapter in shown
+    ]
+    feed = Feed(
+        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:page:{page}",
+        title=manga.title,
+        subtitle=manga.synopsis,
+        author=", ".join(manga.authors) or ctx.config.name,
+        updated=atom.timestamp(manga.updatedAt),
+        links=[
+            Link("self", f"{url}?page={page}", ACQUISITION),
+            Link("start", ctx.base, NAVIGATION),
+            Link("up", ctx.url(), NAVIGATION),
+            *search_links(ctx.url()),
+            *atom.pages(url, page, start + CHAPTERS_PER_PAGE < len(chapters), ACQUISITION),
+        ],
+        entries=entries,
+        total=len(chapters),
+        per_page=CHAPTERS_PER_PAGE,
+        start_index=start + 1,
+    )
+    private = details.private or listed.private or ctx.private
+    return feed_response(feed, ACQUISITION, private)
+
+
+async def chapter_feed(request: Request, ctx: Ctx) -> Response:
+    """One chapter, with the OPDS-PSE link that streams its pages one by one."""
+    manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
+    chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
+    urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
+    download = (await downloads(ctx, manga_slug, [chapter])).get(chapter_slug)
+    here = ctx.url("series", manga_slug, chapter_slug)
+    entry = Entry(
+        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}:pages",
+        title=chapter_title(chapter),
+        updated=atom.timestamp(chapter.date),
+        issued=atom.timestamp(chapter.date),
+        language=chapter.language,
+        content=f"{len(urls)} pages",
+        links=[
+            stream_link(ctx, manga_slug, chapter_slug, len(urls)),
+            *first_page_thumbnail(ctx, urls[0] if urls else None),
+            *([acquisition_link(download)] if download else []),
+            Link("alternate", chapter.url, "text/html", "On the source's site"),
+        ],
+    )
+    feed = Feed(
+        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}",
+        title=chapter_title(chapter),
+        links=[
+            Link("self", here, ACQUISITION),
+            Link("start", ctx.base, NAVIGATION),
+            Link("up", ctx.url("series", manga_slug), ACQUISITION),
+        ],
+        entries=[entry],
+    )
+    return feed_response(feed, ACQUISITION, private=True)

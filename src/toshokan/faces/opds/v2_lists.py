@@ -1,0 +1,180 @@
+"""The OPDS 2.0 catalogue's navigation and lists: the root, a source, and pages of titles.
+
+The walk mirrors the Atom catalogue: the root navigates to each source; a
+source to its titles and presets; lists are pages of a search with ``next``,
+``previous`` and ``first`` links and the source's sorts as facets. Searches are
+templated links (``{?query}``), as OPDS 2.0 has it.
+"""
+
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.http import caller_of
+from toshokan.core.images import images_of
+from toshokan.faces.opds import atom
+from toshokan.faces.opds.context import PAGE_SIZE, Ctx, catalogue_base, core_of, query_of
+from toshokan.faces.opds.listing import Listed, listed_titles
+from toshokan.faces.opds.searches import (
+    all_titles_search,
+    preset_search,
+    query_search,
+    sort_label,
+)
+from toshokan.faces.opds.v2_documents import (
+    OPDS_JSON,
+    json_response,
+    link,
+    pagination,
+    search_link,
+    v2_url,
+)
+from toshokan.models import Manga
+
+
+async def root(request: Request) -> Response:
+    core = core_of(request)
+    base = f"{catalogue_base(caller_of(request))}/v2"
+    navigation = []
+    for hosted in core.host.serving():
+        config = await core.configuration(hosted)
+        navigation.append(
+            {"href": f"{base}/{hosted.slug}", "title": config.name, "type": OPDS_JSON}
+        )
+    document = {
+        "metadata": {"title": core.settings.host.name},
+        "links": [link(base, rel="self"), link(base, rel="start")],
+        "navigation": navigation,
+    }
+    return json_response(document, OPDS_JSON, private=False)
+
+
+async def source_root(request: Request, ctx: Ctx) -> Response:
+    navigation = [{"href": v2_url(ctx, "all"), "title": "All titles", "type": OPDS_JSON}]
+    navigation += [
+        {"href": v2_url(ctx, "presets", str(n)), "title": preset.name, "type": OPDS_JSON}
+        for n, preset in enumerate(ctx.config.presets or [])
+    ]
+    document = {
+        "metadata": {"title": ctx.config.name},
+        "links": [
+            link(v2_url(ctx), rel="self"),
+            link(f"{ctx.base}/v2", rel="start"),
+            link(f"{ctx.base}/v2", rel="up"),
+            search_link(ctx),
+        ],
+        "navigation": navigation,
+    }
+    return json_response(document, OPDS_JSON, ctx.private)
+
+
+async def all_titles(request: Request, ctx: Ctx) -> Response:
+    sort, body = all_titles_search(request, ctx)
+    facets = [
+        {
+            "metadata": {"title": "Sort"},
+            "links": [
+                link(
+                    f"{v2_url(ctx, 'all')}?{urlencode({'sort': str(option)})}",
+                    title=sort_label(option),
+                    **({"rel": "self"} if str(option) == sort else {}),
+                )
+                for option in ctx.config.search.sort
+            ],
+        }
+    ]
+    return await publications(ctx, body, "All titles", v2_url(ctx, "all"), [("sort", sort)], facets)
+
+
+async def preset(request: Request, ctx: Ctx) -> Response:
+    number, name, body = preset_search(request, ctx)
+    return await publications(ctx, body, name, v2_url(ctx, "presets", number), [])
+
+
+async def search(request: Request, ctx: Ctx) -> Response:
+    query = query_of(request, "query")
+    title = f"Search: {query}" if query else "All titles"
+    body = query_search(request, ctx, query)
+    return await publications(ctx, body, title, v2_url(ctx, "search"), [("query", query)])
+
+
+async def publications(
+    ctx: Ctx,
+    body: dict[str, Any],
+    title: str,
+    url: str,
+    query: list[tuple[str, str]],
+    facets: list[dict[str, Any]] | None = None,
+) -> Response:
+    answer = await ctx.core.search(ctx.slug, body, ctx.caller)
+    result = answer.value
+    page = int(body["page"])
+    metadata: dict[str, Any] = {
+        "title": f"{ctx.config.name}: {title}",
+        "itemsPerPage": PAGE_SIZE,
+        "currentPage": page,
+    }
+    if not result.more:
+        metadata["numberOfItems"] = (page - 1) * PAGE_SIZE + len(result.results)
+    listed = await listed_titles(ctx, result.results)
+    document: dict[str, Any] = {
+        "metadata": metadata,
+        "links": [
+            link(f"{url}?{urlencode([*query, ('page', str(page))])}", rel="self"),
+            link(f"{ctx.base}/v2", rel="start"),
+            link(v2_url(ctx), rel="up"),
+            search_link(ctx),
+            *pagination(url, page, result.more, query),
+        ],
+        "publications": [series_publication(ctx, title) for title in listed],
+    }
+    if facets:
+        document["facets"] = facets
+    return json_response(document, OPDS_JSON, answer.private or ctx.private)
+
+
+def images(ctx: Ctx, cover: str | None) -> list[dict[str, Any]]:
+    if not cover:
+        return []
+    pipeline = images_of(ctx.core)
+    base = ctx.caller.base_url
+    return [
+        link(pipeline.signed_url(base, ctx.slug, cover, thumbnail=True), "image/jpeg", width=300),
+        link(pipeline.signed_url(base, ctx.slug, cover), "image/jpeg"),
+    ]
+
+
+def described(ctx: Ctx, metadata: dict[str, Any], manga: Manga) -> dict[str, Any]:
+    """``metadata`` with the series' authors, summary and tags (by the source's names)."""
+    names = {tag.slug: tag.name for tag in ctx.config.search.tags}
+    if manga.authors:
+        metadata["author"] = manga.authors
+    if manga.synopsis:
+        metadata["description"] = manga.synopsis
+    if manga.tags:
+        metadata["subject"] = [{"name": names.get(tag, tag), "code": tag} for tag in manga.tags]
+    return metadata
+
+
+def series_publication(ctx: Ctx, listed: Listed) -> dict[str, Any]:
+    url = v2_url(ctx, "series", listed.slug)
+    metadata: dict[str, Any] = {
+        "title": listed.title,
+        "identifier": f"urn:toshokan:{ctx.slug}:{listed.slug}",
+    }
+    if listed.details:
+        described(ctx, metadata, listed.details)
+        metadata["modified"] = atom.timestamp(listed.details.updatedAt)
+    publication: dict[str, Any] = {
+        "metadata": metadata,
+        "links": [
+            link(url, rel="subsection"),
+            link(url, rel="http://opds-spec.org/acquisition"),
+        ],
+    }
+    found = images(ctx, listed.cover)
+    if found:
+        publication["images"] = found
+    return publication

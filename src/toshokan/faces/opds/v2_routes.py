@@ -1,0 +1,25 @@
+"""Routes of the OPDS 2.0 catalogue, under ``/_/opds/v2``."""
+
+from starlette.routing import BaseRoute, Route
+
+from toshokan.faces.opds import v2_lists, v2_series
+from toshokan.faces.opds.context import source_route
+
+
+def v2_routes() -> list[BaseRoute]:
+    """Routes under ``/_/opds``: ``/v2`` and below."""
+    source = "/v2/{source}"
+    series_path = f"{source}/series/{{manga}}"
+    return [
+        Route("/v2", v2_lists.root, methods=["GET"]),
+        Route(source, source_route(v2_lists.source_root), methods=["GET"]),
+        Route(f"{source}/all", source_route(v2_lists.all_titles), methods=["GET"]),
+        Route(f"{source}/presets/{{number}}", source_route(v2_lists.preset), methods=["GET"]),
+        Route(f"{source}/search", source_route(v2_lists.search), methods=["GET"]),
+        Route(series_path, source_route(v2_series.series), methods=["GET"]),
+        Route(
+            f"{series_path}/{{chapter}}/manifest.json",
+            source_route(v2_series.manifest),
+            methods=["GET"],
+        ),
+    ]

@@ -1,0 +1,118 @@
+"""The OPDS 2.0 series feed (its chapters as publications) and a chapter's DiViNa manifest.
+
+Each chapter is opened through a Readium Web Publication Manifest with the
+DiViNa profile whose ``readingOrder`` is the chapter's page images, the same
+image endpoint the Atom catalogue streams. A chapter whose file is known
+without an upstream request (:mod:`toshokan.faces.opds.chapters`) also carries
+its acquisition link in the feed.
+"""
+
+import asyncio
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.images import images_of
+from toshokan.faces.opds import atom
+from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter
+from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
+from toshokan.faces.opds.v2_documents import (
+    DIVINA,
+    DIVINA_PROFILE,
+    OPDS_JSON,
+    OPEN_ACCESS,
+    WEBPUB_CONTEXT,
+    json_response,
+    link,
+    pagination,
+    search_link,
+    v2_url,
+)
+from toshokan.faces.opds.v2_lists import described, images
+from toshokan.models import Chapter, Manga
+from toshokan.sdk import Download
+
+
+def chapter_publication(
+    ctx: Ctx, manga: Manga, chapter: Chapter, file: Download | None, cover: list[Any]
+) -> dict[str, Any]:
+    metadata: dict[str, Any] = {
+        "title": chapter_title(chapter),
+        "identifier": f"urn:toshokan:{ctx.slug}:{manga.slug}:{chapter.slug}",
+        "language": chapter.language,
+        "published": atom.timestamp(chapter.date),
+        "modified": atom.timestamp(chapter.date),
+        "belongsTo": {"series": [{"name": manga.title, "position": chapter.number}]},
+    }
+    described(ctx, metadata, manga)
+    manifest = v2_url(ctx, "series", manga.slug, chapter.slug, "manifest.json")
+    links = [link(manifest, DIVINA, rel=OPEN_ACCESS)]
+    if file is not None:
+        links.append(link(file.url, file.media_type, rel=atom.REL_ACQUISITION))
+    publication: dict[str, Any] = {"metadata": metadata, "links": links}
+    if cover:
+        publication["images"] = cover
+    return publication
+
+
+async def series(request: Request, ctx: Ctx) -> Response:
+    manga_slug = request.path_params["manga"]
+    page = page_of(request)
+    details, listed = await asyncio.gather(
+        ctx.core.manga(ctx.slug, manga_slug, ctx.caller),
+        ctx.core.chapters(ctx.slug, manga_slug, ctx.caller),
+    )
+    manga, chapters = details.value, listed.value
+    start = (page - 1) * CHAPTERS_PER_PAGE
+    url = v2_url(ctx, "series", manga_slug)
+    cover = images(ctx, manga.covers[0] if manga.covers else None)
+    shown = chapters[start : start + CHAPTERS_PER_PAGE]
+    files = await downloads(ctx, manga_slug, shown)
+    more = start + CHAPTERS_PER_PAGE < len(chapters)
+    document = {
+        "metadata": {
+            "title": manga.title,
+            "description": manga.synopsis,
+            "numberOfItems": len(chapters),
+            "itemsPerPage": CHAPTERS_PER_PAGE,
+            "currentPage": page,
+        },
+        "links": [
+            link(f"{url}?page={page}", rel="self"),
+            link(f"{ctx.base}/v2", rel="start"),
+            link(v2_url(ctx), rel="up"),
+            search_link(ctx),
+            link(manga.url, "text/html", rel="alternate"),
+            *pagination(url, page, more, []),
+        ],
+        "publications": [
+            chapter_publication(ctx, manga, chapter, files.get(chapter.slug), cover)
+            for chapter in shown
+        ],
+    }
+    return json_response(document, OPDS_JSON, details.private or listed.private or ctx.private)
+
+
+async def manifest(request: Request, ctx: Ctx) -> Response:
+    """A chapter as a DiViNa publication: its pages, in order, from the host's image endpoint."""
+    manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
+    chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
+    urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
+    pages = ctx.url("series", manga_slug, chapter_slug, "pages")
+    here = v2_url(ctx, "series", manga_slug, chapter_slug, "manifest.json")
+    document = {
+        "@context": WEBPUB_CONTEXT,
+        "metadata": {
+            "@type": "http://schema.org/ComicStory",
+            "conformsTo": DIVINA_PROFILE,
+            "title": chapter_title(chapter),
+            "identifier": f"urn:toshokan:{ctx.slug}:{manga_slug}:{chapter_slug}",
+            "language": chapter.language,
+            "published": atom.timestamp(chapter.date),
+            "numberOfPages": len(urls),
+        },
+        "links": [link(here, DIVINA, rel="self")],
+        "readingOrder": [{"href": f"{pages}/{n}", "type": "image/jpeg"} for n in range(len(urls))],
+    }
+    return json_response(document, DIVINA, private=True)
