@@ -126,6 +126,7 @@ async def test_a_changed_chapter_shows_in_the_series_feed_at_once(
     entry = feed.findall("a:entry", NS)[1]
     stream = link(entry, STREAM)
     assert stream is not None and stream.get(f"{{{PSE}}}count") == "3"
+    assert len(await reader.read_chapter(entry)) == 3  # its page list is remembered now
     name, _, _ = await download(reader, href(entry, REL_ACQUISITION, CBZ))
     path = path_named(library, name)
     with zipfile.ZipFile(path, "w") as archive:  # the chapter, re-released with five pages

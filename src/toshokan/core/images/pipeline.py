@@ -82,7 +82,9 @@ class ImagePipeline:
                 f"{k}:{caller.headers.get(k, '')}" for k in ("authorization", "cookie", "x-api-key")
             ).encode()
         ).hexdigest()
-        key = (slug, manga, chapter, credentials, caller.base_url)
+        # The source's generation: a changed chapter's list is asked afresh at once.
+        generation = self.core.cache.generation(slug)
+        key = (slug, generation, manga, chapter, credentials, caller.base_url)
         kept = self._page_lists.get(key)
         if kept is not None and kept[0] > time.monotonic():
             return kept[1]
