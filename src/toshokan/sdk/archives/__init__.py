@@ -8,7 +8,7 @@ may be kept in a size-capped :class:`DiskCache`.
 
 One module per idea: :mod:`.base` (the interface, hostile entry names),
 :mod:`.limits` (the bounds every reader shares), a module per format
-(:mod:`.zips`, :mod:`.sevenzip`, :mod:`.rar`, :mod:`.pdf`, :mod:`.epub`,
+(:mod:`.zips`, :mod:`.sevenzip`, :mod:`.rar`, :mod:`.pdf` and :mod:`.pdfrender`, :mod:`.epub`,
 :mod:`.folder`), :mod:`.directories` (archives kept open between requests),
 :mod:`.opening` (the reader a kind needs), :mod:`.streams` (serving an entry)
 and :mod:`.diskcache`. Everything callers use is importable from here.
@@ -35,14 +35,14 @@ from toshokan.sdk.archives.folder import FolderReader
 from toshokan.sdk.archives.kinds import EPUB_EXTENSIONS, PDF_EXTENSIONS, kind_of
 from toshokan.sdk.archives.limits import MAX_BUFFERED_BYTES, MAX_DECOMPRESS_WORK, MAX_PAGE_BYTES
 from toshokan.sdk.archives.opening import IDLE_READERS, open_chapter
-from toshokan.sdk.archives.pdf import (
+from toshokan.sdk.archives.pdf import MAX_PDF_PAGES, PDF_RENDER_VERSION, PdfReader
+from toshokan.sdk.archives.pdfrender import (
     MAX_PDF_IMAGE_PIXELS,
-    MAX_PDF_PAGES,
     PDF_JPEG_QUALITY,
     PDF_LONG_SIDE,
     PDF_MAX_SCALE,
-    PDF_RENDER_VERSION,
-    PdfReader,
+    RENDERER,
+    Renderer,
 )
 from toshokan.sdk.archives.rar import RAR_TOOLS, RarReader, rar_tool
 from toshokan.sdk.archives.sevenzip import SevenZipReader
@@ -67,6 +67,7 @@ __all__ = [
     "PDF_MAX_SCALE",
     "PDF_RENDER_VERSION",
     "RAR_TOOLS",
+    "RENDERER",
     "ArchiveError",
     "ChapterReader",
     "DiskCache",
@@ -77,6 +78,7 @@ __all__ = [
     "Member",
     "PdfReader",
     "RarReader",
+    "Renderer",
     "SevenZipReader",
     "ZipDirectoryCache",
     "ZipReader",

@@ -1,73 +1,34 @@
-"""PDF chapters: pages rendered to JPEG by PDFium when first asked for.
+"""PDF chapters: pages rendered to JPEG when first asked for.
 
-A PDF is a program as much as a document: a page a few bytes long can hold
-an image of 20,000 x 20,000 pixels (a few hundred kilobytes of compressed
-zeros) that PDFium decodes whole before scaling it down, gigabytes of memory
-for one page. Before a page is rendered, the pixels of the images it draws
-are therefore added up (through nested forms too) and a page past
-:data:`MAX_PDF_IMAGE_PIXELS` is refused; annotations, which could carry the
-same images in their appearance streams, are not drawn (a comic has none
-worth showing). The rendered bitmap itself is bounded by
-:data:`PDF_LONG_SIDE`, so memory per render is bounded whatever the file holds.
+The document is opened here only to count its pages; drawing a page, where a
+hostile file can cost unbounded memory and time, happens in the bounded
+child process of :mod:`.pdfrender`.
 """
 
-import io
 import threading
 from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from toshokan.sdk.archives import limits
+from toshokan.sdk.archives import limits, pdfrender
 from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing
 from toshokan.sdk.archives.diskcache import DiskCache
 
 #: Pages of a PDF beyond this are not listed (a chapter, not a phone book).
 MAX_PDF_PAGES = 2000
-#: A rendered PDF page is at most this many pixels on its longer side...
-PDF_LONG_SIDE = 2000
-#: ...and never drawn larger than this many times its size in points (a stamp-sized page).
-PDF_MAX_SCALE = 4.0
-PDF_JPEG_QUALITY = 88
 #: Changes whenever rendering changes, so pages rendered the old way are not served.
 PDF_RENDER_VERSION = 2
 
-#: Image pixels one page may draw in all. PDFium decodes an image whole at up to 4 bytes a
-#: pixel, so this bounds a render's memory (about 200 MB); a 600 dpi scan of a double page
-#: is about 35 million pixels.
-MAX_PDF_IMAGE_PIXELS = 50_000_000
-#: Page objects (paths, text, images, forms) looked at to add those pixels up; a page with
-#: more is refused too, since forms drawn inside forms can multiply without end.
-MAX_PDF_PAGE_OBJECTS = 100_000
-#: How deep forms drawn inside forms are followed: as deep as PDFium draws them.
-_FORM_DEPTH = 64
-
-#: PDFium is not thread-safe: every call into it holds this lock.
+#: PDFium is not thread-safe: every call into it in this process holds this lock.
 _PDFIUM = threading.Lock()
-
-
-def _check_images(page: pdfium.PdfPage) -> None:
-    """Refuse a page whose images would take more than the pixel budget to decode."""
-    pixels = 0
-    for seen, item in enumerate(page.get_objects(max_depth=_FORM_DEPTH), 1):
-        if seen > MAX_PDF_PAGE_OBJECTS:
-            raise ArchiveError(f"page has more than {MAX_PDF_PAGE_OBJECTS} objects")
-        if not isinstance(item, pdfium.PdfImage):
-            continue
-        width, height = item.get_px_size()
-        pixels += max(width, 0) * max(height, 0)
-        if pixels > MAX_PDF_IMAGE_PIXELS:
-            raise ArchiveError(
-                f"page images have more than {MAX_PDF_IMAGE_PIXELS} pixels "
-                f"(one is {width} x {height})"
-            )
 
 
 class PdfReader(ChapterReader):
     """A PDF whose pages become JPEG images, rendered by PDFium when first asked for.
 
-    Pages are named ``00001.jpg`` and so on; a render is bounded in pixels
-    (:data:`PDF_LONG_SIDE`, :data:`PDF_MAX_SCALE`) and kept in ``renders`` when
-    given, keyed by the file's size and modification time.
+    Pages are named ``00001.jpg`` and so on; a render is bounded in pixels, memory and
+    time (:mod:`.pdfrender`) and kept in ``renders`` when given, keyed by the file's
+    size and modification time.
     """
 
     def __init__(self, path: Path, renders: DiskCache | None = None):
@@ -147,25 +108,6 @@ class PdfReader(ChapterReader):
         return data
 
     def _render(self, number: int) -> bytes:
-        try:
-            with _PDFIUM:
-                document = self._document()
-                if number > self._count:
-                    raise ArchiveError("no such entry")
-                page = document[number - 1]
-                try:
-                    width, height = page.get_size()
-                    if not (width > 0 and height > 0):
-                        raise ArchiveError("page has no size")
-                    _check_images(page)
-                    scale = min(PDF_MAX_SCALE, PDF_LONG_SIDE / max(width, height))
-                    bitmap = page.render(scale=scale, draw_annots=False)
-                    image = bitmap.to_pil().convert("RGB")  # a copy: the bitmap can go
-                    bitmap.close()
-                finally:
-                    page.close()
-        except pdfium.PdfiumError as error:
-            raise ArchiveError(f"page cannot be rendered ({error})") from None
-        out = io.BytesIO()
-        image.save(out, "JPEG", quality=PDF_JPEG_QUALITY)
-        return out.getvalue()
+        if number > self.count:
+            raise ArchiveError("no such entry")
+        return pdfrender.RENDERER.render(str(self.path), self._key, number)
