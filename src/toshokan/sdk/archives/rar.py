@@ -1,18 +1,25 @@
 """RAR chapters (``.cbr``), read with rarfile.
 
 rarfile parses the directory itself and reads stored entries straight from
-the file; compressed entries are decompressed by an external tool (unrar,
-unar, 7z or bsdtar) into a pipe, and so are held in memory to be served, at
-most :data:`~toshokan.sdk.archives.limits.MAX_BUFFERED_BYTES`. In a solid
-archive the tool decompresses every entry before the one asked for, so that
-work is counted from the directory first and refused past
-:data:`~toshokan.sdk.archives.limits.MAX_DECOMPRESS_WORK`: a page then costs at
-most that many bytes of decompression, whatever the archive holds.
+the file. Compressed entries are decompressed by an external tool (unrar,
+unar, 7z or bsdtar) into a pipe, run here rather than through rarfile (whose
+bsdtar command line names the archive ``--``), and so are held in memory to be
+served, at most :data:`~toshokan.sdk.archives.limits.MAX_BUFFERED_BYTES`.
+
+In a solid archive the tool decompresses every entry before the one asked
+for, so that work is counted from the directory first and refused past
+:data:`~toshokan.sdk.archives.limits.MAX_DECOMPRESS_WORK`; and a tool still
+running after :data:`RAR_TOOL_SECONDS` is killed. A page then costs bounded
+work, whatever the archive holds.
 """
 
+import os
+import select
 import shutil
+import subprocess
+import time
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 
 import rarfile
 
@@ -20,6 +27,23 @@ from toshokan.sdk.archives import limits
 from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing
 
 RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
+#: Seconds a tool may take to decompress one entry (a capped solid prefix takes about one).
+RAR_TOOL_SECONDS = 20.0
+
+
+def _pattern(name: str) -> str:
+    """An entry name as a bsdtar pattern that matches only it."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in name)
+
+
+#: Each tool's command line writing one entry of an archive to stdout, with no password.
+_COMMANDS = {
+    "unrar": lambda archive, name: ["p", "-inul", "-p-", "--", archive, name],
+    "unar": lambda archive, name: ["-q", "-o", "-", "-p", "", "--", archive, name],
+    "7z": lambda archive, name: ["e", "-so", "-bb0", "-p", "--", archive, name],
+    "7zz": lambda archive, name: ["e", "-so", "-bb0", "-p", "--", archive, name],
+    "bsdtar": lambda archive, name: ["-x", "--to-stdout", "-f", archive, "--", _pattern(name)],
+}
 
 _NO_TOOL = (
     "no RAR tool is installed (install unrar, unar, 7z or bsdtar, e.g. Debian 'libarchive-tools')"
@@ -105,17 +129,51 @@ class RarReader(ChapterReader):
                     f"entry needs {work:.0f} bytes decompressed (solid archive); the limit is "
                     f"{limits.MAX_DECOMPRESS_WORK}"
                 )
+            if info.compress_type != rarfile.RAR_M0:
+                return self._extract(name, int(info.file_size or 0), limit)
             with self._rar.open(info) as stream:
                 data: bytes = stream.read(limit + 1)
         except ArchiveError:
             raise
-        except rarfile.RarCannotExec:
-            raise ArchiveError(f"entry is compressed and {_NO_TOOL}") from None
         except (rarfile.Error, OSError, EOFError, ValueError, KeyError) as error:
             raise ArchiveError(f"entry cannot be read ({type(error).__name__}: {error})") from None
         if len(data) > limit:
             raise ArchiveError(f"entry is larger than {limit} bytes")
         return data
+
+    def _extract(self, name: str, size: int, limit: int) -> bytes:
+        """A compressed entry, decompressed by the installed tool within the time bound."""
+        tool = rar_tool()
+        executable = shutil.which(tool) if tool else None
+        if tool is None or executable is None:
+            raise ArchiveError(f"entry is compressed and {_NO_TOOL}")
+        command = [executable, *_COMMANDS[tool](str(self.path), name)]
+        deadline = time.monotonic() + RAR_TOOL_SECONDS
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        stdout = cast(IO[bytes], process.stdout)
+        data = bytearray()
+        try:
+            while len(data) <= limit:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([stdout], [], [], left)[0]:
+                    raise ArchiveError(
+                        f"entry took longer than {RAR_TOOL_SECONDS:g} s to decompress"
+                    )
+                chunk = os.read(stdout.fileno(), 1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            process.kill()
+            process.wait()
+            stdout.close()
+        if len(data) > limit:
+            raise ArchiveError(f"entry is larger than {limit} bytes")
+        if process.returncode not in (0, -9) or len(data) != size:
+            raise ArchiveError(f"entry cannot be read ({tool} gave {len(data)} of {size} bytes)")
+        return bytes(data)
 
     def open(self, name: str) -> BinaryIO:
         try:
