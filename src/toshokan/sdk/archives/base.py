@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import BinaryIO, Self
 
 from toshokan.sdk.archives import limits
 from toshokan.sdk.names import is_image_name, natural_key
@@ -62,7 +62,7 @@ class ChapterReader(ABC):
     def __init__(self, path: Path):
         self.path = path
 
-    def __enter__(self) -> "ChapterReader":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -112,7 +112,14 @@ def serve(memory: int) -> None:
         except pdfium.PdfiumError as error:
             answer = {"error": f"page cannot be rendered ({error})"}
         except MemoryError:
-            answer = {"error": f"page cannot be rendered within {memory // 2**20} MB of memory"}
+            # PDFium may be left half-way: answer, and let the next render start afresh.
+            answer = {
+                "error": f"page cannot be rendered within {memory // 2**20} MB of memory",
+                "exit": True,
+            }
+            out.write(json.dumps(answer).encode() + b"\n")
+            out.flush()
+            return
         except OSError as error:
             answer = {"error": f"cannot be opened ({error.strerror})"}
         out.write(json.dumps(answer).encode() + b"\n" + data)
@@ -154,6 +161,8 @@ class Renderer:
                 reader = _Reader(child.stdout.fileno(), deadline)
                 answer = json.loads(reader.line())
                 data = reader.exactly(int(answer.get("size", 0)))
+                if answer.get("exit"):
+                    self._stop()
             except TimeoutError:
                 self._stop()
                 raise ArchiveError(f"page took longer than {seconds:g} s to render") from None
