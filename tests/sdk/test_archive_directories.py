@@ -120,3 +120,13 @@ def test_a_reader_is_never_handed_to_two_requests_at_once(tmp_path: Path) -> Non
         id(first),
         id(second),
     }
+
+
+def test_closing_a_reader_twice_returns_it_once(tmp_path: Path) -> None:
+    path = seven_zip(tmp_path / "Ch.1.cb7", pages(3))
+    idle = IdleReaders()
+    reader = idle.open(path, SevenZipReader)
+    reader.close()
+    reader.close()
+    assert idle.open(path, SevenZipReader) is reader
+    assert idle.open(path, SevenZipReader) is not reader

@@ -103,12 +103,26 @@ class IdleReaders:
         with self._lock:
             for slot in self._idle:
                 if slot[:3] == key:
-                    reader = self._idle.pop(slot)
-                    self._entries -= _entries(reader)
-                    return reader  # type: ignore[return-value]
+                    kept = self._idle.pop(slot)
+                    self._entries -= _entries(kept)
+                    self._lend(kept, key)
+                    return kept  # type: ignore[return-value]
         reader = make(path)
-        reader.keeper = lambda done: self._keep(done, key)
+        self._lend(reader, key)
         return reader
+
+    def _lend(self, reader: ChapterReader, key: tuple[str, int, int]) -> None:
+        """Make the reader's next ``close`` hand it back here, once: a second close of the
+        same loan must not put it in the pool twice (and so in two requests' hands)."""
+        returned = False
+
+        def give_back(done: ChapterReader) -> None:
+            nonlocal returned
+            if not returned:
+                returned = True
+                self._keep(done, key)
+
+        reader.keeper = give_back
 
     def _keep(self, reader: ChapterReader, key: tuple[str, int, int]) -> None:
         size = _entries(reader)
