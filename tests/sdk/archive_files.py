@@ -41,23 +41,23 @@ def _zeros(count: int) -> bytes:
     return b"".join(parts)
 
 
-def image_pdf(path: Path, width: int, height: int) -> Path:
+def image_pdf(path: Path, width: int, height: int, *, mask: int = 0) -> Path:
     """A one-page PDF (600 x 800 points) drawing one black gray image of width x height
-    pixels: a few hundred kilobytes of compressed zeros at 20,000 x 20,000."""
+    pixels: a few hundred kilobytes of compressed zeros at 20,000 x 20,000. With ``mask``,
+    the image has a soft mask of mask x mask pixels, which PDFium decodes whole."""
     data = _zeros(width * height)
     content = b"q 600 0 0 800 0 0 cm /Im Do Q"
+    soft = b"/SMask 6 0 R " if mask else b""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] "
         b"/Resources << /XObject << /Im 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
-        b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n"
-        % (width, height, len(data))
-        + data
-        + b"\nendstream",
+        _image(width, height, data, soft),
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
     ]
+    if mask:
+        objects.append(_image(mask, mask, _zeros(mask * mask), b""))
     out = bytearray(b"%PDF-1.7\n")
     offsets = []
     for number, body in enumerate(objects, 1):
@@ -73,3 +73,13 @@ def image_pdf(path: Path, width: int, height: int) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(bytes(out))
     return path
+
+
+def _image(width: int, height: int, data: bytes, extra: bytes) -> bytes:
+    return (
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Filter /FlateDecode %s/Length %d >>\nstream\n"
+        % (width, height, extra, len(data))
+        + data
+        + b"\nendstream"
+    )

@@ -10,9 +10,16 @@ from pathlib import Path
 
 import py7zr
 import py7zr.io
+import py7zr.py7zr
 
 from toshokan.sdk.archives import limits
 from toshokan.sdk.archives.base import ArchiveError, ChapterReader
+
+#: Bytes py7zr decompresses at a time. Its own choice is up to 128 MB, taken whole even for
+#: the entries it skips, so the solid prefix before a page sat in memory at once: four
+#: workers on a page behind 48 MB of a block peaked at 700 MB.
+DECOMPRESS_CHUNK = 1024 * 1024
+py7zr.py7zr.get_memory_limit = lambda: DECOMPRESS_CHUNK  # type: ignore[attr-defined]
 
 
 class SevenZipReader(ChapterReader):
