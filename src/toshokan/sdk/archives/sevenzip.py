@@ -82,11 +82,14 @@ class SevenZipReader(ChapterReader):
             )
         factory = py7zr.io.BytesIOFactory(limit + 1)
         try:
-            self._archive.reset()
             self._archive.extract(targets=[name], factory=factory)
             data = factory.get(name).read()  # type: ignore[no-untyped-call]
         except Exception as error:
             raise ArchiveError(f"entry cannot be read ({type(error).__name__}: {error})") from None
+        finally:
+            # Ready for the next read, and the decompressor (with its dictionary, megabytes)
+            # dropped while the reader waits idle.
+            self._archive.reset()
         if len(data) > limit:
             raise ArchiveError(f"entry is larger than {limit} bytes")
         return bytes(data)
