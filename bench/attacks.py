@@ -8,15 +8,25 @@ server's resident memory before and after (and its peak so far), how health
 checks from another address fared meanwhile, and how many attacking
 connections the server still held at the end.
 
-What it does: writes a demo library, starts ``toshokan serve`` on it (the
-loopback client is an ordinary client: no trusted proxies), then runs each
-attack in turn while a second address (127.0.0.2) asks ``/local/health``
-every 100 ms.
+What it does: writes a demo library and a few hostile chapters beside it
+(a 7z and a RAR of 5,000 pages, solid 7z and RAR archives with a large
+entry before small pages, a PDF drawing a 20,000 x 20,000 image and one whose
+1 x 1 image has a 12,000 x 12,000 soft mask), starts ``toshokan serve`` on it
+(the loopback client is an ordinary client: no trusted proxies), then runs
+each attack in turn while a second address (127.0.0.2) asks ``/local/health``
+every 100 ms. PDF pages are drawn in a child process of the server, whose
+resident memory is shown apart ("child").
+
+The archive attacks also print a baseline measured in the same run: the time
+this script takes to parse the big archives' directories once, against the
+time the server takes per page (a page that reparsed the directory would cost
+at least that).
 
 Run::
 
-    .venv/bin/python bench/attacks.py               # about 3 minutes
+    .venv/bin/python bench/attacks.py               # about 4 minutes
     .venv/bin/python bench/attacks.py --scale 0.2   # smaller attacks, quicker
+    .venv/bin/python bench/attacks.py --only 7z RAR PDF   # the archive attacks only
 
 Attacks only ever go to 127.0.0.1 on a port this script chose.
 """
@@ -27,6 +37,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -40,6 +51,9 @@ from pathlib import Path
 
 SOURCE = "local"
 MiB = 1024 * 1024
+ROOT = Path(__file__).resolve().parent.parent
+#: Baselines measured while the hostile chapters are written, printed with the attacks.
+BASELINES: dict[str, str] = {}
 
 
 @dataclass
@@ -94,6 +108,16 @@ def memory(pid: int) -> tuple[float, float]:
         line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
     )
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def children_memory(pid: int) -> float:
+    """Peak resident MiB of the server's child processes (the PDF renderer), summed."""
+    total = 0.0
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in children.read_text().split():
+            with contextlib.suppress(OSError, ValueError):
+                total += memory(int(child))[1]
+    return total
 
 
 def connect(port: int) -> socket.socket:
@@ -237,6 +261,115 @@ def idle_connections(port: int, scale: float) -> tuple[str, list[socket.socket]]
     return f"{len(socks)} opened, {refused} refused", socks
 
 
+# --------------------------------------------------------------------------- archive attacks
+
+
+def write_hostile_chapters(library: Path, scale: float) -> None:
+    """Series of hostile chapters beside the demo library, and the baselines."""
+    import py7zr
+
+    sys.path.insert(0, str(ROOT))
+    from tests.local.helpers import jpeg, rar4
+    from tests.sdk.archive_files import FIXTURES, image_pdf
+
+    count = int(5000 * scale) or 1
+    entries = {f"{n:05d}.jpg": jpeg(size=(8, 8), colour=(n % 250, 0, 0)) for n in range(count)}
+    many_7z = library / "Attack Many Seven" / "Ch.1.cb7"
+    many_7z.parent.mkdir(parents=True)
+    with py7zr.SevenZipFile(many_7z, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(data, name)
+    many_rar = library / "Attack Many Rar" / "Ch.1.cbr"
+    many_rar.parent.mkdir(parents=True)
+    many_rar.write_bytes(rar4(entries))
+    BASELINES["7z"] = parse_time("7z", many_7z)
+    BASELINES["rar"] = parse_time("rar", many_rar)
+
+    solid = library / "Attack Solid Seven" / "Ch.1.cb7"
+    solid.parent.mkdir(parents=True)
+    page = jpeg()
+    with py7zr.SevenZipFile(solid, "w") as archive:  # one solid block
+        archive.writestr(page + bytes(48 * MiB), "1.jpg")  # within the work bound
+        archive.writestr(page, "2.jpg")
+        # Past MAX_PAGE_BYTES, so not listed: the chapter's third page is 4.jpg.
+        archive.writestr(page + bytes(int(200 * MiB * max(scale, 0.7))), "3.jpg")
+        archive.writestr(page, "4.jpg")  # behind more than the bound
+    solid_rar = library / "Attack Solid Rar" / "Ch.1.cbr"
+    solid_rar.parent.mkdir(parents=True)
+    shutil.copy(FIXTURES / "solid-100m.rar", solid_rar)
+    image_pdf(library / "Attack Huge Pdf" / "Ch.1.pdf", 20_000, 20_000)
+    image_pdf(library / "Attack Masked Pdf" / "Ch.1.pdf", 1, 1, mask=12_000)
+
+
+def parse_time(kind: str, path: Path) -> str:
+    """How long reading the archive's directory once takes here, the median of three."""
+    import py7zr
+    import rarfile
+
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        if kind == "7z":
+            with py7zr.SevenZipFile(path) as archive:
+                archive.getnames()
+        else:
+            rarfile.RarFile(path).infolist()
+        times.append(time.perf_counter() - started)
+    return f"{statistics.median(times) * 1000:.0f} ms"
+
+
+def page_paths(port: int, series: str) -> list[str]:
+    """The page paths of the series' first chapter, from the content API."""
+    import httpx
+
+    from toshokan.sdk.slugs import slugify
+
+    base = f"http://127.0.0.1:{port}/{SOURCE}/{slugify(series)}"
+    with httpx.Client(timeout=60) as client:
+        chapter = client.get(f"{base}/chapters").json()[0]["slug"]
+        urls = client.get(f"{base}/chapters/{chapter}").json()
+    return [httpx.URL(url).raw_path.decode() for url in urls]
+
+
+def fetch(port: int, paths: list[str], workers: int) -> str:
+    """GET every path, ``workers`` at a time; the answers counted by status."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as client:
+
+        def one(path: str) -> str:
+            try:
+                return str(client.get(path).status_code)
+            except httpx.HTTPError as error:
+                return type(error).__name__
+
+        with ThreadPoolExecutor(workers) as pool:
+            return summary(list(pool.map(one, paths)))
+
+
+def many_pages(series: str, kind: str) -> Attack:
+    def attack(port: int, scale: float) -> str:
+        paths = page_paths(port, series)
+        step = max(1, len(paths) // 300)
+        wanted = paths[::step][:300]
+        started = time.monotonic()
+        answers = fetch(port, wanted, 1)
+        per_page = (time.monotonic() - started) / len(wanted) * 1000
+        return f"{answers}; {per_page:.1f} ms/page, parse {BASELINES[kind]}"
+
+    return attack
+
+
+def concurrent_page(series: str, number: int, times: int) -> Attack:
+    def attack(port: int, scale: float) -> str:
+        path = page_paths(port, series)[number - 1]
+        return fetch(port, [path] * times, 8)
+
+    return attack
+
+
 Attack = Callable[[int, float], "str | tuple[str, list[socket.socket]]"]
 ATTACKS: list[tuple[str, Attack]] = [
     ("100 MB search body", huge_body),
@@ -246,6 +379,13 @@ ATTACKS: list[tuple[str, Attack]] = [
     ("100,000 headers", many_headers),
     ("200 slow-header sockets, 30 s", slow_headers),
     ("5,000 idle half-requests", idle_connections),
+    ("7z 5,000 pages: 300 read", many_pages("Attack Many Seven", "7z")),
+    ("RAR 5,000 pages: 300 read", many_pages("Attack Many Rar", "rar")),
+    ("solid 7z, 48 MiB before: 16x", concurrent_page("Attack Solid Seven", 2, 16)),
+    ("solid 7z, 200 MiB before: 16x", concurrent_page("Attack Solid Seven", 3, 16)),
+    ("solid RAR, 100 MiB before: 16x", concurrent_page("Attack Solid Rar", 2, 16)),
+    ("PDF 20000x20000 image: 8x", concurrent_page("Attack Huge Pdf", 1, 8)),
+    ("PDF 12000x12000 mask: 1x", concurrent_page("Attack Masked Pdf", 1, 1)),
 ]
 
 
@@ -305,6 +445,7 @@ def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="toshokan-attacks-") as tmp:
         workdir = Path(tmp)
         write_demo_library(workdir / "library", series=20, chapters=4, pages=3)
+        write_hostile_chapters(workdir / "library", args.scale)
         port = free_port()
         server = start_host(workdir, port)
         rows = []
@@ -322,12 +463,13 @@ def run(args: argparse.Namespace) -> None:
                     time.sleep(1)
                 seconds = time.monotonic() - started
                 after, peak = memory(server.pid)
+                child = children_memory(server.pid)
                 remaining = still_open(held) if held else None
                 for sock in held:
                     sock.close()
                 row = (
-                    f"{name:<31} {outcome[:38]:<38} {before:>7.0f} {after:>7.0f} {peak:>7.0f} "
-                    f"{seconds:>6.1f}  {'-' if remaining is None else remaining:>5}  "
+                    f"{name:<31} {outcome[:52]:<52} {before:>7.0f} {after:>7.0f} {peak:>7.0f} "
+                    f"{child:>6.0f} {seconds:>6.1f}  {'-' if remaining is None else remaining:>5}  "
                     f"{health.describe()}"
                 )
                 print(row, flush=True)
@@ -337,13 +479,15 @@ def run(args: argparse.Namespace) -> None:
             stop(server)
     print()
     print(
-        f"{'attack':<31} {'attacker got':<38} {'RSS MiB':>7} {'after':>7} {'peak':>7} "
-        f"{'s':>6}  {'open':>5}  health checks from 127.0.0.2 meanwhile"
+        f"{'attack':<31} {'attacker got':<52} {'RSS MiB':>7} {'after':>7} {'peak':>7} "
+        f"{'child':>6} {'s':>6}  {'open':>5}  health checks from 127.0.0.2 meanwhile"
     )
     print("\n".join(rows))
     print(
         "\nRSS: server resident memory before and after the attack; peak: highest so far in the"
-        "\nprocess's life. open: attacking connections the server still held at the end."
+        "\nprocess's life; child: peak of the server's children (the PDF renderer), MiB."
+        "\nopen: attacking connections the server still held at the end. ms/page: the server's"
+        "\ntime per page read one at a time; parse: this script reading the directory once."
     )
 
 

@@ -45,7 +45,7 @@ def test_solid_block_work_is_counted_and_capped(
     with reader:
         assert reader.work("1.jpg") == len(page) + 5000
         assert reader.work("3.jpg") == 3 * len(page) + 5000
-        monkeypatch.setattr(archives, "MAX_DECOMPRESS_WORK", len(page) + 5000)
+        monkeypatch.setattr(archives.limits, "MAX_DECOMPRESS_WORK", len(page) + 5000)
         assert reader.read("1.jpg", 10**6).startswith(page)
         # A tiny page behind a large one costs the large one too: refused.
         with pytest.raises(ArchiveError, match="decompressed"):
@@ -63,12 +63,12 @@ async def test_pages_over_the_limits_are_refused_not_buffered(
     source = await make_source(tmp_path / "lib")
     urls = await source.pages("s", "ch-1", CTX)
     monkeypatch.setattr(pages_module, "WHOLE_READ_LIMIT", 10_000)
-    monkeypatch.setattr(archives, "MAX_BUFFERED_BYTES", 15_000)
+    monkeypatch.setattr(archives.limits, "MAX_BUFFERED_BYTES", 15_000)
     async with client_for(source) as client:
         assert (await client.get(path_of(urls[0]))).content == page
         # Page 2 must be held in memory to serve, and is larger than the cap.
         assert (await client.get(path_of(urls[1]))).status_code == 404
-        monkeypatch.setattr(archives, "MAX_DECOMPRESS_WORK", 2 * len(page))
+        monkeypatch.setattr(archives.limits, "MAX_DECOMPRESS_WORK", 2 * len(page))
         # Page 3 needs page 2 decompressed first.
         assert (await client.get(path_of(urls[2]))).status_code == 404
 

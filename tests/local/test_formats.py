@@ -92,7 +92,7 @@ def test_pdf_scanning_bounds_and_damage(tmp_path: Path, monkeypatch: pytest.Monk
     root = tmp_path / "lib"
     pdf(root / "Long" / "Ch 1.pdf", [(100, 150, RED)] * 5)
     (root / "Long" / "Ch 2.pdf").write_bytes(b"%PDF-1.7 not really")
-    monkeypatch.setattr(archives, "MAX_PDF_PAGES", 3)
+    monkeypatch.setattr(archives.pdf, "MAX_PDF_PAGES", 3)
     scanner = Scanner(root, Index(tmp_path / "index.sqlite3"))
     report = scanner.scan()
     skipped, warnings = dict(report.skipped), dict(report.warnings)
@@ -171,7 +171,7 @@ def test_epub_spine_reading_is_bounded(tmp_path: Path, monkeypatch: pytest.Monke
     path = epub(tmp_path / "book.epub", [(f"{n}.jpg", jpeg()) for n in range(1, 6)])
     with zipfile.ZipFile(path) as archive:
         document = archive.getinfo("OEBPS/text/page1.xhtml").file_size
-    monkeypatch.setattr(archives, "MAX_EPUB_TEXT_BYTES", document * 2)
+    monkeypatch.setattr(archives.epub, "MAX_EPUB_TEXT_BYTES", document * 2)
     with archives.EpubReader(path) as reader:
         listing = reader.listing(comicinfo_limit=1024)
     assert [m.name for m in listing.pages] == ["OEBPS/images/1.jpg", "OEBPS/images/2.jpg"]

@@ -1,0 +1,138 @@
+"""What every chapter reader is: a list of entries, and one entry's bytes or stream.
+
+Entry names come from strangers' archives, so they are treated as hostile:
+absolute names, ``..`` segments and symlink entries are ignored (and reported),
+and only names that were listed as safe pages are ever opened.
+"""
+
+import io
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO, Self
+
+from toshokan.sdk.archives import limits
+from toshokan.sdk.names import is_image_name, natural_key
+
+
+class ArchiveError(Exception):
+    """A chapter that cannot be read; the message is the reason shown to the operator."""
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    size: int
+
+
+@dataclass
+class Listing:
+    """What the scanner learns from opening a chapter once."""
+
+    pages: list[Member]
+    comicinfo: bytes | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def safe_member_name(name: str) -> str | None:
+    """The entry name normalised to ``a/b.jpg``, or None when it could point anywhere else."""
+    cleaned = name.replace("\\", "/")
+    if cleaned.startswith("/") or (len(cleaned) > 1 and cleaned[1] == ":") or "\x00" in cleaned:
+        return None
+    parts = [p for p in cleaned.split("/") if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts):
+        return None
+    return "/".join(parts)
+
+
+def _junk(name: str) -> bool:
+    """Resource forks and hidden files that tools leave in archives."""
+    parts = PurePosixPath(name).parts
+    return any(p.startswith(".") or p == "__MACOSX" for p in parts)
+
+
+class ChapterReader(ABC):
+    """One open chapter container. Use as a context manager; not shared between threads."""
+
+    #: Set by a :class:`~toshokan.sdk.archives.directories.IdleReaders` that keeps this
+    #: reader open between requests: ``close`` hands it back there instead of releasing it.
+    keeper: "Callable[[ChapterReader], None] | None" = None
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Done with the container: kept for the next request, or released."""
+        if self.keeper is not None:
+            self.keeper(self)
+        else:
+            self.release()
+
+    def release(self) -> None:  # noqa: B027 - most readers hold nothing
+        """Let go of the container for good."""
+
+    @abstractmethod
+    def members(self) -> list[tuple[str, int, bool]]:
+        """Every file entry as (raw name, size, is_symlink)."""
+
+    @abstractmethod
+    def read(self, name: str, limit: int) -> bytes:
+        """The whole entry, refusing more than ``limit`` bytes."""
+
+    def open(self, name: str) -> BinaryIO:
+        """A readable (and, where the format allows, seekable) stream of the entry.
+
+        Formats that cannot stream hold the entry in memory, at most
+        :data:`~toshokan.sdk.archives.limits.MAX_BUFFERED_BYTES`.
+        """
+        return io.BytesIO(self.read(name, limits.MAX_BUFFERED_BYTES))
+
+    def size(self, name: str) -> int:
+        """The entry's uncompressed size, from the directory where the format has one."""
+        for raw, size, _ in self.members():
+            if raw == name:
+                return size
+        raise ArchiveError("no such entry")
+
+    def listing(self, *, comicinfo_limit: int) -> Listing:
+        """The pages in reading order and the ComicInfo.xml bytes, for the scanner."""
+        pages: list[Member] = []
+        warnings: list[str] = []
+        comicinfo_name: str | None = None
+        unsafe = 0
+        for raw, size, is_link in self.members():
+            name = safe_member_name(raw)
+            if name is None or is_link:
+                unsafe += 1
+                continue
+            if _junk(name):
+                continue
+            if PurePosixPath(name).name.lower() == "comicinfo.xml":
+                if comicinfo_name is None or "/" not in name:
+                    comicinfo_name = raw
+                continue
+            if not is_image_name(name):
+                continue
+            if size > limits.MAX_PAGE_BYTES:
+                warnings.append(
+                    f"entry {name[:80]!r} ignored: larger than {limits.MAX_PAGE_BYTES} bytes"
+                )
+                continue
+            pages.append(Member(raw, size))
+        if unsafe:
+            warnings.append(f"{unsafe} entries ignored: absolute, '..' or symlink names")
+        pages.sort(key=lambda m: natural_key(m.name.replace("\\", "/")))
+        comicinfo: bytes | None = None
+        if comicinfo_name is not None:
+            try:
+                comicinfo = self.read(comicinfo_name, comicinfo_limit)
+            except ArchiveError as error:
+                warnings.append(f"ComicInfo.xml ignored: {error}")
+        return Listing(pages=pages, comicinfo=comicinfo, warnings=warnings)

@@ -1,0 +1,76 @@
+"""Zip chapters (``.cbz``): entries are streamed and seekable straight from the archive."""
+
+import stat
+import threading
+import zipfile
+from pathlib import Path
+from typing import BinaryIO
+
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader
+
+
+class ZipReader(ChapterReader):
+    def __init__(self, path: Path, *, shared: bool = False):
+        super().__init__(path)
+        #: Kept open by a :class:`ZipDirectoryCache`, which closes it; ``close`` leaves it.
+        self.shared = shared
+        self._lock = threading.Lock()
+        try:
+            self._zip = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise ArchiveError(f"not a readable zip archive ({error})") from None
+
+    def close(self) -> None:
+        if not self.shared:
+            self._zip.close()
+
+    def release(self) -> None:
+        """Close for good (streams already open finish: zipfile counts its users)."""
+        self._zip.close()
+
+    @property
+    def entries(self) -> int:
+        return len(self._zip.filelist)
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        out = []
+        for info in self._zip.infolist():
+            if info.is_dir():
+                continue
+            mode = info.external_attr >> 16
+            out.append((info.filename, info.file_size, stat.S_ISLNK(mode)))
+        return out
+
+    def read(self, name: str, limit: int) -> bytes:
+        try:
+            info = self._zip.getinfo(name)
+            if info.file_size > limit:
+                raise ArchiveError(f"entry is larger than {limit} bytes")
+            if info.flag_bits & 0x1:
+                raise ArchiveError("entry is encrypted")
+            with self._lock:
+                opened = self._zip.open(info)
+            with opened as stream:
+                data = stream.read(limit + 1)
+        except ArchiveError:
+            raise
+        except (zipfile.BadZipFile, OSError, KeyError, EOFError, ValueError, RuntimeError) as error:
+            raise ArchiveError(f"entry cannot be read ({error})") from None
+        if len(data) > limit:
+            raise ArchiveError(f"entry is larger than {limit} bytes")
+        return data
+
+    def size(self, name: str) -> int:
+        try:
+            return self._zip.getinfo(name).file_size
+        except KeyError:
+            raise ArchiveError("no such entry") from None
+
+    def open(self, name: str) -> BinaryIO:
+        try:
+            # ZipExtFile: streams and seeks without extracting anything. Several threads
+            # may open entries of one shared reader; zipfile counts them unlocked.
+            with self._lock:
+                return self._zip.open(name)  # type: ignore[return-value]
+        except (zipfile.BadZipFile, OSError, KeyError, EOFError, ValueError, RuntimeError) as error:
+            raise ArchiveError(f"entry cannot be read ({error})") from None
