@@ -139,7 +139,7 @@ async def test_defaults_without_filters(
     call = await last_manga_query(fake, source, req())
     assert call.values("contentRating[]") == ["safe", "erotica"]
     assert call.values("availableTranslatedLanguage[]") == ["en", "fr"]
-    assert call.values("includes[]") == ["cover_art"]
+    assert call.values("includes[]") == ["author", "artist", "cover_art"]
     relaxed = make_source(search_available_languages_only=False)
     call = await last_manga_query(fake, relaxed, req())
     assert call.values("availableTranslatedLanguage[]") == []

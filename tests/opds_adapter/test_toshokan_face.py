@@ -1,14 +1,18 @@
 """A toshokan reading another toshokan: the OPDS face of one host is a source of the other."""
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from xml.etree.ElementTree import Element
 
 import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 
 from tests.opds_adapter.helpers import get_json, read_all_pages, search, serve_opds
+from tests.opds_face.reader import NS, Reader, entry_titled, href
+from toshokan.core import Core
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.testing import build_app
 
@@ -20,8 +24,15 @@ class Upstream:
 
     root = "http://other.test/_/opds"
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, library: Path, core: Core) -> None:
         self._app = app
+        self.library = library
+        self.core = core
+
+    async def rescan(self) -> None:
+        library = self.core.source("local").source
+        assert isinstance(library, LocalLibrary)
+        await library.rescan()
 
     def app(self) -> Any:
         return self._app
@@ -36,7 +47,7 @@ async def other(tmp_path: Path) -> AsyncIterator[Upstream]:
         {"local": spec}, data_dir=tmp_path / "other", host={"public_url": "http://other.test"}
     )
     async with LifespanManager(app) as manager:
-        yield Upstream(manager.app)
+        yield Upstream(manager.app, library, app.state.core)
 
 
 async def other_chapters(other: Upstream, title: str) -> list[dict[str, Any]]:
@@ -74,3 +85,30 @@ async def test_another_toshokan_is_read_to_the_last_page(other: Upstream, tmp_pa
     assert chapters[0]["date"][:16] == own[0]["date"][:16]  # the feed's dates, to the minute
     assert len(pages) == 3
     assert cover.status_code == 200 and cover.headers["content-type"].startswith("image/")
+
+
+async def test_a_title_keeps_its_description_from_one_catalogue_to_the_next(
+    other: Upstream, tmp_path: Path
+) -> None:
+    """The other host's list describes each title; this host's list passes that on."""
+    (other.library / "Half Moon Diaries" / "series.json").write_text(
+        json.dumps({"metadata": {"description_text": "Letters under a half moon."}})
+    )
+    await other.rescan()
+    async with serve_opds(other, tmp_path / "here") as host:
+        reader = Reader(host.client)
+        root = await reader.feed("/_/opds")
+        shelf = await reader.feed(href(entry_titled(root, "Shelf"), "subsection"))
+        listed = await reader.every_entry(href(entry_titled(shelf, "All titles"), "subsection"))
+        diaries = entry_titled_in(listed, "Half Moon Diaries")
+        slug = next(
+            r["slug"] for r in (await search(host))["results"] if r["title"] == "Half Moon Diaries"
+        )
+        details = await get_json(host, f"/shelf/{slug}")
+        assert details["synopsis"] == "Letters under a half moon."
+        assert diaries.findtext("a:content", namespaces=NS) == details["synopsis"]
+        assert [a.text for a in diaries.findall("a:author/a:name", NS)] == details["authors"]
+
+
+def entry_titled_in(entries: list[Element], title: str) -> Element:
+    return next(e for e in entries if e.findtext("a:title", namespaces=NS) == title)

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
+from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex, tag_id
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, SourceSpec, serve_host
@@ -91,6 +91,7 @@ def fake() -> FakeMangaDex:
         "Pirate Voyage",
         authors=[author.id],
         description={"en": "A crew sails for the last island."},
+        tags=[tag_id("action")],
     )
     fake.add_many_chapters(manga, 3, group)
     fake.add_manga("sky", "Sky Garden")

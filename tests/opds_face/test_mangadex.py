@@ -97,7 +97,7 @@ async def test_lists_and_series_feeds_spend_no_request_per_entry(
 ) -> None:
     """Details and page counts cost one upstream request each: a list never asks them per entry.
 
-    So a MangaDex title in a list has what the search answered, and a chapter
+    So a MangaDex title in a list has what the search answered (its details among them), and a chapter
     entry leads to its own feed, which asks for that one chapter's page list.
     """
     reader = Reader(mangadex_host.client)
@@ -107,6 +107,10 @@ async def test_lists_and_series_feeds_spend_no_request_per_entry(
     assert everything
     assert fake.calls(r"^/manga/[^/]+$") == []  # no title's details
     pirates = next(e for e in everything if e.findtext("a:title", namespaces=NS) == "Pirate Voyage")
+    # Described all the same: a MangaDex search answers authors, summary and tags.
+    assert pirates.findtext("a:author/a:name", namespaces=NS) == "Oda Eiichirou"
+    assert pirates.findtext("a:content", namespaces=NS) == "A crew sails for the last island."
+    assert [c.get("label") for c in pirates.findall("a:category", NS)] == ["Action"]
     series_url = href(pirates, "subsection", ACQUISITION)
     chapters = (await reader.feed(series_url)).findall("a:entry", NS)[1:]
     assert len(chapters) == 3
@@ -114,3 +118,19 @@ async def test_lists_and_series_feeds_spend_no_request_per_entry(
     assert all(link(chapter, STREAM) is None for chapter in chapters)
     assert len(await reader.read_chapter(chapters[0])) == 3
     assert len(fake.calls(r"^/at-home/server/")) == 1
+
+
+async def test_the_details_a_search_answers_stay_off_the_spec_face(
+    mangadex_host: ServedHost,
+) -> None:
+    """The spec's Entry is slug, title and cover; the details behind it are for other faces."""
+    answer = await mangadex_host.client.post("/mangadex/search", json={"page": 1, "sort": "latest"})
+    assert answer.status_code == 200
+    results = answer.json()["results"]
+    assert results and all(set(result) == {"slug", "title", "cover"} for result in results)
+    document = (await mangadex_host.client.get("/openapi.json")).json()
+    assert set(document["components"]["schemas"]["Entry"]["properties"]) == {
+        "slug",
+        "title",
+        "cover",
+    }

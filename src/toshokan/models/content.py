@@ -2,8 +2,10 @@
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from toshokan.models.base import Number, Slug, SpecModel, Timestamp
 
@@ -32,14 +34,6 @@ class Tag(SpecModel):
     nsfw: bool = False
 
 
-class Entry(SpecModel):
-    """One search result: only what a result list shows."""
-
-    slug: Slug
-    title: str = "Unknown Title"
-    cover: str | None = None
-
-
 def _default_if_blank(default: str):  # type: ignore[no-untyped-def]
     def fill(value: str | None) -> str:
         return value if value and value.strip() else default
@@ -63,6 +57,18 @@ class Manga(SpecModel):
 
     _title = field_validator("title", mode="before")(_default_if_blank("Unknown Title"))
     _synopsis = field_validator("synopsis", mode="before")(_default_if_blank("No Description."))
+
+
+class Entry(SpecModel):
+    """One search result: only what a result list shows."""
+
+    slug: Slug
+    title: str = "Unknown Title"
+    cover: str | None = None
+    #: The title's details, when the source had them with the result at no extra cost (a
+    #: MangaDex search answers them). Faces that describe list items (OPDS) show them; the
+    #: spec's Entry has no such field, so they are never on the wire.
+    details: Annotated[Manga | None, SkipJsonSchema()] = Field(default=None, exclude=True)
 
 
 class Chapter(SpecModel):

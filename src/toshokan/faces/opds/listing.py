@@ -1,10 +1,12 @@
 """What a list feed shows of each title: the search's answer, and details where they are cheap.
 
-A search answers a title, a slug and a cover per result. Authors, summary and
-tags come from the title's details, which for a remote source cost one
-upstream request each (a list of 20 would spend 20 of MangaDex's budget), so
-they are asked only of a source whose content is files here; the core caches
-them, so the series feed the reader opens next finds them ready.
+A search answers a title, a slug and a cover per result, and the details
+when the source had them with the result (a MangaDex search does). Otherwise
+authors, summary and tags come from the title's details, which for a remote
+source cost one upstream request each (a list of 20 would spend 20 of
+MangaDex's budget), so they are asked only of a source whose content is files
+here; the core caches them, so the series feed the reader opens next finds
+them ready.
 """
 
 import asyncio
@@ -26,8 +28,8 @@ class Listed:
 
 async def listed_titles(ctx: Ctx, results: Sequence[Entry]) -> list[Listed]:
     """The results of one page of a search, with their details where the source has them here."""
-    if not ctx.holds_files:
-        return [Listed(e.slug, e.title, e.cover) for e in results]
+    if not ctx.holds_files:  # a remote source: what the search answered, details included
+        return [Listed(e.slug, e.title, e.cover, e.details) for e in results]
 
     async def details(entry: Entry) -> Manga | None:
         try:

@@ -161,7 +161,8 @@ def search_params(
         # Relevance ranks matches of a title query; browsing everything, popularity is the useful order.
         field = "followedCount"
     params.append((f"order[{field}]", request.direction))
-    params.append(("includes[]", "cover_art"))
+    # The people too: a result then describes its title without a request of its own.
+    params += [("includes[]", "author"), ("includes[]", "artist"), ("includes[]", "cover_art")]
 
     for key, name, slugs in (
         ("includeTag", "includedTags[]", filters.includeTag),

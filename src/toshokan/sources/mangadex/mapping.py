@@ -108,13 +108,18 @@ def localized_text(value: Json | None, preference: Sequence[str]) -> str:
 # -- works ----------------------------------------------------------------------
 
 
-def entry(item: Json, preference: Sequence[str], uploads: str) -> Entry:
-    """A search result: slug, preferred title, and the main cover's 256px thumbnail."""
+def entry(item: Json, *, preference: Sequence[str], uploads: str, catalogue: TagCatalogue) -> Entry:
+    """A search result: slug, preferred title, the main cover's 256px thumbnail.
+
+    A search item holds what details hold but the other covers, so the result
+    carries them too, for faces that describe the titles of a list.
+    """
     title, _ = titles(item["attributes"], preference)
     covers = relationships(item, "cover_art")
     file_name = (covers[0].get("attributes") or {}).get("fileName") if covers else None
     cover = cover_url(uploads, item["id"], file_name, 256) if file_name else None
-    return Entry(slug=item["id"], title=title, cover=cover)
+    details = manga(item, (), preference=preference, uploads=uploads, catalogue=catalogue)
+    return Entry(slug=item["id"], title=title, cover=cover, details=details)
 
 
 def tag_slugs(attributes: Json, catalogue: TagCatalogue) -> list[str]:

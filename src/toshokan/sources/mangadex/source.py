@@ -158,8 +158,15 @@ class MangaDex(Source[Settings]):
         )
         payload = await self.fetch("/manga", payloads.MANGA_LIST, "search results", params=params)
         with reading("search results"):
-            prefs, uploads = self.settings.title_languages, self.settings.uploads_url
-            results = [mapping.entry(item, prefs, uploads) for item in payload["data"]]
+            results = [
+                mapping.entry(
+                    item,
+                    preference=self.settings.title_languages,
+                    uploads=self.settings.uploads_url,
+                    catalogue=self.catalogue,
+                )
+                for item in payload["data"]
+            ]
         total = payload["total"]
         return SearchResponse(
             results=results,

@@ -308,11 +308,18 @@ class Opds(Source[Settings]):
         if slug is None:
             return None
         self._about[slug] = entry
-        return Entry(
+        cover = self._image(ctx, account, entry.thumbnail or entry.cover)
+        # What the listing says of the title, for faces that describe list items.
+        details = mapping.manga(
             slug=slug,
+            url=self.settings.redact(entry.page or ref.feed),
             title=entry.title,
-            cover=self._image(ctx, account, entry.thumbnail or entry.cover),
+            about=entry,
+            books=[],
+            cover=cover,
+            updated=entry.updated,
         )
+        return Entry(slug=slug, title=entry.title, cover=cover, details=details)
 
     # -- details and chapters ----------------------------------------------------
 
