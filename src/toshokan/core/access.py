@@ -38,11 +38,7 @@ class AttemptGate:
         users[0] += 1
         try:
             async with lock:
-                wait = await self.limiter.exceeded(key)
-                if wait is not None:
-                    raise RateLimited(
-                        f"Too many failed attempts; retry in {round(wait)} s.", retry_after=wait
-                    )
+                await self.refuse_if_over(key)
                 try:
                     await attempt()
                 except RateLimited:
@@ -54,3 +50,13 @@ class AttemptGate:
             users[0] -= 1
             if not users[0]:
                 del self._locks[key]
+
+    async def refuse_if_over(self, key: str) -> None:
+        """``RATE_LIMITED`` while ``key`` is over its limit, even for credentials known to be good:
+        otherwise a guesser over the limit could still tell a remembered good guess from a bad one.
+        """
+        wait = await self.limiter.exceeded(key)
+        if wait is not None:
+            raise RateLimited(
+                f"Too many failed attempts; retry in {round(wait)} s.", retry_after=wait
+            )

@@ -220,6 +220,9 @@ class Core:
                 f"/{hosted.slug}/authenticate returned."
             )
         credentials = credentials_from_headers(config.auth.type, caller.headers)
+        attempts_key = f"{caller.client}:{hosted.slug}"
+        # Before the remembered decisions: they must not answer a client that is over its limit.
+        await self.attempts.refuse_if_over(attempts_key)
 
         async def decide() -> bool:
             async def check() -> None:
@@ -229,7 +232,7 @@ class Core:
                     raise InvalidCredentials()
 
             try:
-                await self.attempts.check(f"{caller.client}:{hosted.slug}", check)
+                await self.attempts.check(attempts_key, check)
             except InvalidCredentials:
                 return False
             return True
