@@ -237,6 +237,11 @@ def test_strip_mode_shows_every_page_and_leads_to_the_next_chapter(desktop: Watc
     first_chapter = page.url
     page.keyboard.press("ArrowRight")
     page.wait_for_url(lambda url: url != first_chapter)
+    # The address changes before the reader draws the chapter it names; keys wait for that.
+    page.wait_for_function(
+        "() => document.querySelector('.pages img')?.src.includes("
+        "'/' + location.hash.split('/').pop() + '/')"
+    )
     expect(images.first).to_be_visible()
     page.keyboard.press("ArrowLeft")
     expect(page).to_have_url(first_chapter)
