@@ -14,7 +14,7 @@ or the rest of the library would look deleted.
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries
 from toshokan.sources.local.index.database import now
@@ -42,6 +42,14 @@ class ScanCancelled(Exception):
 #: Called with (chapters read so far, chapters to read in this scan).
 Progress = Callable[[int, int], None]
 ChapterReader = Callable[[FoundChapter], ChapterReading]
+
+
+class StoredChapter(NamedTuple):
+    """The stored row of a chapter that changed or vanished (looked up one by one)."""
+
+    id: int
+    series_id: int
+    first_seen: float
 
 
 def in_scope(relpath: str, only: set[str] | None) -> bool:
@@ -84,8 +92,9 @@ class IndexUpdate:
         self.done = 0
         self.pending = 0
         self.stored_series: dict[str, sqlite3.Row] = {}
-        #: Stored chapters not yet seen in this walk; what is left at the end vanished.
-        self.unseen_chapters: dict[str, sqlite3.Row] = {}
+        #: relpath -> signature of stored chapters not yet seen in this walk; what is
+        #: left at the end vanished.
+        self.unseen_sigs: dict[str, str] = {}
         #: relpath -> signature of chapters skipped last time, not worth reopening unchanged.
         self.skipped_sigs: dict[str, str] = {}
         self.series_ids: dict[str, int] = {}
@@ -96,7 +105,7 @@ class IndexUpdate:
     def run(self) -> ScanReport:
         self._load_stored_state()
         self.total = sum(
-            self._needs_read(c, self.unseen_chapters.get(c.relpath))
+            self._needs_read(c, self.unseen_sigs.get(c.relpath))
             for s in self.found.values()
             for c in s.chapters
         )
@@ -124,13 +133,15 @@ class IndexUpdate:
             for row in db.execute("SELECT id, relpath, meta_sig, series_json FROM series")
             if in_scope(row["relpath"], self.only)
         }
-        chapters = db.execute("SELECT id, relpath, sig, series_id, first_seen FROM chapters")
-        if self.only is None:  # the whole library: 100,000 rows, no per-row test
-            self.unseen_chapters = {row["relpath"]: row for row in chapters}
+        # Only (relpath, signature) pairs, read off a covering index straight into a
+        # dict: a whole library is 100,000 rows and an unchanged rescan needs no more.
+        chapters = db.cursor()
+        chapters.row_factory = None
+        chapters.execute("SELECT relpath, sig FROM chapters")
+        if self.only is None:
+            self.unseen_sigs = dict(chapters)
         else:
-            self.unseen_chapters = {
-                row["relpath"]: row for row in chapters if in_scope(row["relpath"], self.only)
-            }
+            self.unseen_sigs = {r: sig for r, sig in chapters if in_scope(r, self.only)}
         self.skipped_sigs = {
             row["relpath"]: row["sig"]
             for row in db.execute("SELECT relpath, sig FROM problems WHERE severity = 'skipped'")
@@ -138,10 +149,16 @@ class IndexUpdate:
         }
         self.series_ids = {row["relpath"]: row["id"] for row in self.stored_series.values()}
 
-    def _needs_read(self, chapter: FoundChapter, stored: sqlite3.Row | None) -> bool:
-        if stored is not None and stored["sig"] == chapter.sig:
+    def _needs_read(self, chapter: FoundChapter, stored_sig: str | None) -> bool:
+        if stored_sig == chapter.sig:
             return False
         return self.skipped_sigs.get(chapter.relpath) != chapter.sig
+
+    def _stored(self, relpath: str) -> StoredChapter | None:
+        row = self.db.execute(
+            "SELECT id, series_id, first_seen FROM chapters WHERE relpath = ?", (relpath,)
+        ).fetchone()
+        return None if row is None else StoredChapter(*row)
 
     def _record_walk_problems(self) -> None:
         """Files found unusable while walking are recorded afresh each scan."""
@@ -167,15 +184,16 @@ class IndexUpdate:
             self._publish_finished_series()
 
     def _apply_chapter(self, series: FoundSeries, chapter: FoundChapter) -> None:
-        sid = self.series_ids.get(series.relpath)
-        stored = self.unseen_chapters.pop(chapter.relpath, None)
-        if stored is not None and stored["series_id"] != sid:
-            # Stored under a different series row: drop it and add it afresh.
-            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
-            self.changed_series.add(stored["series_id"])
-            stored = None
-        if not self._needs_read(chapter, stored):
+        stored_sig = self.unseen_sigs.pop(chapter.relpath, None)
+        if not self._needs_read(chapter, stored_sig):
             return
+        sid = self.series_ids.get(series.relpath)
+        stored = None if stored_sig is None else self._stored(chapter.relpath)
+        if stored is not None and stored.series_id != sid:
+            # Stored under a different series row: drop it and add it afresh.
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
+            self.changed_series.add(stored.series_id)
+            stored = None
         record, reason, warnings = self.read_chapter(chapter)
         self.done += 1
         self.pending += 1
@@ -215,7 +233,7 @@ class IndexUpdate:
             )
 
     def _skip_chapter(
-        self, chapter: FoundChapter, stored: sqlite3.Row | None, reason: str | None
+        self, chapter: FoundChapter, stored: StoredChapter | None, reason: str | None
     ) -> None:
         """Record why the chapter is unusable (with its signature) and drop any old row."""
         self.db.execute(
@@ -223,11 +241,11 @@ class IndexUpdate:
             (chapter.relpath, chapter.sig, reason or "skipped"),
         )
         if stored is not None:
-            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
             self.report.removed += 1
 
     def _store_chapter(
-        self, series: FoundSeries, record: dict[str, Any], stored: sqlite3.Row | None
+        self, series: FoundSeries, record: dict[str, Any], stored: StoredChapter | None
     ) -> int:
         """Insert or update the chapter row; returns its series id."""
         sid = self.series_ids.get(series.relpath)
@@ -239,7 +257,7 @@ class IndexUpdate:
         record["series_id"] = sid
         # Recorded once: a chapter keeps the time it first entered the library, so a
         # library copied in bulk lists by number, and a chapter added later on top.
-        record["first_seen"] = self.scan_time if stored is None else stored["first_seen"]
+        record["first_seen"] = self.scan_time if stored is None else stored.first_seen
         released = record["released"]
         record["date"] = released if released is not None else record["first_seen"]
         _upsert_chapter(self.db, record)
@@ -252,9 +270,12 @@ class IndexUpdate:
     # -- after: what vanished, and the rows derived from chapters ----------------
 
     def _remove_vanished_chapters(self) -> None:
-        for stored in self.unseen_chapters.values():
-            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
-            self.changed_series.add(stored["series_id"])
+        for relpath in self.unseen_sigs:
+            stored = self._stored(relpath)
+            if stored is None:
+                continue
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
+            self.changed_series.add(stored.series_id)
             self.report.removed += 1
 
     def _forget_problems_of_vanished_files(self) -> None:
