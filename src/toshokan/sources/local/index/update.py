@@ -11,9 +11,10 @@ outside them: every "what is stored" lookup below is filtered to that scope,
 or the rest of the library would look deleted.
 """
 
+import functools
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, NamedTuple
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries
@@ -41,7 +42,8 @@ class ScanCancelled(Exception):
 
 #: Called with (chapters read so far, chapters to read in this scan).
 Progress = Callable[[int, int], None]
-ChapterReader = Callable[[FoundChapter], ChapterReading]
+#: Reads the chapters given, yielding their readings in the same order.
+ChaptersReader = Callable[[list[FoundChapter]], Generator[ChapterReading, None, None]]
 
 
 class StoredChapter(NamedTuple):
@@ -67,7 +69,7 @@ class IndexUpdate:
         walk_problems: dict[str, str],
         only: set[str] | None,
         *,
-        read_chapter: ChapterReader,
+        read_chapters: ChaptersReader,
         read_series_json: SeriesJsonReader,
         progress: Progress | None = None,
         cancelled: Callable[[], bool] = lambda: False,
@@ -76,7 +78,9 @@ class IndexUpdate:
         self.found = found
         self.walk_problems = walk_problems
         self.only = only
-        self.read_chapter = read_chapter
+        self.read_chapters = read_chapters
+        #: The readings of the chapters to read, in the order the series are applied.
+        self.readings: Iterator[ChapterReading] = iter(())
         self.read_series_json = read_series_json
         self.progress = progress
         self.cancelled = cancelled
@@ -97,6 +101,8 @@ class IndexUpdate:
         self.unseen_sigs: dict[str, str] = {}
         #: relpath -> signature of chapters skipped last time, not worth reopening unchanged.
         self.skipped_sigs: dict[str, str] = {}
+        #: Paths with a problem recorded by a chapter read (skipped or warned about).
+        self.problem_paths: set[str] = set()
         self.series_ids: dict[str, int] = {}
         #: The time this scan started: every chapter it adds first entered the library then.
         self.scan_time = now()
@@ -104,17 +110,25 @@ class IndexUpdate:
 
     def run(self) -> ScanReport:
         self._load_stored_state()
-        self.total = sum(
-            self._needs_read(c, self.unseen_sigs.get(c.relpath))
-            for s in self.found.values()
+        ordered = sorted(self.found.values(), key=lambda s: s.relpath)
+        to_read = [
+            c
+            for s in ordered
             for c in s.chapters
-        )
+            if self._needs_read(c, self.unseen_sigs.get(c.relpath))
+        ]
+        self.total = len(to_read)
         if self.progress:
             self.progress(0, self.total)
+        readings = self.read_chapters(to_read)
+        self.readings = readings
         self.db.execute("BEGIN")
         self._record_walk_problems()
-        for series in sorted(self.found.values(), key=lambda s: s.relpath):
-            self._apply_series(series)
+        try:
+            for series in ordered:
+                self._apply_series(series)
+        finally:
+            readings.close()  # a cancelled scan stops the reading early
         self._remove_vanished_chapters()
         self._forget_problems_of_vanished_files()
         self._remove_vanished_series()
@@ -148,6 +162,7 @@ class IndexUpdate:
             if in_scope(row["relpath"], self.only)
         }
         self.series_ids = {row["relpath"]: row["id"] for row in self.stored_series.values()}
+        self.problem_paths = set(_chapter_problem_paths(db))
 
     def _needs_read(self, chapter: FoundChapter, stored_sig: str | None) -> bool:
         if stored_sig == chapter.sig:
@@ -194,7 +209,7 @@ class IndexUpdate:
             self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
             self.changed_series.add(stored.series_id)
             stored = None
-        record, reason, warnings = self.read_chapter(chapter)
+        record, reason, warnings = next(self.readings)
         self.done += 1
         self.pending += 1
         if self.progress:
@@ -222,10 +237,11 @@ class IndexUpdate:
         self.flushed_at = time.monotonic()
 
     def _replace_chapter_problems(self, chapter: FoundChapter, warnings: list[str]) -> None:
-        self.db.execute(
-            "DELETE FROM problems WHERE relpath = ? AND severity != 'walk'",
-            (chapter.relpath,),
-        )
+        if chapter.relpath in self.problem_paths:  # a first scan has none to forget
+            self.db.execute(
+                "DELETE FROM problems WHERE relpath = ? AND severity != 'walk'",
+                (chapter.relpath,),
+            )
         for warning in warnings:
             self.db.execute(
                 "INSERT OR REPLACE INTO problems VALUES(?, 'warning', ?, ?)",
@@ -332,13 +348,17 @@ class IndexUpdate:
 
 
 def _upsert_chapter(db: sqlite3.Connection, record: dict[str, Any]) -> None:
-    columns = list(record)
+    db.execute(_upsert_sql(tuple(record)), record)
+
+
+@functools.lru_cache(maxsize=4)
+def _upsert_sql(columns: tuple[str, ...]) -> str:
+    """The statement for a record with these keys (every record has the same ones)."""
     placeholders = ", ".join(f":{c}" for c in columns)
     updates = ", ".join(f"{c}=excluded.{c}" for c in columns if c != "relpath")
-    db.execute(
+    return (
         f"INSERT INTO chapters({', '.join(columns)}) VALUES({placeholders}) "
-        f"ON CONFLICT(relpath) DO UPDATE SET {updates}",
-        record,
+        f"ON CONFLICT(relpath) DO UPDATE SET {updates}"
     )
 
 
