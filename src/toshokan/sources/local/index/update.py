@@ -12,6 +12,7 @@ or the rest of the library would look deleted.
 """
 
 import functools
+import itertools
 import sqlite3
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -111,22 +112,28 @@ class IndexUpdate:
     def run(self) -> ScanReport:
         self._load_stored_state()
         ordered = sorted(self.found.values(), key=lambda s: s.relpath)
-        to_read = [
-            c
-            for s in ordered
-            for c in s.chapters
-            if self._needs_read(c, self.unseen_sigs.get(c.relpath))
-        ]
+        # One pass over every chapter found: what it leaves in unseen_sigs vanished, and
+        # only chapters that changed go further (an unchanged rescan ends here).
+        to_read: list[tuple[FoundSeries, FoundChapter, bool]] = []
+        for series in ordered:
+            for chapter in series.chapters:
+                stored_sig = self.unseen_sigs.pop(chapter.relpath, None)
+                if self._needs_read(chapter, stored_sig):
+                    to_read.append((series, chapter, stored_sig is not None))
         self.total = len(to_read)
         if self.progress:
             self.progress(0, self.total)
-        readings = self.read_chapters(to_read)
+        readings = self.read_chapters([chapter for _, chapter, _ in to_read])
         self.readings = readings
         self.db.execute("BEGIN")
         self._record_walk_problems()
+        self._note_changed_series_metadata(ordered)
         try:
-            for series in ordered:
-                self._apply_series(series)
+            for _, group in itertools.groupby(to_read, key=lambda item: item[0].relpath):
+                for series, chapter, stored in group:
+                    self._apply_chapter(series, chapter, stored)
+                if self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
+                    self._publish_finished_series()
         finally:
             readings.close()  # a cancelled scan stops the reading early
         self._remove_vanished_chapters()
@@ -189,21 +196,17 @@ class IndexUpdate:
 
     # -- during: each series and chapter found -----------------------------------
 
-    def _apply_series(self, series: FoundSeries) -> None:
-        stored = self.stored_series.get(series.relpath)
-        if stored is not None and stored["meta_sig"] != series.meta_sig:
-            self.changed_series.add(stored["id"])
-        for chapter in series.chapters:
-            self._apply_chapter(series, chapter)
-        if self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
-            self._publish_finished_series()
+    def _note_changed_series_metadata(self, ordered: list[FoundSeries]) -> None:
+        """Series whose series.json or cover changed are rebuilt even if no chapter did."""
+        for series in ordered:
+            stored = self.stored_series.get(series.relpath)
+            if stored is not None and stored["meta_sig"] != series.meta_sig:
+                self.changed_series.add(stored["id"])
 
-    def _apply_chapter(self, series: FoundSeries, chapter: FoundChapter) -> None:
-        stored_sig = self.unseen_sigs.pop(chapter.relpath, None)
-        if not self._needs_read(chapter, stored_sig):
-            return
+    def _apply_chapter(self, series: FoundSeries, chapter: FoundChapter, was_stored: bool) -> None:
+        """Read a new or changed chapter and store it (or why it was skipped)."""
         sid = self.series_ids.get(series.relpath)
-        stored = None if stored_sig is None else self._stored(chapter.relpath)
+        stored = self._stored(chapter.relpath) if was_stored else None
         if stored is not None and stored.series_id != sid:
             # Stored under a different series row: drop it and add it afresh.
             self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
