@@ -92,6 +92,8 @@ class IndexUpdate:
         self.published: set[int] = set()
         #: A series row was added or deleted, so series slugs must be reassigned.
         self.series_set_changed = False
+        #: Chapter rows of the series being applied, written when it is done.
+        self.unwritten: list[dict[str, Any]] = []
         #: Chapters to read in this scan, read so far, and read since the last commit.
         self.total = 0
         self.done = 0
@@ -132,6 +134,7 @@ class IndexUpdate:
             for _, group in itertools.groupby(to_read, key=lambda item: item[0].relpath):
                 for series, chapter, stored in group:
                     self._apply_chapter(series, chapter, stored)
+                self._write_chapters()
                 if self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
                     self._publish_finished_series()
         finally:
@@ -227,6 +230,12 @@ class IndexUpdate:
         if self.cancelled():
             raise ScanCancelled()
 
+    def _write_chapters(self) -> None:
+        """Write one series' chapter rows at once (the same statement for each)."""
+        if self.unwritten:
+            self.db.executemany(_upsert_sql(tuple(self.unwritten[0])), self.unwritten)
+            self.unwritten = []
+
     def _publish_finished_series(self) -> None:
         """Commit, with the series applied so far complete (rows, slugs), so they answer."""
         self._rebuild_changed_series()
@@ -279,7 +288,7 @@ class IndexUpdate:
         record["first_seen"] = self.scan_time if stored is None else stored.first_seen
         released = record["released"]
         record["date"] = released if released is not None else record["first_seen"]
-        _upsert_chapter(self.db, record)
+        self.unwritten.append(record)
         if stored is None:
             self.report.added += 1
         else:
@@ -348,10 +357,6 @@ class IndexUpdate:
         ):
             target = report.warnings if row["severity"] == "warning" else report.skipped
             target.append((row["relpath"], row["reason"]))
-
-
-def _upsert_chapter(db: sqlite3.Connection, record: dict[str, Any]) -> None:
-    db.execute(_upsert_sql(tuple(record)), record)
 
 
 @functools.lru_cache(maxsize=4)
