@@ -120,12 +120,12 @@ class Scanner:
                     break
             while pending:
                 batch, future = pending.popleft()
-                for next_batch in queue:  # keep the workers busy while this one is applied
-                    pending.append((next_batch, pool.submit(read, next_batch)))
-                    break
+                upcoming = next(queue, None)  # keep the workers busy while this one is applied
+                if upcoming is not None:
+                    pending.append((upcoming, pool.submit(read, upcoming)))
                 try:
                     readings = future.result()
-                except Exception:  # a worker died (a crashing decoder): read it here instead
+                except Exception:  # a worker died: read the batch here, as a small scan would
                     readings = read(batch)
                 self.reads += len(batch)
                 yield from readings
