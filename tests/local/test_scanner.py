@@ -307,6 +307,38 @@ def test_progress_callback(demo_root: Path, tmp_path: Path) -> None:
     assert seen[0] == (0, 23) and seen[-1] == (23, 23)
 
 
+def index_rows(scanner: Scanner) -> list[tuple[object, ...]]:
+    """Everything a reader sees of the index, without the times a scan records."""
+    db = scanner.index.reader()
+    chapters = db.execute(
+        "SELECT s.slug, c.relpath, c.slug, c.kind, c.number, c.volume, c.title, c.language, "
+        "c.scanlator, c.pages, c.info FROM chapters c JOIN series s ON s.id = c.series_id "
+        "ORDER BY c.relpath"
+    )
+    series = db.execute(
+        "SELECT relpath, slug, title, alt_titles, writers, genres, tags, chapter_count, "
+        "cover_relpath, cover_member FROM series ORDER BY relpath"
+    )
+    return [tuple(row) for row in [*chapters, *series]]
+
+
+def test_a_large_scan_reads_in_worker_processes_to_the_same_index(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toshokan.sources.local import scanner as scanner_module
+
+    monkeypatch.setattr(scanner_module, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(scanner_module, "BATCH_SIZE", 3)
+    (demo_root / "Broken").mkdir()
+    (demo_root / "Broken" / "Ch.1.cbz").write_bytes(b"not a zip")
+    in_processes = Scanner(demo_root, Index(tmp_path / "a.sqlite3"), workers=2)
+    in_thread = Scanner(demo_root, Index(tmp_path / "b.sqlite3"), workers=0)
+    report = in_processes.scan()
+    assert report.chapters == 23 and in_processes.reads == 24
+    assert report.skipped == in_thread.scan().skipped != []
+    assert index_rows(in_processes) == index_rows(in_thread)
+
+
 def test_volume_folders_inside_a_series_number_their_chapters(tmp_path: Path) -> None:
     root = tmp_path / "lib"
     cbz(root / "Berserk" / "Vol 01" / "Ch 1.cbz")

@@ -52,8 +52,8 @@ class ComicInfo:
     manga: str | None = None
 
 
-def _text(root: Element, tag: str) -> str | None:
-    node = root.find(tag)
+def _text(fields: dict[str, Element], tag: str) -> str | None:
+    node = fields.get(tag)
     if node is None or node.text is None:
         return None
     value = " ".join(node.text.split()) if tag != "Summary" else node.text.strip()
@@ -124,32 +124,37 @@ def parse_comicinfo(data: bytes, *, max_bytes: int = MAX_COMICINFO_BYTES) -> Com
     if root.tag != "ComicInfo":
         raise MetadataError(f"ComicInfo.xml has root <{root.tag[:40]}>, not <ComicInfo>")
 
+    # The first element of each name, as ``find`` would give, in one pass over the children
+    # rather than one per field.
+    fields: dict[str, Element] = {}
+    for child in root:
+        fields.setdefault(child.tag, child)
     writers: list[str] = []
     for role in _WRITER_ROLES:
-        writers += split_list(_text(root, role))
+        writers += split_list(_text(fields, role))
     artists: list[str] = []
     for role in _ARTIST_ROLES:
-        artists += [a for a in split_list(_text(root, role)) if a not in artists]
+        artists += [a for a in split_list(_text(fields, role)) if a not in artists]
     artists = artists[:MAX_LIST_ITEMS]
-    year = _int(_text(root, "Year"))
-    language = _text(root, "LanguageISO")
+    year = _int(_text(fields, "Year"))
+    language = _text(fields, "LanguageISO")
     return ComicInfo(
-        series=_text(root, "Series"),
-        number=_float(_text(root, "Number")),
-        volume=_float(_text(root, "Volume")),
-        title=_text(root, "Title"),
-        summary=_text(root, "Summary"),
+        series=_text(fields, "Series"),
+        number=_float(_text(fields, "Number")),
+        volume=_float(_text(fields, "Volume")),
+        title=_text(fields, "Title"),
+        summary=_text(fields, "Summary"),
         writers=writers,
         artists=artists,
-        genres=split_list(_text(root, "Genre")),
-        tags=split_list(_text(root, "Tags")),
+        genres=split_list(_text(fields, "Genre")),
+        tags=split_list(_text(fields, "Tags")),
         language=language.replace("_", "-")[:20] if language else None,
-        date=_date(year, _int(_text(root, "Month")), _int(_text(root, "Day"))),
+        date=_date(year, _int(_text(fields, "Month")), _int(_text(fields, "Day"))),
         year=year if year and 1 <= year <= 9999 else None,
-        age_rating=_text(root, "AgeRating"),
-        publisher=_text(root, "Publisher"),
-        scanlator=_text(root, "ScanInformation"),
-        web=next(iter(split_list((_text(root, "Web") or "").replace(" ", ","))), None),
-        alternate_series=_text(root, "AlternateSeries"),
-        manga=_text(root, "Manga"),
+        age_rating=_text(fields, "AgeRating"),
+        publisher=_text(fields, "Publisher"),
+        scanlator=_text(fields, "ScanInformation"),
+        web=next(iter(split_list((_text(fields, "Web") or "").replace(" ", ","))), None),
+        alternate_series=_text(fields, "AlternateSeries"),
+        manga=_text(fields, "Manga"),
     )

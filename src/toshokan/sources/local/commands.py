@@ -35,6 +35,12 @@ from toshokan.sources.local.scanner import Scanner
 @click.option(
     "--language", default="en", show_default=True, help="Language of chapters without one."
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(0, 64),
+    default=None,
+    help="Processes opening chapters in a large scan (default: one per CPU, at most 8).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar; only the summary.")
 @pass_services
 def scan_command(
@@ -43,6 +49,7 @@ def scan_command(
     index_path: Path | None,
     slug: str,
     language: str,
+    workers: int | None,
     quiet: bool,
 ) -> None:
     """Index the local library in DIRECTORY and report what was skipped and why."""
@@ -50,7 +57,7 @@ def scan_command(
     if not root.is_dir():
         raise click.ClickException(f"{root} is not a folder")
     index = Index(index_path or default_index_path(services.data_dir, slug))
-    scanner = Scanner(root, index, default_language=language)
+    scanner = Scanner(root, index, default_language=language, workers=workers)
     bar: tqdm | None = None
 
     def progress(done: int, total: int) -> None:

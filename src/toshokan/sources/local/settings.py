@@ -89,6 +89,14 @@ class LocalSettings(BaseModel):
         le=16 * 1024 * 1024,
         description="Largest ComicInfo.xml read; larger ones are refused as hostile.",
     )
+    scan_workers: int | None = Field(
+        default=None,
+        ge=0,
+        le=64,
+        description="Processes that open chapters during a large scan (2,000 or more to "
+        "read), while the scan writes the index. Default: one per CPU, at most 8; 0 or 1 "
+        "reads them in the scan's own thread.",
+    )
     render_cache_bytes: int = Field(
         default=256 * 1024 * 1024,
         ge=0,

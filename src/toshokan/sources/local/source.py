@@ -207,6 +207,7 @@ class LocalLibrary(Source[LocalSettings]):
             self._index,
             default_language=self.settings.default_language,
             comicinfo_limit=self.settings.max_comicinfo_bytes,
+            workers=self.settings.scan_workers,
         )
         if self.settings.watch:
             # Watch before the first scan, so nothing added meanwhile is missed.

@@ -50,7 +50,12 @@ def _store_slugs(
         [(scope, slug, relpath) for relpath, slug in wanted.items() if slug not in claims],
     )
     changed = [row for row in rows if row["slug"] != wanted[row["relpath"]]]
-    for row in changed:
-        db.execute(f"UPDATE {table} SET slug = NULL WHERE id = ?", (row["id"],))
-    for row in changed:
-        db.execute(f"UPDATE {table} SET slug = ? WHERE id = ?", (wanted[row["relpath"]], row["id"]))
+    # New rows (no slug yet, as in a first scan) have nothing to clear.
+    db.executemany(
+        f"UPDATE {table} SET slug = NULL WHERE id = ?",
+        [(row["id"],) for row in changed if row["slug"] is not None],
+    )
+    db.executemany(
+        f"UPDATE {table} SET slug = ? WHERE id = ?",
+        [(wanted[row["relpath"]], row["id"]) for row in changed],
+    )

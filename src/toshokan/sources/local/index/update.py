@@ -11,10 +11,12 @@ outside them: every "what is stored" lookup below is filtered to that scope,
 or the rest of the library would look deleted.
 """
 
+import functools
+import itertools
 import sqlite3
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, NamedTuple
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries
 from toshokan.sources.local.index.database import now
@@ -41,7 +43,16 @@ class ScanCancelled(Exception):
 
 #: Called with (chapters read so far, chapters to read in this scan).
 Progress = Callable[[int, int], None]
-ChapterReader = Callable[[FoundChapter], ChapterReading]
+#: Reads the chapters given, yielding their readings in the same order.
+ChaptersReader = Callable[[list[FoundChapter]], Generator[ChapterReading, None, None]]
+
+
+class StoredChapter(NamedTuple):
+    """The stored row of a chapter that changed or vanished (looked up one by one)."""
+
+    id: int
+    series_id: int
+    first_seen: float
 
 
 def in_scope(relpath: str, only: set[str] | None) -> bool:
@@ -59,7 +70,7 @@ class IndexUpdate:
         walk_problems: dict[str, str],
         only: set[str] | None,
         *,
-        read_chapter: ChapterReader,
+        read_chapters: ChaptersReader,
         read_series_json: SeriesJsonReader,
         progress: Progress | None = None,
         cancelled: Callable[[], bool] = lambda: False,
@@ -68,7 +79,9 @@ class IndexUpdate:
         self.found = found
         self.walk_problems = walk_problems
         self.only = only
-        self.read_chapter = read_chapter
+        self.read_chapters = read_chapters
+        #: The readings of the chapters to read, in the order the series are applied.
+        self.readings: Iterator[ChapterReading] = iter(())
         self.read_series_json = read_series_json
         self.progress = progress
         self.cancelled = cancelled
@@ -79,15 +92,20 @@ class IndexUpdate:
         self.published: set[int] = set()
         #: A series row was added or deleted, so series slugs must be reassigned.
         self.series_set_changed = False
+        #: Chapter rows of the series being applied, written when it is done.
+        self.unwritten: list[dict[str, Any]] = []
         #: Chapters to read in this scan, read so far, and read since the last commit.
         self.total = 0
         self.done = 0
         self.pending = 0
         self.stored_series: dict[str, sqlite3.Row] = {}
-        #: Stored chapters not yet seen in this walk; what is left at the end vanished.
-        self.unseen_chapters: dict[str, sqlite3.Row] = {}
+        #: relpath -> signature of stored chapters not yet seen in this walk; what is
+        #: left at the end vanished.
+        self.unseen_sigs: dict[str, str] = {}
         #: relpath -> signature of chapters skipped last time, not worth reopening unchanged.
         self.skipped_sigs: dict[str, str] = {}
+        #: Paths with a problem recorded by a chapter read (skipped or warned about).
+        self.problem_paths: set[str] = set()
         self.series_ids: dict[str, int] = {}
         #: The time this scan started: every chapter it adds first entered the library then.
         self.scan_time = now()
@@ -95,17 +113,32 @@ class IndexUpdate:
 
     def run(self) -> ScanReport:
         self._load_stored_state()
-        self.total = sum(
-            self._needs_read(c, self.unseen_chapters.get(c.relpath))
-            for s in self.found.values()
-            for c in s.chapters
-        )
+        ordered = sorted(self.found.values(), key=lambda s: s.relpath)
+        # One pass over every chapter found: what it leaves in unseen_sigs vanished, and
+        # only chapters that changed go further (an unchanged rescan ends here).
+        to_read: list[tuple[FoundSeries, FoundChapter, bool]] = []
+        for series in ordered:
+            for chapter in series.chapters:
+                stored_sig = self.unseen_sigs.pop(chapter.relpath, None)
+                if self._needs_read(chapter, stored_sig):
+                    to_read.append((series, chapter, stored_sig is not None))
+        self.total = len(to_read)
         if self.progress:
             self.progress(0, self.total)
+        readings = self.read_chapters([chapter for _, chapter, _ in to_read])
+        self.readings = readings
         self.db.execute("BEGIN")
         self._record_walk_problems()
-        for series in sorted(self.found.values(), key=lambda s: s.relpath):
-            self._apply_series(series)
+        self._note_changed_series_metadata(ordered)
+        try:
+            for _, group in itertools.groupby(to_read, key=lambda item: item[0].relpath):
+                for series, chapter, stored in group:
+                    self._apply_chapter(series, chapter, stored)
+                self._write_chapters()
+                if self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
+                    self._publish_finished_series()
+        finally:
+            readings.close()  # a cancelled scan stops the reading early
         self._remove_vanished_chapters()
         self._forget_problems_of_vanished_files()
         self._remove_vanished_series()
@@ -124,24 +157,33 @@ class IndexUpdate:
             for row in db.execute("SELECT id, relpath, meta_sig, series_json FROM series")
             if in_scope(row["relpath"], self.only)
         }
-        chapters = db.execute("SELECT id, relpath, sig, series_id, first_seen FROM chapters")
-        if self.only is None:  # the whole library: 100,000 rows, no per-row test
-            self.unseen_chapters = {row["relpath"]: row for row in chapters}
+        # Only (relpath, signature) pairs, read off a covering index straight into a
+        # dict: a whole library is 100,000 rows and an unchanged rescan needs no more.
+        chapters = db.cursor()
+        chapters.row_factory = None
+        chapters.execute("SELECT relpath, sig FROM chapters")
+        if self.only is None:
+            self.unseen_sigs = dict(chapters)
         else:
-            self.unseen_chapters = {
-                row["relpath"]: row for row in chapters if in_scope(row["relpath"], self.only)
-            }
+            self.unseen_sigs = {r: sig for r, sig in chapters if in_scope(r, self.only)}
         self.skipped_sigs = {
             row["relpath"]: row["sig"]
             for row in db.execute("SELECT relpath, sig FROM problems WHERE severity = 'skipped'")
             if in_scope(row["relpath"], self.only)
         }
         self.series_ids = {row["relpath"]: row["id"] for row in self.stored_series.values()}
+        self.problem_paths = set(_chapter_problem_paths(db))
 
-    def _needs_read(self, chapter: FoundChapter, stored: sqlite3.Row | None) -> bool:
-        if stored is not None and stored["sig"] == chapter.sig:
+    def _needs_read(self, chapter: FoundChapter, stored_sig: str | None) -> bool:
+        if stored_sig == chapter.sig:
             return False
         return self.skipped_sigs.get(chapter.relpath) != chapter.sig
+
+    def _stored(self, relpath: str) -> StoredChapter | None:
+        row = self.db.execute(
+            "SELECT id, series_id, first_seen FROM chapters WHERE relpath = ?", (relpath,)
+        ).fetchone()
+        return None if row is None else StoredChapter(*row)
 
     def _record_walk_problems(self) -> None:
         """Files found unusable while walking are recorded afresh each scan."""
@@ -157,26 +199,23 @@ class IndexUpdate:
 
     # -- during: each series and chapter found -----------------------------------
 
-    def _apply_series(self, series: FoundSeries) -> None:
-        stored = self.stored_series.get(series.relpath)
-        if stored is not None and stored["meta_sig"] != series.meta_sig:
-            self.changed_series.add(stored["id"])
-        for chapter in series.chapters:
-            self._apply_chapter(series, chapter)
-        if self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
-            self._publish_finished_series()
+    def _note_changed_series_metadata(self, ordered: list[FoundSeries]) -> None:
+        """Series whose series.json or cover changed are rebuilt even if no chapter did."""
+        for series in ordered:
+            stored = self.stored_series.get(series.relpath)
+            if stored is not None and stored["meta_sig"] != series.meta_sig:
+                self.changed_series.add(stored["id"])
 
-    def _apply_chapter(self, series: FoundSeries, chapter: FoundChapter) -> None:
+    def _apply_chapter(self, series: FoundSeries, chapter: FoundChapter, was_stored: bool) -> None:
+        """Read a new or changed chapter and store it (or why it was skipped)."""
         sid = self.series_ids.get(series.relpath)
-        stored = self.unseen_chapters.pop(chapter.relpath, None)
-        if stored is not None and stored["series_id"] != sid:
+        stored = self._stored(chapter.relpath) if was_stored else None
+        if stored is not None and stored.series_id != sid:
             # Stored under a different series row: drop it and add it afresh.
-            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
-            self.changed_series.add(stored["series_id"])
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
+            self.changed_series.add(stored.series_id)
             stored = None
-        if not self._needs_read(chapter, stored):
-            return
-        record, reason, warnings = self.read_chapter(chapter)
+        record, reason, warnings = next(self.readings)
         self.done += 1
         self.pending += 1
         if self.progress:
@@ -191,6 +230,12 @@ class IndexUpdate:
         if self.cancelled():
             raise ScanCancelled()
 
+    def _write_chapters(self) -> None:
+        """Write one series' chapter rows at once (the same statement for each)."""
+        if self.unwritten:
+            self.db.executemany(_upsert_sql(tuple(self.unwritten[0])), self.unwritten)
+            self.unwritten = []
+
     def _publish_finished_series(self) -> None:
         """Commit, with the series applied so far complete (rows, slugs), so they answer."""
         self._rebuild_changed_series()
@@ -204,10 +249,11 @@ class IndexUpdate:
         self.flushed_at = time.monotonic()
 
     def _replace_chapter_problems(self, chapter: FoundChapter, warnings: list[str]) -> None:
-        self.db.execute(
-            "DELETE FROM problems WHERE relpath = ? AND severity != 'walk'",
-            (chapter.relpath,),
-        )
+        if chapter.relpath in self.problem_paths:  # a first scan has none to forget
+            self.db.execute(
+                "DELETE FROM problems WHERE relpath = ? AND severity != 'walk'",
+                (chapter.relpath,),
+            )
         for warning in warnings:
             self.db.execute(
                 "INSERT OR REPLACE INTO problems VALUES(?, 'warning', ?, ?)",
@@ -215,7 +261,7 @@ class IndexUpdate:
             )
 
     def _skip_chapter(
-        self, chapter: FoundChapter, stored: sqlite3.Row | None, reason: str | None
+        self, chapter: FoundChapter, stored: StoredChapter | None, reason: str | None
     ) -> None:
         """Record why the chapter is unusable (with its signature) and drop any old row."""
         self.db.execute(
@@ -223,11 +269,11 @@ class IndexUpdate:
             (chapter.relpath, chapter.sig, reason or "skipped"),
         )
         if stored is not None:
-            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
             self.report.removed += 1
 
     def _store_chapter(
-        self, series: FoundSeries, record: dict[str, Any], stored: sqlite3.Row | None
+        self, series: FoundSeries, record: dict[str, Any], stored: StoredChapter | None
     ) -> int:
         """Insert or update the chapter row; returns its series id."""
         sid = self.series_ids.get(series.relpath)
@@ -239,10 +285,10 @@ class IndexUpdate:
         record["series_id"] = sid
         # Recorded once: a chapter keeps the time it first entered the library, so a
         # library copied in bulk lists by number, and a chapter added later on top.
-        record["first_seen"] = self.scan_time if stored is None else stored["first_seen"]
+        record["first_seen"] = self.scan_time if stored is None else stored.first_seen
         released = record["released"]
         record["date"] = released if released is not None else record["first_seen"]
-        _upsert_chapter(self.db, record)
+        self.unwritten.append(record)
         if stored is None:
             self.report.added += 1
         else:
@@ -252,9 +298,12 @@ class IndexUpdate:
     # -- after: what vanished, and the rows derived from chapters ----------------
 
     def _remove_vanished_chapters(self) -> None:
-        for stored in self.unseen_chapters.values():
-            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored["id"],))
-            self.changed_series.add(stored["series_id"])
+        for relpath in self.unseen_sigs:
+            stored = self._stored(relpath)
+            if stored is None:
+                continue
+            self.db.execute("DELETE FROM chapters WHERE id = ?", (stored.id,))
+            self.changed_series.add(stored.series_id)
             self.report.removed += 1
 
     def _forget_problems_of_vanished_files(self) -> None:
@@ -310,14 +359,14 @@ class IndexUpdate:
             target.append((row["relpath"], row["reason"]))
 
 
-def _upsert_chapter(db: sqlite3.Connection, record: dict[str, Any]) -> None:
-    columns = list(record)
+@functools.lru_cache(maxsize=4)
+def _upsert_sql(columns: tuple[str, ...]) -> str:
+    """The statement for a record with these keys (every record has the same ones)."""
     placeholders = ", ".join(f":{c}" for c in columns)
     updates = ", ".join(f"{c}=excluded.{c}" for c in columns if c != "relpath")
-    db.execute(
+    return (
         f"INSERT INTO chapters({', '.join(columns)}) VALUES({placeholders}) "
-        f"ON CONFLICT(relpath) DO UPDATE SET {updates}",
-        record,
+        f"ON CONFLICT(relpath) DO UPDATE SET {updates}"
     )
 
 
