@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 from toshokan.core import Core
 from toshokan.errors import ChapterNotFound, HostError
-from toshokan.faces.opds.context import Ctx
-from toshokan.models import Chapter
+from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx
+from toshokan.models import Chapter, Manga
 from toshokan.sdk import Download
 
 T = TypeVar("T")
@@ -41,6 +41,39 @@ T = TypeVar("T")
 REMEMBER_SECONDS = 1800
 #: Answers remembered per host, across series and callers.
 REMEMBER_ENTRIES = 8192
+
+
+@dataclass(frozen=True)
+class SeriesPage:
+    """A series' details and the page of its chapters (newest first) a feed shows."""
+
+    manga: Manga
+    chapters: list[Chapter]
+    page: int
+    #: Either answer was for this caller only.
+    private: bool
+
+    @property
+    def start(self) -> int:
+        return (self.page - 1) * CHAPTERS_PER_PAGE
+
+    @property
+    def shown(self) -> list[Chapter]:
+        return self.chapters[self.start : self.start + CHAPTERS_PER_PAGE]
+
+    @property
+    def more(self) -> bool:
+        return self.start + CHAPTERS_PER_PAGE < len(self.chapters)
+
+
+async def series_page(ctx: Ctx, manga_slug: str, page: int) -> SeriesPage:
+    """Details and chapters of ``manga_slug``, asked of the core at once."""
+    details, listed = await asyncio.gather(
+        ctx.core.manga(ctx.slug, manga_slug, ctx.caller),
+        ctx.core.chapters(ctx.slug, manga_slug, ctx.caller),
+    )
+    private = details.private or listed.private or ctx.private
+    return SeriesPage(details.value, listed.value, page, private)
 
 
 def chapter_title(chapter: Chapter) -> str:

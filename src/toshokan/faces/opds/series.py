@@ -16,7 +16,13 @@ from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
-from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter, page_counts
+from toshokan.faces.opds.chapters import (
+    chapter_title,
+    downloads,
+    listed_chapter,
+    page_counts,
+    series_page,
+)
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
 from toshokan.faces.opds.entries import (
     acquisition_link,
@@ -29,14 +35,8 @@ from toshokan.faces.opds.entries import (
 
 async def series(request: Request, ctx: Ctx) -> Response:
     manga_slug = request.path_params["manga"]
-    page = page_of(request)
-    details, listed = await asyncio.gather(
-        ctx.core.manga(ctx.slug, manga_slug, ctx.caller),
-        ctx.core.chapters(ctx.slug, manga_slug, ctx.caller),
-    )
-    manga, chapters = details.value, listed.value
-    start = (page - 1) * CHAPTERS_PER_PAGE
-    shown = chapters[start : start + CHAPTERS_PER_PAGE]
+    found = await series_page(ctx, manga_slug, page_of(request))
+    manga, page, shown = found.manga, found.page, found.shown
     counts, files = await asyncio.gather(
         page_counts(ctx, manga_slug, shown), downloads(ctx, manga_slug, shown)
     )
@@ -59,15 +59,14 @@ async def series(request: Request, ctx: Ctx) -> Response:
             Link("start", ctx.base, NAVIGATION),
             Link("up", ctx.url(), NAVIGATION),
             *search_links(ctx.url()),
-            *atom.pages(url, page, start + CHAPTERS_PER_PAGE < len(chapters), ACQUISITION),
+            *atom.pages(url, page, found.more, ACQUISITION),
         ],
         entries=entries,
-        total=len(chapters),
+        total=len(found.chapters),
         per_page=CHAPTERS_PER_PAGE,
-        start_index=start + 1,
+        start_index=found.start + 1,
     )
-    private = details.private or listed.private or ctx.private
-    return feed_response(feed, ACQUISITION, private)
+    return feed_response(feed, ACQUISITION, found.private)
 
 
 async def chapter_feed(request: Request, ctx: Ctx) -> Response:

@@ -7,7 +7,6 @@ without an upstream request (:mod:`toshokan.faces.opds.chapters`) also carries
 its acquisition link in the feed.
 """
 
-import asyncio
 from typing import Any
 
 from starlette.requests import Request
@@ -15,7 +14,7 @@ from starlette.responses import Response
 
 from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter
+from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter, series_page
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
 from toshokan.faces.opds.v2_documents import (
     DIVINA,
@@ -58,23 +57,16 @@ def chapter_publication(
 
 async def series(request: Request, ctx: Ctx) -> Response:
     manga_slug = request.path_params["manga"]
-    page = page_of(request)
-    details, listed = await asyncio.gather(
-        ctx.core.manga(ctx.slug, manga_slug, ctx.caller),
-        ctx.core.chapters(ctx.slug, manga_slug, ctx.caller),
-    )
-    manga, chapters = details.value, listed.value
-    start = (page - 1) * CHAPTERS_PER_PAGE
+    found = await series_page(ctx, manga_slug, page_of(request))
+    manga, page = found.manga, found.page
     url = v2_url(ctx, "series", manga_slug)
     cover = images(ctx, manga.covers[0] if manga.covers else None)
-    shown = chapters[start : start + CHAPTERS_PER_PAGE]
-    files = await downloads(ctx, manga_slug, shown)
-    more = start + CHAPTERS_PER_PAGE < len(chapters)
+    files = await downloads(ctx, manga_slug, found.shown)
     document = {
         "metadata": {
             "title": manga.title,
             "description": manga.synopsis,
-            "numberOfItems": len(chapters),
+            "numberOfItems": len(found.chapters),
             "itemsPerPage": CHAPTERS_PER_PAGE,
             "currentPage": page,
         },
@@ -84,14 +76,14 @@ async def series(request: Request, ctx: Ctx) -> Response:
             link(v2_url(ctx), rel="up"),
             search_link(ctx),
             link(manga.url, "text/html", rel="alternate"),
-            *pagination(url, page, more, []),
+            *pagination(url, page, found.more, []),
         ],
         "publications": [
             chapter_publication(ctx, manga, chapter, files.get(chapter.slug), cover)
-            for chapter in shown
+            for chapter in found.shown
         ],
     }
-    return json_response(document, OPDS_JSON, details.private or listed.private or ctx.private)
+    return json_response(document, OPDS_JSON, found.private)
 
 
 async def manifest(request: Request, ctx: Ctx) -> Response:
