@@ -80,6 +80,29 @@ async def test_the_deadline_bounds_every_retry() -> None:
     await client.aclose()
 
 
+async def test_a_retry_cut_short_by_a_stalled_machine_reports_the_upstreams_failure() -> None:
+    """The upstream answered 503; the wait before retrying outlives the deadline, as on a loaded
+    machine: the reader is told the upstream failed, not that it was slow."""
+    calls = []
+
+    def failing(request: httpx.Request) -> httpx.Response:
+        calls.append(request)
+        return httpx.Response(503)
+
+    async def stall() -> None:
+        await asyncio.sleep(0.05)  # while the client waits to retry
+        time.sleep(0.4)  # noqa: ASYNC251 - the whole loop stalls past the deadline, on purpose
+
+    client = client_of(failing, retries=3, backoff=0.2)
+    with pytest.raises(UpstreamError) as failed:
+        async with upstream_deadline(0.3):
+            await asyncio.gather(client.get_json("/flaky"), stall())
+    assert not isinstance(failed.value, UpstreamTimeout)
+    assert "503" in failed.value.message
+    assert len(calls) == 1
+    await client.aclose()
+
+
 async def test_a_retry_that_does_not_fit_is_not_waited_for() -> None:
     calls = []
 

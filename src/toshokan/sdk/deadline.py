@@ -10,6 +10,11 @@ block itself is cancelled when the deadline passes, whatever the adapter was
 doing, and the client gets ``UPSTREAM_TIMEOUT``: no combination of attempts,
 retries, waits and slow bodies outlives it.
 
+When the upstream did answer, only badly (a truncated body, a 503), and a
+retry of it is what runs out of time, the client is told the upstream's
+failure (:func:`note_failure`), not a timeout: that is what went wrong, on a
+loaded machine as on an idle one.
+
 Deadlines nest by taking the earlier one: an adapter may shorten its own
 budget for a sub-call but never extend the host's.
 """
@@ -19,10 +24,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 
-from toshokan.errors import UpstreamTimeout
+from toshokan.errors import HostError, UpstreamTimeout
 
 #: The running loop's clock time at which the current request's upstream work must end.
 _deadline: ContextVar[float | None] = ContextVar("toshokan_upstream_deadline", default=None)
+#: The upstream's own failures seen under the current deadline (shared with the tasks it starts).
+_failures: ContextVar[list[HostError] | None] = ContextVar(
+    "toshokan_upstream_failures", default=None
+)
 
 
 def remaining() -> float | None:
@@ -31,6 +40,13 @@ def remaining() -> float | None:
     if deadline is None:
         return None
     return max(0.0, deadline - asyncio.get_running_loop().time())
+
+
+def note_failure(error: HostError) -> None:
+    """Remember that the upstream answered with ``error`` before a retry under this deadline."""
+    failures = _failures.get()
+    if failures is not None:
+        failures.append(error)
 
 
 def within(seconds: float) -> float:
@@ -50,15 +66,19 @@ async def upstream_deadline(seconds: float) -> AsyncIterator[None]:
     outer = _deadline.get()
     if outer is not None:
         deadline = min(deadline, outer)
-    token = _deadline.set(deadline)
+    failures: list[HostError] = []
+    token, noted = _deadline.set(deadline), _failures.set(failures)
     try:
         async with asyncio.timeout_at(deadline) as timer:
             yield
     except TimeoutError:
         if timer.expired():
+            if failures:
+                raise failures[-1] from None
             raise UpstreamTimeout(
                 f"The upstream did not answer within the {seconds:g} s this host allows."
             ) from None
         raise
     finally:
+        _failures.reset(noted)
         _deadline.reset(token)

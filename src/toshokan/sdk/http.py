@@ -212,6 +212,7 @@ class UpstreamClient:
             failed = state.outcome.exception() if state.outcome else None
             if isinstance(failed, _Retryable) and not isinstance(failed.final, UpstreamTimeout):
                 answered.append(failed.final)
+                deadline.note_failure(failed.final)
 
         retrying = AsyncRetrying(
             stop=stop_any(stop_after_attempt(attempts), _OutOfTime()),
