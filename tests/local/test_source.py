@@ -325,6 +325,47 @@ async def test_host_answers_while_the_first_scan_runs(
         assert "detail" not in (await client.get("/local/ping")).json()
 
 
+async def test_a_new_library_shows_its_first_series_after_a_hundred_chapters(
+    tmp_path: Path, make_source: SourceFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first commit does not wait for a full batch or a second: readers see series at once."""
+    import asyncio
+    import threading
+
+    from toshokan.sources.local.scanner import Scanner
+
+    root = tmp_path / "lib"
+    for series in ("Alpha", "Beta", "Gamma", "Delta", "Omega"):
+        for number in range(1, 26):
+            cbz(root / series / f"Ch.{number}.cbz", pages=1)
+    gate = threading.Event()
+    read = Scanner.read_chapter
+
+    def slow_read(self: Scanner, chapter: Any) -> Any:
+        if chapter.relpath.startswith("Omega"):
+            gate.wait(30)
+        return read(self, chapter)
+
+    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    source = await make_source(root, start_wait=0)
+    found: list[str] = []
+    async with client_for(source) as client:
+        try:
+            for _ in range(50):  # four series (100 chapters) are read while Omega's reading waits
+                response = await client.post(
+                    "/local/search", json={"page": 1, "sort": "title", "direction": "asc"}
+                )
+                found = [r["slug"] for r in response.json()["results"]]
+                if found:
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            gate.set()
+        assert source._first_scan is not None
+        await source._first_scan
+    assert found == ["alpha", "beta", "delta", "gamma"]
+
+
 async def test_names_real_libraries_use(tmp_path: Path, make_source: SourceFactory) -> None:
     root = tmp_path / "lib"
     for name in (

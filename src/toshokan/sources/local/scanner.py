@@ -33,6 +33,9 @@ PARALLEL_FROM = 2000
 #: Chapters handed to a worker process at once, and batches kept in flight per worker.
 BATCH_SIZE = 50
 AHEAD = 4
+#: Chapters read in the scan's own thread while the worker processes start: about one
+#: commit's worth, so a new library shows its first series within a moment.
+READ_HERE_FIRST = 500
 
 
 def default_workers() -> int:
@@ -101,7 +104,8 @@ class Scanner:
             for chapter in chapters:
                 yield self.read_chapter(chapter)
             return
-        batches = [chapters[n : n + BATCH_SIZE] for n in range(0, len(chapters), BATCH_SIZE)]
+        first, others = chapters[:READ_HERE_FIRST], chapters[READ_HERE_FIRST:]
+        batches = [others[n : n + BATCH_SIZE] for n in range(0, len(others), BATCH_SIZE)]
         read = partial(
             reading.read_chapters,
             root=self.root,
@@ -118,6 +122,10 @@ class Scanner:
                 pending.append((batch, pool.submit(read, batch)))
                 if len(pending) >= self.workers * AHEAD:
                     break
+            # Read here while the workers start (spawning takes a moment): the index has
+            # series to show from the first commit on.
+            for chapter in first:
+                yield self.read_chapter(chapter)
             while pending:
                 batch, future = pending.popleft()
                 upcoming = next(queue, None)  # keep the workers busy while this one is applied

@@ -35,6 +35,9 @@ from toshokan.sources.local.scan_report import ScanReport
 #: series, so readers see the series read so far while a long first scan runs.
 BATCH = 500
 FLUSH_SECONDS = 1.0
+#: The first commit comes as soon as this many chapters are read, so that a new library
+#: shows its first series before start-up's wait (``start_wait``) is over.
+FIRST_BATCH = 100
 
 
 class ScanCancelled(Exception):
@@ -110,6 +113,8 @@ class IndexUpdate:
         #: The time this scan started: every chapter it adds first entered the library then.
         self.scan_time = now()
         self.flushed_at = time.monotonic()
+        #: Commits made while the scan goes on.
+        self.publishes = 0
 
     def run(self) -> ScanReport:
         self._load_stored_state()
@@ -135,7 +140,7 @@ class IndexUpdate:
                 for series, chapter, stored in group:
                     self._apply_chapter(series, chapter, stored)
                 self._write_chapters()
-                if self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS:
+                if self._time_to_publish():
                     self._publish_finished_series()
         finally:
             readings.close()  # a cancelled scan stops the reading early
@@ -247,6 +252,12 @@ class IndexUpdate:
         self.db.execute("BEGIN")
         self.pending = 0
         self.flushed_at = time.monotonic()
+        self.publishes += 1
+
+    def _time_to_publish(self) -> bool:
+        if not self.publishes:
+            return self.pending >= min(FIRST_BATCH, BATCH)
+        return self.pending >= BATCH and time.monotonic() - self.flushed_at >= FLUSH_SECONDS
 
     def _replace_chapter_problems(self, chapter: FoundChapter, warnings: list[str]) -> None:
         if chapter.relpath in self.problem_paths:  # a first scan has none to forget
