@@ -346,10 +346,6 @@ def _has_later_number(segments: list[str]) -> bool:
     return any(_LOOSE_NUMBER.search(s) for s in segments[1:])
 
 
-def title_has_marker(title: str) -> bool:
-    return bool(_CHAPTER.search(title) or _VOLUME.search(title))
-
-
 @dataclass(frozen=True)
 class SeriesName:
     title: str

@@ -25,12 +25,8 @@ def tag_slugs(categories: list[str]) -> list[str]:
 def chapter_number(entry: FeedEntry, position: int) -> float:
     if entry.position is not None:
         return entry.position
-    info = parse_chapter_name(entry.title)
-    if info.number is not None:
-        return info.number
-    if info.volume is not None:
-        return info.volume
-    return float(position)
+    number = parse_chapter_name(entry.title).reading_number
+    return number if number is not None else float(position)
 
 
 def entry_date(entry: FeedEntry) -> datetime:
