@@ -25,6 +25,7 @@ from toshokan.sdk import (
     retry_after_seconds,
     upstream_deadline,
 )
+from toshokan.sdk.deadline import note_failure
 from toshokan.sdk.http import MAX_HINT_SECONDS
 
 pytestmark = pytest.mark.anyio
@@ -101,6 +102,26 @@ async def test_a_retry_cut_short_by_a_stalled_machine_reports_the_upstreams_fail
     assert "503" in failed.value.message
     assert len(calls) == 1
     await client.aclose()
+
+
+async def test_a_failure_noted_under_a_nested_deadline_reaches_the_request() -> None:
+    """The core computes a coalesced answer in a task of its own, under a deadline of its own;
+    the upstream's failure it noted is what the reader hears when the request's deadline ends."""
+
+    async def computation() -> None:
+        async with upstream_deadline(60):
+            note_failure(UpstreamError("The upstream answered HTTP 503."))
+            await asyncio.sleep(60)
+
+    tasks = []
+    with pytest.raises(UpstreamError) as failed:
+        async with upstream_deadline(0.1):
+            tasks.append(asyncio.create_task(computation()))
+            await asyncio.sleep(60)
+    assert not isinstance(failed.value, UpstreamTimeout)
+    assert "503" in failed.value.message
+    with pytest.raises(UpstreamError):
+        await tasks[0]
 
 
 async def test_a_retry_that_does_not_fit_is_not_waited_for() -> None:

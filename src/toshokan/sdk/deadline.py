@@ -66,7 +66,11 @@ async def upstream_deadline(seconds: float) -> AsyncIterator[None]:
     outer = _deadline.get()
     if outer is not None:
         deadline = min(deadline, outer)
-    failures: list[HostError] = []
+    # One list per client request: a nested deadline (the core's around a coalesced
+    # computation, which runs in a task of its own) notes where the outer one looks.
+    failures = _failures.get()
+    if failures is None:
+        failures = []
     token, noted = _deadline.set(deadline), _failures.set(failures)
     try:
         async with asyncio.timeout_at(deadline) as timer:
