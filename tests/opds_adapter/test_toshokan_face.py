@@ -11,7 +11,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from tests.opds_adapter.helpers import get_json, read_all_pages, search, serve_opds
-from tests.opds_face.reader import NS, Reader, entry_titled, href
+from tests.opds_face.reader import NS, STREAM, Reader, entry_titled, href, link
 from toshokan.core import Core
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.testing import build_app
@@ -108,6 +108,11 @@ async def test_a_title_keeps_its_description_from_one_catalogue_to_the_next(
         assert details["synopsis"] == "Letters under a half moon."
         assert diaries.findtext("a:content", namespaces=NS) == details["synopsis"]
         assert [a.text for a in diaries.findall("a:author/a:name", NS)] == details["authors"]
+        # Its chapters have no page count yet: each leads to its own feed, which streams it.
+        series = await reader.feed(href(diaries, "subsection"))
+        chapter = series.findall("a:entry", NS)[1]
+        assert link(chapter, STREAM) is None
+        assert len(await reader.read_chapter(chapter)) == 3
 
 
 def entry_titled_in(entries: list[Element], title: str) -> Element:

@@ -2,11 +2,13 @@
 
 import asyncio
 import io
+from xml.etree.ElementTree import Element
 
 import pytest
 from PIL import Image
 
 from tests.mangadex.fake import FakeMangaDex
+from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 
 from .conftest import ImageServers
@@ -18,7 +20,8 @@ ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
 NAVIGATION = "application/atom+xml;profile=opds-catalog;kind=navigation"
 
 
-async def open_chapter(reader: Reader) -> tuple[str, str]:
+async def open_chapter(reader: Reader) -> tuple[str, Element]:
+    """The series feed's address and its first chapter entry, as a reader reaches them."""
     root = await reader.feed("/_/opds")
     source = await reader.feed(href(entry_titled(root, "MangaDex"), "subsection", NAVIGATION))
     found = await reader.search(source, "Pirate")
@@ -26,20 +29,19 @@ async def open_chapter(reader: Reader) -> tuple[str, str]:
     series = await reader.feed(series_url)
     chapters = series.findall("a:entry", NS)[1:]
     assert len(chapters) == 3
-    return series_url, href(chapters[0], "subsection", ACQUISITION)
+    return series_url, chapters[0]
 
 
 async def test_walk_to_every_page_converting_webp(
     mangadex_host: ServedHost, image_servers: ImageServers
 ) -> None:
     reader = Reader(mangadex_host.client)
-    series_url, chapter_url = await open_chapter(reader)
+    series_url, chapter = await open_chapter(reader)
     series = await reader.feed(series_url)
     details = series.findall("a:entry", NS)[0]
     assert details.findtext("a:author/a:name", namespaces=NS) == "Oda Eiichirou"
     assert "last island" in (details.findtext("a:content", namespaces=NS) or "")
-    chapter = await reader.feed(chapter_url)
-    title = chapter.findtext("a:entry/a:title", namespaces=NS) or ""
+    title = chapter.findtext("a:title", namespaces=NS) or ""
     assert "Straw Hat Scans" in title and "en" in title and "3" in title
     pages = await reader.read_chapter(chapter)
     assert len(pages) == 3
@@ -55,9 +57,9 @@ async def test_a_chapter_asks_for_its_page_list_once(
 ) -> None:
     """MangaDex allows 40 page lists a minute: reading page by page must not spend one per page."""
     reader = Reader(mangadex_host.client)
-    _, chapter_url = await open_chapter(reader)
-    await reader.read_chapter(await reader.feed(chapter_url))
-    await reader.read_chapter(await reader.feed(chapter_url), max_width=200)
+    _, chapter = await open_chapter(reader)
+    await reader.read_chapter(chapter)
+    await reader.read_chapter(chapter, max_width=200)
     assert len(fake.calls(r"^/at-home/server/")) == 1
 
 
@@ -65,11 +67,8 @@ async def test_concurrent_requests_for_one_page_share_one_fetch(
     mangadex_host: ServedHost, image_servers: ImageServers
 ) -> None:
     reader = Reader(mangadex_host.client)
-    _, chapter_url = await open_chapter(reader)
-    chapter = await reader.feed(chapter_url)
-    entry = chapter.find("a:entry", NS)
-    assert entry is not None
-    template = href(entry, "http://vaemendis.net/opds-pse/stream")
+    _, chapter = await open_chapter(reader)
+    template = href(chapter, STREAM)
     url = template.replace("{pageNumber}", "1").replace("{maxWidth}", "")
     answers = await asyncio.gather(*(reader.get(url) for _ in range(8)))
     assert {a.status_code for a in answers} == {200}
@@ -81,11 +80,8 @@ async def test_an_upstream_image_failure_is_a_clean_error(
     mangadex_host: ServedHost, image_servers: ImageServers
 ) -> None:
     reader = Reader(mangadex_host.client)
-    _, chapter_url = await open_chapter(reader)
-    chapter = await reader.feed(chapter_url)
-    entry = chapter.find("a:entry", NS)
-    assert entry is not None
-    template = href(entry, "http://vaemendis.net/opds-pse/stream")
+    _, chapter = await open_chapter(reader)
+    template = href(chapter, STREAM)
     image_servers.body = b"this is not an image"
     answer = await reader.get(template.replace("{pageNumber}", "0").replace("{maxWidth}", ""))
     assert answer.status_code == 502
@@ -95,10 +91,11 @@ async def test_an_upstream_image_failure_is_a_clean_error(
 async def test_lists_and_series_feeds_spend_no_request_per_entry(
     mangadex_host: ServedHost, fake: FakeMangaDex
 ) -> None:
-    """Details and page counts cost one upstream request each: a list never asks them per entry.
+    """Details and page lists cost one upstream request each: a list never asks them per entry.
 
-    So a MangaDex title in a list has what the search answered (its details among them), and a chapter
-    entry leads to its own feed, which asks for that one chapter's page list.
+    So a MangaDex title in a list has what the search answered (its details among them), and a
+    chapter entry streams with the page count the feed gave; the page list is asked for once,
+    when the reader opens the chapter.
     """
     reader = Reader(mangadex_host.client)
     root = await reader.feed("/_/opds")
@@ -115,7 +112,8 @@ async def test_lists_and_series_feeds_spend_no_request_per_entry(
     chapters = (await reader.feed(series_url)).findall("a:entry", NS)[1:]
     assert len(chapters) == 3
     assert fake.calls(r"^/at-home/server/") == []  # no chapter's page list
-    assert all(link(chapter, STREAM) is None for chapter in chapters)
+    streams = [link(chapter, STREAM) for chapter in chapters]
+    assert [s.get(f"{{{PSE}}}count") if s is not None else None for s in streams] == ["3"] * 3
     assert len(await reader.read_chapter(chapters[0])) == 3
     assert len(fake.calls(r"^/at-home/server/")) == 1
 
@@ -134,3 +132,7 @@ async def test_the_details_a_search_answers_stay_off_the_spec_face(
         "title",
         "cover",
     }
+    assert "pages" not in document["components"]["schemas"]["Chapter"]["properties"]
+    manga = results[0]["slug"]
+    chapters = (await mangadex_host.client.get(f"/mangadex/{manga}/chapters")).json()
+    assert chapters and all("pages" not in chapter for chapter in chapters)

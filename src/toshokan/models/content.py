@@ -80,6 +80,11 @@ class Chapter(SpecModel):
     language: str = "en"
     scanlator: str = "Unknown Scanlator"
 
+    #: The page count, when the source knows it without asking (MangaDex's feed says it), so
+    #: that a face can announce it (OPDS-PSE's ``pse:count``) before the pages are listed. The
+    #: spec's Chapter has no such field: never on the wire.
+    pages: Annotated[int | None, SkipJsonSchema()] = Field(default=None, ge=1, exclude=True)
+
     _title = field_validator("title", mode="before")(_default_if_blank("No Title"))
     _scanlator = field_validator("scanlator", mode="before")(_default_if_blank("Unknown Scanlator"))
 

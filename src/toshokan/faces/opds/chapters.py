@@ -127,7 +127,10 @@ async def downloads(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> d
 
 
 async def page_counts(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> dict[str, Pages]:
-    """The page counts of ``chapters``, by slug."""
+    """The page counts of ``chapters``, by slug: asked of a source that holds files, else
+    those the source listed with its chapters (MangaDex's feed gives them)."""
+    if not ctx.holds_files:
+        return {c.slug: Pages(c.pages, None) for c in chapters if c.pages}
 
     async def ask(chapter_slug: str) -> Pages:
         try:

@@ -251,6 +251,7 @@ def chapter(item: Json) -> Chapter:
         date=date,
         language=attributes.get("translatedLanguage") or "en",
         scanlator=scanlator(item),
+        pages=None if external else (attributes.get("pages") or None),
     )
 
 
