@@ -13,8 +13,8 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Hashable, Mapping
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
@@ -296,10 +296,7 @@ class Core:
         filters = request.filters.model_dump_json(exclude_none=True)
         key = (request.page, request.limit, request.sort, request.direction)
         wording = bounded_key(request.query, filters)
-        # One deadline for the request: checking credentials upstream and the search share it.
-        async with self.upstream_deadline():
-            access = await self.authorize(hosted, config, caller)
-            ctx = self.context(caller, access)
+        async with self._authorized(hosted, config, caller) as (access, ctx):
 
             async def compute() -> SearchResponse:
                 async with self.upstream_deadline():
@@ -310,12 +307,8 @@ class Core:
             return await self._content("search", hosted, (*key, *wording), access, caller, compute)
 
     async def manga(self, slug: str, manga_slug: str, caller: Caller) -> Answer[Manga]:
-        hosted = self.source(slug)
-        check_slug(manga_slug, MangaNotFound)
-        config = await self.configuration(hosted)
-        async with self.upstream_deadline():
-            access = await self.authorize(hosted, config, caller)
-            ctx = self.context(caller, access)
+        hosted, config = await self._work_of(slug, manga_slug)
+        async with self._authorized(hosted, config, caller) as (access, ctx):
 
             async def compute() -> Manga:
                 async with self.upstream_deadline():
@@ -324,12 +317,8 @@ class Core:
             return await self._content("manga", hosted, (manga_slug,), access, caller, compute)
 
     async def chapters(self, slug: str, manga_slug: str, caller: Caller) -> Answer[list[Chapter]]:
-        hosted = self.source(slug)
-        check_slug(manga_slug, MangaNotFound)
-        config = await self.configuration(hosted)
-        async with self.upstream_deadline():
-            access = await self.authorize(hosted, config, caller)
-            ctx = self.context(caller, access)
+        hosted, config = await self._work_of(slug, manga_slug)
+        async with self._authorized(hosted, config, caller) as (access, ctx):
 
             async def compute() -> list[Chapter]:
                 async with self.upstream_deadline():
@@ -341,13 +330,9 @@ class Core:
         self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
     ) -> Answer[list[str]]:
         """Page image URLs in reading order; never cached, since they may be temporary."""
-        hosted = self.source(slug)
-        check_slug(manga_slug, MangaNotFound)
-        check_slug(chapter_slug, ChapterNotFound)
-        config = await self.configuration(hosted)
-        async with self.upstream_deadline():
-            access = await self.authorize(hosted, config, caller)
-            urls = await hosted.source.pages(manga_slug, chapter_slug, self.context(caller, access))
+        hosted, config = await self._work_of(slug, manga_slug, chapter_slug)
+        async with self._authorized(hosted, config, caller) as (access, ctx):
+            urls = await hosted.source.pages(manga_slug, chapter_slug, ctx)
         return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
 
     def offers_downloads(self, slug: str) -> bool:
@@ -358,13 +343,8 @@ class Core:
         self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
     ) -> Download | None:
         """The chapter's original file, when its source offers one; never cached (links expire)."""
-        hosted = self.source(slug)
-        check_slug(manga_slug, MangaNotFound)
-        check_slug(chapter_slug, ChapterNotFound)
-        config = await self.configuration(hosted)
-        async with self.upstream_deadline():
-            access = await self.authorize(hosted, config, caller)
-            ctx = self.context(caller, access)
+        hosted, config = await self._work_of(slug, manga_slug, chapter_slug)
+        async with self._authorized(hosted, config, caller) as (_, ctx):
             return await hosted.source.download(manga_slug, chapter_slug, ctx)
 
     async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
@@ -372,6 +352,26 @@ class Core:
         self.source(slug)  # an unknown source is SOURCE_NOT_FOUND, whatever the key
         manga_slug, chapter_slug = chapter_of(key)
         return await self.pages(slug, manga_slug, chapter_slug, caller)
+
+    async def _work_of(
+        self, slug: str, manga_slug: str, chapter_slug: str | None = None
+    ) -> tuple[HostedSource, SourceConfiguration]:
+        """The source of a work (or one of its chapters) and its configuration; slugs checked."""
+        hosted = self.source(slug)
+        check_slug(manga_slug, MangaNotFound)
+        if chapter_slug is not None:
+            check_slug(chapter_slug, ChapterNotFound)
+        return hosted, await self.configuration(hosted)
+
+    @asynccontextmanager
+    async def _authorized(
+        self, hosted: HostedSource, config: SourceConfiguration, caller: Caller
+    ) -> AsyncIterator[tuple[Access, RequestContext]]:
+        """The caller's access, under the request's one deadline, which the content call shares:
+        checking credentials upstream and fetching the content are one budget."""
+        async with self.upstream_deadline():
+            access = await self.authorize(hosted, config, caller)
+            yield access, self.context(caller, access)
 
     def upstream_deadline(self) -> AbstractAsyncContextManager[None]:
         """``[server] upstream_timeout`` for everything one adapter call asks upstream."""
