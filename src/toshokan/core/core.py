@@ -113,6 +113,8 @@ class Core:
                 "search": cache.search,
                 "manga": cache.manga,
                 "chapters": cache.chapters,
+                # A file's link is handed out for half its life at most, so it stays valid.
+                "download": settings.host.link_ttl // 2,
             },
             cache.max_entries,
         )
@@ -342,10 +344,18 @@ class Core:
     async def download(
         self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
     ) -> Download | None:
-        """The chapter's original file, when its source offers one; never cached (links expire)."""
+        """The chapter's original file, when its source offers one; remembered for half a
+        link's life (per source generation, credentials and address), so feeds listing many
+        chapters ask the source once in a while."""
         hosted, config = await self._work_of(slug, manga_slug, chapter_slug)
-        async with self._authorized(hosted, config, caller) as (_, ctx):
-            return await hosted.source.download(manga_slug, chapter_slug, ctx)
+        async with self._authorized(hosted, config, caller) as (access, ctx):
+
+            async def compute() -> Download | None:
+                return await hosted.source.download(manga_slug, chapter_slug, ctx)
+
+            generation = self.cache.generation(hosted.slug)
+            key = (hosted.slug, generation, manga_slug, chapter_slug, access.key, caller.base_url)
+            return await self.cache.get_or_compute("download", key, compute)
 
     async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
         """Pages of the chapter a :func:`~toshokan.core.chapter_keys.chapter_key` names."""

@@ -3,44 +3,29 @@
 A chapter entry that a PSE reader can open at once needs the chapter's page
 count (``pse:count``), and one that a reader can keep offline its file (an
 acquisition link). The core answers both for one chapter at a time
-(:meth:`~toshokan.core.Core.download`, the page list), so a feed of 50
-chapters asks 100 questions (the OPDS 2.0 feed, whose manifests list the
-pages, asks only for the files). They are asked:
+(:meth:`~toshokan.core.Core.download`, and the page list through the image
+pipeline), and remembers them a while, so a feed of 50 chapters asks 100
+questions the first time and few after (the OPDS 2.0 feed, whose manifests list
+the pages, asks only for the files). They are asked:
 
 - only of a source that holds its chapters as files here (it offers them for
   download): their page lists are reads of its own index. A remote source's
   page list is an upstream request (MangaDex's at-home endpoint allows a few
-  dozen a minute), so its entries lead to a one-entry feed that asks for one
-  chapter's count when the reader opens it;
-- for the page of chapters shown, all at once;
-- once in a while: the answers are remembered per source generation (a
-  library that changes is asked again at once), caller and address, for half
-  a signed link's life at most, so the links handed out stay valid a good
-  while and a reader coming back to the series after reading a chapter pays
-  nothing.
+  dozen a minute), so its entries carry the count the source listed with its
+  chapters, or lead to a one-entry feed that asks for one chapter's count when
+  the reader opens it;
+- for the page of chapters shown, all at once.
 """
 
 import asyncio
-import hashlib
-import time
-import weakref
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
-from toshokan.core import Core
+from toshokan.core.images import images_of
 from toshokan.errors import ChapterNotFound, HostError
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx
 from toshokan.models import Chapter, Manga
 from toshokan.sdk import Download
-
-T = TypeVar("T")
-
-#: Seconds a chapter's file and page count are remembered (capped at half of ``link_ttl``).
-REMEMBER_SECONDS = 1800
-#: Answers remembered per host, across series and callers.
-REMEMBER_ENTRIES = 8192
 
 
 @dataclass(frozen=True)
@@ -108,22 +93,19 @@ class Pages:
     first: str | None
 
 
-_memos: "weakref.WeakKeyDictionary[Core, OrderedDict[Hashable, tuple[float, Any]]]" = (
-    weakref.WeakKeyDictionary()
-)
-
-
 async def downloads(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> dict[str, Download]:
     """The files of ``chapters`` to download, by slug; chapters without one are left out."""
+    if not ctx.holds_files:
+        return {}
 
-    async def ask(chapter_slug: str) -> Download | None:
+    async def ask(chapter: Chapter) -> Download | None:
         try:
-            return await ctx.core.download(ctx.slug, manga_slug, chapter_slug, ctx.caller)
+            return await ctx.core.download(ctx.slug, manga_slug, chapter.slug, ctx.caller)
         except HostError:  # gone since the list was made: the entry simply has no link
             return None
 
-    found = await _remembered(ctx, "download", manga_slug, chapters, ask)
-    return {slug: download for slug, download in found.items() if download is not None}
+    found = await asyncio.gather(*(ask(chapter) for chapter in chapters))
+    return {c.slug: d for c, d in zip(chapters, found, strict=True) if d is not None}
 
 
 async def page_counts(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> dict[str, Pages]:
@@ -131,58 +113,14 @@ async def page_counts(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) ->
     those the source listed with its chapters (MangaDex's feed gives them)."""
     if not ctx.holds_files:
         return {c.slug: Pages(c.pages, None) for c in chapters if c.pages}
+    pipeline = images_of(ctx.core)
 
-    async def ask(chapter_slug: str) -> Pages:
+    async def ask(chapter: Chapter) -> Pages:
         try:
-            answer = await ctx.core.pages(ctx.slug, manga_slug, chapter_slug, ctx.caller)
+            urls = await pipeline.page_urls(ctx.slug, manga_slug, chapter.slug, ctx.caller)
         except HostError:
             return Pages(0, None)
-        return Pages(len(answer.value), answer.value[0] if answer.value else None)
+        return Pages(len(urls), urls[0] if urls else None)
 
-    return await _remembered(ctx, "pages", manga_slug, chapters, ask)
-
-
-async def _remembered(
-    ctx: Ctx,
-    kind: str,
-    manga_slug: str,
-    chapters: Sequence[Chapter],
-    ask: Callable[[str], Awaitable[T]],
-) -> dict[str, T]:
-    """``ask`` about each chapter at once, unless remembered; nothing for a remote source."""
-    if not chapters or not ctx.holds_files:
-        return {}
-    memo = _memos.setdefault(ctx.core, OrderedDict())
-    keep = min(REMEMBER_SECONDS, ctx.core.settings.host.link_ttl // 2)
-    scope = (
-        kind,
-        ctx.slug,
-        ctx.core.cache.generation(ctx.slug),
-        manga_slug,
-        _credentials(ctx),
-        ctx.caller.base_url,
-    )
-    now = time.monotonic()
-
-    async def one(chapter_slug: str) -> tuple[str, T]:
-        key = (*scope, chapter_slug)
-        kept = memo.get(key)
-        if kept is not None and kept[0] > now:
-            found: T = kept[1]
-            return chapter_slug, found
-        found = await ask(chapter_slug)
-        memo[key] = (time.monotonic() + keep, found)
-        while len(memo) > REMEMBER_ENTRIES:
-            memo.popitem(last=False)
-        return chapter_slug, found
-
-    return dict(await asyncio.gather(*(one(chapter.slug) for chapter in chapters)))
-
-
-def _credentials(ctx: Ctx) -> str:
-    """Which credentials asked: answers for one reader's are never handed to another's."""
-    sent = "\n".join(
-        f"{name}:{ctx.caller.headers.get(name, '')}"
-        for name in ("authorization", "cookie", "x-api-key")
-    )
-    return hashlib.sha256(sent.encode()).hexdigest()
+    found = await asyncio.gather(*(ask(chapter) for chapter in chapters))
+    return dict(zip((c.slug for c in chapters), found, strict=True))
