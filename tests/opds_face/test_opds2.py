@@ -65,15 +65,14 @@ async def walk(client: httpx.AsyncClient, source_name: str, **kw: Any) -> list[b
             for option in facet["links"]:
                 await every_page(client, option["href"], **kw)
         if item["title"] == "All titles":
-            titles = [p for feed in feeds for p in feed["publications"]]
+            titles = [n for feed in feeds for n in feed["navigation"]]
     search = next(link for link in source["links"] if link.get("rel") == "search")
     await every_page(client, search["href"].replace("{?query}", "?query=a"), **kw)
     assert titles
-    series_url = next(
-        link["href"] for link in titles[0]["links"] if link.get("rel") == "subsection"
-    )
     chapters = [
-        p for page in await every_page(client, series_url, **kw) for p in page["publications"]
+        p
+        for page in await every_page(client, titles[0]["href"], **kw)
+        for p in page["publications"]
     ]
     pages: list[bytes] = []
     for number, chapter in enumerate(chapters[:3]):
@@ -117,12 +116,10 @@ async def test_long_lists_paginate_and_every_page_validates(tmp_path: Path) -> N
     ) as host:
         titles = await every_page(host.client, "/_/opds/v2/local/all")
         assert len(titles) == 2
-        assert sum(len(page["publications"]) for page in titles) == 23
+        assert sum(len(page["navigation"]) for page in titles) == 23
         assert titles[-1]["metadata"]["numberOfItems"] == 23
         dex = await every_page(host.client, "/_/opds/v2/mangadex/all")
-        series_url = rel(dex[0]["publications"][0], "subsection")
-        assert series_url
-        chapters = await every_page(host.client, series_url)
+        chapters = await every_page(host.client, dex[0]["navigation"][0]["href"])
         assert len(chapters) == 2
         assert sum(len(page["publications"]) for page in chapters) == 53
 
@@ -144,17 +141,16 @@ async def test_the_schemas_reject_a_broken_feed(local_host: ServedHost) -> None:
     assert errors(untitled, FEED)
     bad_page = broken(lambda f: f["metadata"].update(currentPage=0))
     assert errors(bad_page, FEED)
-    publication = feed["publications"][0]
-    assert not errors(publication, PUBLICATION)
-    unreachable = copy.deepcopy(publication)
+    emptied = broken(lambda f: f.update(navigation=[]))
+    assert errors(emptied, FEED)
+    chapter = (await get_json(client, feed["navigation"][0]["href"]))["publications"][0]
+    assert not errors(chapter, PUBLICATION)
+    unreachable = copy.deepcopy(chapter)
     unreachable["links"] = [k for k in unreachable["links"] if k.get("rel") == "subsection"]
     assert errors(unreachable, PUBLICATION)  # no acquisition link
-    bad_language = copy.deepcopy(publication)
+    bad_language = copy.deepcopy(chapter)
     bad_language["metadata"]["language"] = "not a language tag"
     assert errors(bad_language, PUBLICATION)
-    series_url = rel(publication, "subsection")
-    assert series_url
-    chapter = (await get_json(client, series_url))["publications"][0]
     manifest_url = next(link["href"] for link in chapter["links"] if link["type"] == DIVINA)
     manifest = await get_json(client, manifest_url, DIVINA)
     assert not errors(manifest, MANIFEST)
@@ -170,7 +166,7 @@ async def test_opds2_search_is_a_templated_link(local_host: ServedHost) -> None:
     found = await get_json(client, search["href"].replace("{?query}", "?query=a"))
     assert_feed(found)
     every = await get_json(client, search["href"].replace("{?query}", ""))
-    assert every["publications"]
+    assert every["navigation"]
 
 
 async def test_opds2_locked_library_wants_basic(locked_host: ServedHost) -> None:

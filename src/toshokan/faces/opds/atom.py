@@ -156,9 +156,10 @@ def document(root: ET.Element) -> bytes:
 
 
 def opensearch_description(
-    short_name: str, description: str, template: str, result_type: str = ACQUISITION
+    short_name: str, description: str, template: str, result_type: str = NAVIGATION
 ) -> bytes:
-    """An OpenSearch 1.1 description whose one URL template answers an OPDS feed.
+    """An OpenSearch 1.1 description whose one URL template answers an OPDS feed
+    (a navigation feed of titles, as every search of this catalogue does).
 
     Written with OpenSearch as the default namespace (no prefix): readers with
     simple XML parsers look for ``<Url template=...>`` by its plain name.

@@ -3,6 +3,8 @@
 Every source serving is an entry of the root; a source offers its titles and
 its presets. Both have an OpenSearch description (readers fill in
 ``{searchTerms}``) and the template itself, which some readers use directly.
+Every list of titles is a navigation feed (:mod:`toshokan.faces.opds.lists`),
+so each link to one says so.
 """
 
 import asyncio
@@ -17,7 +19,7 @@ from toshokan.core.http import caller_of
 from toshokan.errors import HostError
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.access import opds_caller
-from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
+from toshokan.faces.opds.atom import NAVIGATION, Entry, Feed, Link
 from toshokan.faces.opds.context import (
     PER_SOURCE,
     Ctx,
@@ -29,7 +31,7 @@ from toshokan.faces.opds.context import (
 )
 from toshokan.faces.opds.entries import series_entry
 from toshokan.faces.opds.listing import Listed, listed_titles
-from toshokan.faces.opds.searches import search_sort
+from toshokan.faces.opds.searches import ordered, search_sort
 
 log = logging.getLogger("toshokan.opds")
 
@@ -42,7 +44,7 @@ def search_links(search_base: str) -> list[Link]:
     """The OpenSearch description, and the template some readers use directly."""
     return [
         Link("search", f"{search_base}/opensearch.xml", atom.OPENSEARCH_TYPE, "Search"),
-        Link("search", f"{search_base}/search?q={{searchTerms}}", ACQUISITION, "Search"),
+        Link("search", f"{search_base}/search?q={{searchTerms}}", NAVIGATION, "Search"),
     ]
 
 
@@ -75,7 +77,7 @@ async def root(request: Request) -> Response:
             Link("self", f"{base}", NAVIGATION),
             Link("start", f"{base}", NAVIGATION),
             Link("search", f"{base}/opensearch.xml", atom.OPENSEARCH_TYPE, "Search every source"),
-            Link("search", f"{base}/_search?q={{searchTerms}}", ACQUISITION, "Search every source"),
+            Link("search", f"{base}/_search?q={{searchTerms}}", NAVIGATION, "Search every source"),
         ],
         entries=entries,
     )
@@ -104,7 +106,12 @@ async def root_search(request: Request) -> Response:
         try:
             config = await core.configuration(hosted)
             ctx = Ctx(core, hosted, config, await opds_caller(core, hosted, config, caller), base)
-            body = {"query": query, "page": page, "limit": PER_SOURCE, "sort": search_sort(config)}
+            body = {
+                "query": query,
+                "page": page,
+                "limit": PER_SOURCE,
+                **ordered(search_sort(config)),
+            }
             found = (await core.search(hosted.slug, body, ctx.caller)).value
             return ctx, await listed_titles(ctx, found.results), found.more
         except HostError as error:
@@ -123,16 +130,16 @@ async def root_search(request: Request) -> Response:
         id=f"urn:toshokan:opds:search:{quote(query)}:{page}",
         title=f"Search: {query}" if query else "Everything",
         links=[
-            Link("self", f"{self_url}?{urlencode({'q': query, 'page': page})}", ACQUISITION),
+            Link("self", f"{self_url}?{urlencode({'q': query, 'page': page})}", NAVIGATION),
             Link("start", base, NAVIGATION),
             Link("up", base, NAVIGATION),
-            *atom.pages(self_url, page, more, ACQUISITION, [("q", query)]),
+            *atom.pages(self_url, page, more, NAVIGATION, [("q", query)]),
         ],
+        # No itemsPerPage, startIndex or count: a page holds up to PER_SOURCE titles of each
+        # source, so it is no window of one sequence those would describe.
         entries=entries,
-        per_page=PER_SOURCE,
-        start_index=(page - 1) * PER_SOURCE + 1,
     )
-    return feed_response(feed, ACQUISITION, private=True)
+    return feed_response(feed, NAVIGATION, private=True)
 
 
 async def source_root(request: Request, ctx: Ctx) -> Response:
@@ -143,7 +150,7 @@ async def source_root(request: Request, ctx: Ctx) -> Response:
             title="All titles",
             updated=now,
             content=f"Everything in {ctx.config.name}, one page at a time.",
-            links=[Link("subsection", ctx.url("all"), ACQUISITION)],
+            links=[Link("subsection", ctx.url("all"), NAVIGATION)],
         )
     ]
     for number, preset in enumerate(ctx.config.presets or []):
@@ -153,7 +160,7 @@ async def source_root(request: Request, ctx: Ctx) -> Response:
                 title=preset.name,
                 updated=now,
                 content=preset.description or preset.name,
-                links=[Link("subsection", ctx.url("presets", str(number)), ACQUISITION)],
+                links=[Link("subsection", ctx.url("presets", str(number)), NAVIGATION)],
             )
         )
     feed = Feed(

@@ -34,14 +34,15 @@ def categories(ctx: Ctx, manga: Manga) -> list[tuple[str, str]]:
 
 
 def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> Entry:
-    """A title in a list: what the search answered, and its details when the list has them."""
+    """A title in a list (a navigation feed): what the search answered, and its summary and
+    tags when the list has them. No authors: with them and no acquisition link, Readium's
+    readers take the entry for a book (see :mod:`toshokan.faces.opds.lists`)."""
     details = listed.details
     return Entry(
         id=f"urn:toshokan:opds:{ctx.slug}:{listed.slug}",
         title=listed.title,
         updated=atom.timestamp(details.updatedAt if details else None),
         content=content or (details.synopsis if details else listed.title),
-        authors=details.authors if details else [],
         categories=categories(ctx, details) if details else [],
         links=[
             Link("subsection", ctx.url("series", listed.slug), ACQUISITION),

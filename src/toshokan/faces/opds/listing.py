@@ -1,8 +1,8 @@
-"""What a list feed shows of each title: the search's answer, and details where they are cheap.
+"""What an Atom list feed shows of each title: the search's answer, and details where cheap.
 
 A search answers a title, a slug and a cover per result, and the details
 when the source had them with the result (a MangaDex search does). Otherwise
-authors, summary and tags come from the title's details, which for a remote
+the summary and tags come from the title's details, which for a remote
 source cost one upstream request each (a list of 20 would spend 20 of
 MangaDex's budget), so they are asked only of a source whose content is files
 here; the core caches them, so the series feed the reader opens next finds

@@ -1,8 +1,16 @@
 """The Atom catalogue's lists of titles: all titles (a facet per sort), a preset, a search.
 
 Each is one page of a search the core answers, with ``first``/``previous``/
-``next`` links and ``opensearch:totalResults`` once the last page tells the
-count: no list ever loads a whole source.
+``next`` links and ``opensearch:totalResults`` where the count is known
+(:func:`~toshokan.faces.opds.searches.titles_page`): no list ever loads a
+whole source.
+
+A list is a navigation feed: a series is no book to acquire but a feed of
+chapters, each entry a ``subsection`` link to it. Readers built on Readium
+(Thorium) read an entry without an acquisition link as a publication when it
+names authors, and list it as a book that cannot be opened; so list entries
+name none (the series feed does), and keep their covers, which navigation
+entries may carry.
 """
 
 from typing import Any
@@ -12,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Feed, Link
+from toshokan.faces.opds.atom import NAVIGATION, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
 from toshokan.faces.opds.context import PAGE_SIZE, Ctx, query_of
 from toshokan.faces.opds.entries import series_entry
@@ -22,6 +30,7 @@ from toshokan.faces.opds.searches import (
     preset_search,
     query_search,
     sort_label,
+    titles_page,
 )
 
 
@@ -31,7 +40,7 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
         Link(
             atom.REL_FACET,
             f"{ctx.url('all')}?{urlencode({'sort': str(option)})}",
-            ACQUISITION,
+            NAVIGATION,
             sort_label(option),
             extra={
                 f"{{{atom.OPDS}}}facetGroup": "Sort",
@@ -63,25 +72,23 @@ async def search_feed(
     query: list[tuple[str, str]],
     facets: list[Link] | None = None,
 ) -> Response:
-    answer = await ctx.core.search(ctx.slug, body, ctx.caller)
-    result = answer.value
+    found = await titles_page(ctx, body)
     page = int(body["page"])
     self_query = urlencode([*query, ("page", str(page))])
     feed = Feed(
         id=f"urn:toshokan:opds:{ctx.slug}:{quote(url.rsplit('/_/opds/', 1)[-1])}:{self_query}",
         title=f"{ctx.config.name}: {title}",
         links=[
-            Link("self", f"{url}?{self_query}", ACQUISITION),
+            Link("self", f"{url}?{self_query}", NAVIGATION),
             Link("start", ctx.base, NAVIGATION),
             Link("up", ctx.url(), NAVIGATION),
             *search_links(ctx.url()),
-            *atom.pages(url, page, result.more, ACQUISITION, query),
+            *atom.pages(url, page, found.more, NAVIGATION, query),
             *(facets or []),
         ],
-        entries=[series_entry(ctx, listed) for listed in await listed_titles(ctx, result.results)],
+        entries=[series_entry(ctx, listed) for listed in await listed_titles(ctx, found.results)],
         per_page=PAGE_SIZE,
         start_index=(page - 1) * PAGE_SIZE + 1,
-        # The exact count when this is the last page; unknown (omitted) otherwise.
-        total=(page - 1) * PAGE_SIZE + len(result.results) if not result.more else None,
+        total=found.total,
     )
-    return feed_response(feed, ACQUISITION, answer.private or ctx.private)
+    return feed_response(feed, NAVIGATION, found.private or ctx.private)

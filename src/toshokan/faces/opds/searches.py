@@ -1,17 +1,19 @@
 """The searches behind the catalogue's lists: all titles, a preset, a query; and their sorts.
 
 Every list of either catalogue is one page of a search the core answers, so
-both build their search bodies here: the sort a browsing reader expects, the
-sort a query wants, a preset's own request.
+both build their search bodies here (the sort a browsing reader expects, the
+sort a query wants, a preset's own request) and read the page and the list's
+count here.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from toshokan.errors import NotFound
 from toshokan.faces.opds.context import PAGE_SIZE, Ctx, page_of
-from toshokan.models import SourceConfiguration
+from toshokan.models import Entry, SourceConfiguration
 
 SORT_LABELS = {
     "relevance": "Relevance",
@@ -45,17 +47,22 @@ def browse_sort(config: SourceConfiguration) -> str:
     return sorts[0]
 
 
+def ordered(sort: str) -> dict[str, str]:
+    """A sort in the direction its facet's name promises: titles A to Z, everything else
+    newest or most first (the spec's default direction, ``desc``, would list titles Z to A)."""
+    return {"sort": sort, "direction": "asc" if sort == "title" else "desc"}
+
+
 def all_titles_search(request: Request, ctx: Ctx) -> tuple[str, dict[str, Any]]:
     """The sort asked for (or the browsing one), and the search for this page of every title."""
     sort = request.query_params.get("sort") or browse_sort(ctx.config)
-    return sort, {"query": "", "page": page_of(request), "limit": PAGE_SIZE, "sort": sort}
+    return sort, {"query": "", "page": page_of(request), "limit": PAGE_SIZE, **ordered(sort)}
 
 
 def query_search(request: Request, ctx: Ctx, query: str) -> dict[str, Any]:
     """A reader's query, by relevance; an empty one browses."""
-    body: dict[str, Any] = {"query": query, "page": page_of(request), "limit": PAGE_SIZE}
-    body["sort"] = search_sort(ctx.config) if query else browse_sort(ctx.config)
-    return body
+    sort = search_sort(ctx.config) if query else browse_sort(ctx.config)
+    return {"query": query, "page": page_of(request), "limit": PAGE_SIZE, **ordered(sort)}
 
 
 def preset_search(request: Request, ctx: Ctx) -> tuple[str, str, dict[str, Any]]:
@@ -68,3 +75,51 @@ def preset_search(request: Request, ctx: Ctx) -> tuple[str, str, dict[str, Any]]
     body = chosen.request.model_dump(mode="json", exclude_none=True)
     body.update(page=page_of(request), limit=PAGE_SIZE)
     return number, chosen.name, body
+
+
+@dataclass(frozen=True)
+class TitlesPage:
+    """One page of a list of titles, and the list's count where it is known."""
+
+    results: list[Entry]
+    more: bool
+    #: How many titles the whole list holds; None when this page cannot tell.
+    total: int | None
+    #: The answer was for this caller only.
+    private: bool
+
+
+async def titles_page(ctx: Ctx, body: dict[str, Any]) -> TitlesPage:
+    """The page of the list ``body`` asks for, counted when the count is known.
+
+    A search tells only whether another page follows, so the count is known
+    on the last page. A page past the end (a reader asking for page 99 of a
+    list of three) is empty: where the list ends is then found by halving the
+    pages before it, which costs a few reads of the index of a source that
+    holds its files here, and would cost as many upstream requests of a remote
+    one, so a remote source's list states no count there rather than a guess.
+    """
+    answer = await ctx.core.search(ctx.slug, body, ctx.caller)
+    found, page, limit = answer.value, int(body["page"]), int(body["limit"])
+    total: int | None = None
+    if found.results or page == 1:
+        total = None if found.more else (page - 1) * limit + len(found.results)
+    elif ctx.holds_files:
+        total = await _count_before(ctx, body, page - 1)
+    return TitlesPage(found.results, found.more, total, answer.private)
+
+
+async def _count_before(ctx: Ctx, body: dict[str, Any], last: int) -> int:
+    """How many titles pages 1 to ``last`` of the list hold, its last page found by halving."""
+    low, high, counted = 1, last, 0
+    while low <= high:
+        middle = (low + high) // 2
+        found = (await ctx.core.search(ctx.slug, {**body, "page": middle}, ctx.caller)).value
+        if not found.results:
+            high = middle - 1
+            continue
+        counted = (middle - 1) * int(body["limit"]) + len(found.results)
+        if not found.more:
+            break
+        low = middle + 1
+    return counted

@@ -1,7 +1,8 @@
 """The Atom catalogue's series feed (its details, then its chapters) and a chapter's own feed.
 
-A series feed shows one page of chapters (newest first, as the core orders
-them). Chapters whose page count and file are known without an upstream
+A series feed shows one page of entries: the series' details first, then its
+chapters (newest first, as the core orders them), counted and paged as one
+sequence. Chapters whose page count and file are known without an upstream
 request carry their PSE stream and acquisition links here
 (:mod:`toshokan.faces.opds.chapters`); the others lead to their own feed,
 which asks for the page list only when the reader opens it.
@@ -35,13 +36,13 @@ from toshokan.faces.opds.entries import (
 
 async def series(request: Request, ctx: Ctx) -> Response:
     manga_slug = request.path_params["manga"]
-    found = await series_page(ctx, manga_slug, page_of(request))
+    found = await series_page(ctx, manga_slug, page_of(request), lead=1)
     manga, page, shown = found.manga, found.page, found.shown
     counts, files = await asyncio.gather(
         page_counts(ctx, manga_slug, shown), downloads(ctx, manga_slug, shown)
     )
     url = ctx.url("series", manga_slug)
-    entries = [details_entry(ctx, manga)] if page == 1 else []
+    entries = [details_entry(ctx, manga)] if found.leading else []
     entries += [
         chapter_entry(
             ctx, manga, manga_slug, chapter, counts.get(chapter.slug), files.get(chapter.slug)
@@ -62,7 +63,7 @@ async def series(request: Request, ctx: Ctx) -> Response:
             *atom.pages(url, page, found.more, ACQUISITION),
         ],
         entries=entries,
-        total=len(found.chapters),
+        total=found.total,
         per_page=CHAPTERS_PER_PAGE,
         start_index=found.start + 1,
     )

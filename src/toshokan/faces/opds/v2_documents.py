@@ -52,3 +52,11 @@ def pagination(
     if more:
         links.append(link(at(page + 1), rel="next"))
     return links
+
+
+def way_back(ctx: Ctx, url: str, page: int, query: list[tuple[str, str]]) -> dict[str, Any]:
+    """What an empty page offers instead of entries (the schema wants a feed to hold something):
+    the feed's first page when this one is past its end, else the source's menu."""
+    if page > 1:
+        return link(f"{url}?{urlencode([*query, ('page', '1')])}", title="First page", rel="first")
+    return link(v2_url(ctx), title=f"Nothing here: back to {ctx.config.name}", rel="up")

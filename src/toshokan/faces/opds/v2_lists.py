@@ -4,6 +4,12 @@ The walk mirrors the Atom catalogue: the root navigates to each source; a
 source to its titles and presets; lists are pages of a search with ``next``,
 ``previous`` and ``first`` links and the source's sorts as facets. Searches are
 templated links (``{?query}``), as OPDS 2.0 has it.
+
+A list's titles are ``navigation`` links to their series feeds, not
+``publications``: a publication promises an acquisition link, and a series is
+a feed of chapters, not a file. The schema wants a feed to hold at least one
+publication, navigation link or group, so an empty page (no results, or past
+the end of a list) holds a link back.
 """
 
 from typing import Any
@@ -13,15 +19,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core.http import caller_of
-from toshokan.core.images import images_of
-from toshokan.faces.opds import atom
 from toshokan.faces.opds.context import PAGE_SIZE, Ctx, catalogue_base, core_of, query_of
-from toshokan.faces.opds.listing import Listed, listed_titles
 from toshokan.faces.opds.searches import (
     all_titles_search,
     preset_search,
     query_search,
     sort_label,
+    titles_page,
 )
 from toshokan.faces.opds.v2_documents import (
     OPDS_JSON,
@@ -30,8 +34,8 @@ from toshokan.faces.opds.v2_documents import (
     pagination,
     search_link,
     v2_url,
+    way_back,
 )
-from toshokan.models import Manga
 
 
 async def root(request: Request) -> Response:
@@ -85,22 +89,22 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
             ],
         }
     ]
-    return await publications(ctx, body, "All titles", v2_url(ctx, "all"), [("sort", sort)], facets)
+    return await titles_feed(ctx, body, "All titles", v2_url(ctx, "all"), [("sort", sort)], facets)
 
 
 async def preset(request: Request, ctx: Ctx) -> Response:
     number, name, body = preset_search(request, ctx)
-    return await publications(ctx, body, name, v2_url(ctx, "presets", number), [])
+    return await titles_feed(ctx, body, name, v2_url(ctx, "presets", number), [])
 
 
 async def search(request: Request, ctx: Ctx) -> Response:
     query = query_of(request, "query")
     title = f"Search: {query}" if query else "All titles"
     body = query_search(request, ctx, query)
-    return await publications(ctx, body, title, v2_url(ctx, "search"), [("query", query)])
+    return await titles_feed(ctx, body, title, v2_url(ctx, "search"), [("query", query)])
 
 
-async def publications(
+async def titles_feed(
     ctx: Ctx,
     body: dict[str, Any],
     title: str,
@@ -108,17 +112,15 @@ async def publications(
     query: list[tuple[str, str]],
     facets: list[dict[str, Any]] | None = None,
 ) -> Response:
-    answer = await ctx.core.search(ctx.slug, body, ctx.caller)
-    result = answer.value
+    found = await titles_page(ctx, body)
     page = int(body["page"])
     metadata: dict[str, Any] = {
         "title": f"{ctx.config.name}: {title}",
         "itemsPerPage": PAGE_SIZE,
         "currentPage": page,
     }
-    if not result.more:
-        metadata["numberOfItems"] = (page - 1) * PAGE_SIZE + len(result.results)
-    listed = await listed_titles(ctx, result.results)
+    if found.total is not None:
+        metadata["numberOfItems"] = found.total
     document: dict[str, Any] = {
         "metadata": metadata,
         "links": [
@@ -126,55 +128,14 @@ async def publications(
             link(f"{ctx.base}/v2", rel="start"),
             link(v2_url(ctx), rel="up"),
             search_link(ctx),
-            *pagination(url, page, result.more, query),
+            *pagination(url, page, found.more, query),
         ],
-        "publications": [series_publication(ctx, title) for title in listed],
+        "navigation": [
+            link(v2_url(ctx, "series", entry.slug), title=entry.title, rel="subsection")
+            for entry in found.results
+        ]
+        or [way_back(ctx, url, page, query)],
     }
     if facets:
         document["facets"] = facets
-    return json_response(document, OPDS_JSON, answer.private or ctx.private)
-
-
-def images(ctx: Ctx, cover: str | None) -> list[dict[str, Any]]:
-    if not cover:
-        return []
-    pipeline = images_of(ctx.core)
-    base = ctx.caller.base_url
-    return [
-        link(pipeline.signed_url(base, ctx.slug, cover, thumbnail=True), "image/jpeg", width=300),
-        link(pipeline.signed_url(base, ctx.slug, cover), "image/jpeg"),
-    ]
-
-
-def described(ctx: Ctx, metadata: dict[str, Any], manga: Manga) -> dict[str, Any]:
-    """``metadata`` with the series' authors, summary and tags (by the source's names)."""
-    names = {tag.slug: tag.name for tag in ctx.config.search.tags}
-    if manga.authors:
-        metadata["author"] = manga.authors
-    if manga.synopsis:
-        metadata["description"] = manga.synopsis
-    if manga.tags:
-        metadata["subject"] = [{"name": names.get(tag, tag), "code": tag} for tag in manga.tags]
-    return metadata
-
-
-def series_publication(ctx: Ctx, listed: Listed) -> dict[str, Any]:
-    url = v2_url(ctx, "series", listed.slug)
-    metadata: dict[str, Any] = {
-        "title": listed.title,
-        "identifier": f"urn:toshokan:{ctx.slug}:{listed.slug}",
-    }
-    if listed.details:
-        described(ctx, metadata, listed.details)
-        metadata["modified"] = atom.timestamp(listed.details.updatedAt)
-    publication: dict[str, Any] = {
-        "metadata": metadata,
-        "links": [
-            link(url, rel="subsection"),
-            link(url, rel="http://opds-spec.org/acquisition"),
-        ],
-    }
-    found = images(ctx, listed.cover)
-    if found:
-        publication["images"] = found
-    return publication
+    return json_response(document, OPDS_JSON, found.private or ctx.private)

@@ -27,10 +27,33 @@ from toshokan.faces.opds.v2_documents import (
     pagination,
     search_link,
     v2_url,
+    way_back,
 )
-from toshokan.faces.opds.v2_lists import described, images
 from toshokan.models import Chapter, Manga
 from toshokan.sdk import Download
+
+
+def images(ctx: Ctx, cover: str | None) -> list[dict[str, Any]]:
+    if not cover:
+        return []
+    pipeline = images_of(ctx.core)
+    base = ctx.caller.base_url
+    return [
+        link(pipeline.signed_url(base, ctx.slug, cover, thumbnail=True), "image/jpeg", width=300),
+        link(pipeline.signed_url(base, ctx.slug, cover), "image/jpeg"),
+    ]
+
+
+def described(ctx: Ctx, metadata: dict[str, Any], manga: Manga) -> dict[str, Any]:
+    """``metadata`` with the series' authors, summary and tags (by the source's names)."""
+    names = {tag.slug: tag.name for tag in ctx.config.search.tags}
+    if manga.authors:
+        metadata["author"] = manga.authors
+    if manga.synopsis:
+        metadata["description"] = manga.synopsis
+    if manga.tags:
+        metadata["subject"] = [{"name": names.get(tag, tag), "code": tag} for tag in manga.tags]
+    return metadata
 
 
 def chapter_publication(
@@ -62,11 +85,11 @@ async def series(request: Request, ctx: Ctx) -> Response:
     url = v2_url(ctx, "series", manga_slug)
     cover = images(ctx, manga.covers[0] if manga.covers else None)
     files = await downloads(ctx, manga_slug, found.shown)
-    document = {
+    document: dict[str, Any] = {
         "metadata": {
             "title": manga.title,
             "description": manga.synopsis,
-            "numberOfItems": len(found.chapters),
+            "numberOfItems": found.total,
             "itemsPerPage": CHAPTERS_PER_PAGE,
             "currentPage": page,
         },
@@ -78,11 +101,14 @@ async def series(request: Request, ctx: Ctx) -> Response:
             link(manga.url, "text/html", rel="alternate"),
             *pagination(url, page, found.more, []),
         ],
-        "publications": [
+    }
+    if found.shown:
+        document["publications"] = [
             chapter_publication(ctx, manga, chapter, files.get(chapter.slug), cover)
             for chapter in found.shown
-        ],
-    }
+        ]
+    else:  # no chapters, or a page past the last: a feed holds something, a way back
+        document["navigation"] = [way_back(ctx, url, page, [])]
     return json_response(document, OPDS_JSON, found.private)
 
 
