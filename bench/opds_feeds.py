@@ -19,8 +19,8 @@ core's chapter list is cached after the first request, as in real use):
 - ``atom series feed, again``: the same reader asking again;
 - ``opds2 series feed``: the same two rows for ``/_/opds/v2/local/series/<manga>``;
 - ``atom/opds2 list of 20 titles``: a page of all titles of a second library,
-  whose entries carry each title's details (authors, summary, tags) from the
-  core's cache.
+  whose Atom entries carry each title's summary and tags from the core's cache
+  (the OPDS 2.0 list links each title by name).
 
 Run::
 
