@@ -1,8 +1,8 @@
-"""One page image of a chapter, as OPDS-PSE asks for it: 0-based, in a format PSE allows.
+"""One page image of a chapter, as OPDS-PSE asks for it: 0-based, JPEG as the stream link says.
 
 The pages come from the core's image pipeline (page list remembered per
-caller, images converted to JPEG when PSE cannot show them, resized to
-``maxWidth``, cached): this face only maps the reader's numbering onto it.
+caller, images answered as upright JPEG, resized to ``maxWidth``, cached):
+this face only maps the reader's numbering onto it.
 """
 
 from starlette.requests import Request
@@ -14,7 +14,7 @@ from toshokan.faces.opds.context import Ctx
 
 
 async def page_image(request: Request, ctx: Ctx) -> Response:
-    """Page ``n`` (0-based, as PSE counts) in a format PSE allows, at most ``maxWidth`` wide."""
+    """Page ``n`` (0-based, as PSE counts) as JPEG, at most ``maxWidth`` wide."""
     params = request.path_params
     number = params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > 6:
