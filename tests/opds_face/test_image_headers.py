@@ -28,7 +28,8 @@ async def first_chapter(
 ) -> tuple[dict[str, str], str, list[str]]:
     """The first search result of source ``slug``, its first chapter's slug and page URLs."""
     sort = (await client.get(f"/{slug}", auth=auth)).json()["search"]["sort"][0]
-    found = await client.post(f"/{slug}/search", json={"page": 1, "sort": sort}, auth=auth)
+    body = {"page": 1, "sort": sort}
+    found = await client.post(f"/{slug}/search", json=body, auth=auth or httpx.USE_CLIENT_DEFAULT)
     entry = found.json()["results"][0]
     chapters = (await client.get(f"/{slug}/{entry['slug']}/chapters", auth=auth)).json()
     chapter = chapters[0]["slug"]
