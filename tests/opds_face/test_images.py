@@ -28,16 +28,25 @@ def encoded(image: Image.Image, kind: str) -> bytes:
     return buffer.getvalue()
 
 
-def test_upright_jpegs_pass_through_untouched() -> None:
-    for data in (encoded(Image.new("RGB", (40, 60), (1, 2, 3)), "JPEG"), oriented_jpeg(1)):
+def test_allowed_formats_pass_through_untouched() -> None:
+    for kind, media in (("JPEG", "image/jpeg"), ("PNG", "image/png"), ("GIF", "image/gif")):
+        data = encoded(Image.new("RGB", (40, 60), (1, 2, 3)), kind)
         picture, converted = transform(data, None)
-        assert (picture.data, picture.media_type, converted) == (data, "image/jpeg", False)
+        assert (picture.data, picture.media_type, converted) == (data, media, False)
+    upright = oriented_jpeg(1)
+    assert transform(upright, None, as_jpeg=True)[0].data == upright
 
 
-def test_every_other_format_becomes_jpeg() -> None:
-    """The OPDS links declare ``image/jpeg``: PNG and GIF pages are answered as JPEG too."""
-    for kind in ("PNG", "GIF", "WEBP", "AVIF", "BMP", "TIFF"):
+def test_other_formats_become_jpeg() -> None:
+    for kind in ("WEBP", "AVIF", "BMP", "TIFF"):
         picture, converted = transform(encoded(marked(), kind), None)
+        assert converted and picture.media_type == "image/jpeg"
+        assert_shows_marked(Image.open(io.BytesIO(picture.data)))
+
+
+def test_pages_for_a_stream_link_become_the_jpeg_it_declares() -> None:
+    for kind in ("PNG", "GIF", "WEBP", "AVIF", "BMP", "TIFF"):
+        picture, converted = transform(encoded(marked(), kind), None, as_jpeg=True)
         assert converted and picture.media_type == "image/jpeg"
         shown = Image.open(io.BytesIO(picture.data))
         assert shown.format == "JPEG"
