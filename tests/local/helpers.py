@@ -141,3 +141,64 @@ def epub(path: Path, pages: list[tuple[str, bytes]], *, svg: bool = False) -> Pa
         for name, data in files.items():
             archive.writestr(name, data)
     return path
+
+
+#: How a camera stores an upright picture under each EXIF orientation (tag 0x0112): the
+#: inverse of what a viewer does to show it. 6 is stored turned a quarter anticlockwise
+#: and shown turned clockwise; 8 the other way; 5 and 7 mirror across a diagonal.
+STORED_FOR: dict[int, Image.Transpose | None] = {
+    1: None,
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_90,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_270,
+}
+PAPER = (240, 240, 240)
+#: A portrait page, so a picture shown sideways cannot pass for an upright one.
+PAGE_SIZE = (60, 90)
+
+
+def marked(
+    marker: tuple[int, int, int] = (220, 20, 20), size: tuple[int, int] = PAGE_SIZE
+) -> Image.Image:
+    """An upright page: paper, with ``marker`` filling its top-left third."""
+    image = Image.new("RGB", size, PAPER)
+    image.paste(marker, (0, 0, size[0] // 3, size[1] // 3))
+    return image
+
+
+def encoded(image: Image.Image, kind: str, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, kind, **options)
+    return buffer.getvalue()
+
+
+def oriented_jpeg(orientation: int, marker: tuple[int, int, int] = (220, 20, 20)) -> bytes:
+    """A JPEG stored as a camera or scanner stores it, shown as :func:`marked` when its
+    EXIF orientation is applied."""
+    method = STORED_FOR[orientation]
+    stored = marked(marker) if method is None else marked(marker).transpose(method)
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return encoded(stored, "JPEG", exif=exif.tobytes(), quality=95)
+
+
+def near(colour: object, expected: tuple[int, int, int], slack: int = 40) -> bool:
+    assert isinstance(colour, tuple)
+    return all(abs(int(c) - e) <= slack for c, e in zip(colour[:3], expected, strict=True))
+
+
+def assert_shows_marked(
+    image: Image.Image, marker: tuple[int, int, int] = (220, 20, 20), width: int = PAGE_SIZE[0]
+) -> None:
+    """The decoded pixels are :func:`marked`'s (at ``width``): portrait, marker top left only."""
+    columns, rows = image.size
+    assert (columns, rows) == (width, width * PAGE_SIZE[1] // PAGE_SIZE[0]), image.size
+    rgb = image.convert("RGB")
+    assert near(rgb.getpixel((columns // 6, rows // 6)), marker), "marker not at the top left"
+    for x, y in ((5, 5), (1, 5), (5, 1)):
+        corner = rgb.getpixel((columns * x // 6, rows * y // 6))
+        assert near(corner, PAPER), f"paper expected at ({x}/6, {y}/6), found {corner}"

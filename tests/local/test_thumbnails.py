@@ -12,7 +12,7 @@ from toshokan.sdk import RequestContext
 from toshokan.sources.local import thumbnails
 
 from .conftest import SourceFactory, client_for
-from .helpers import cbz, jpeg, pdf
+from .helpers import assert_shows_marked, cbz, jpeg, oriented_jpeg, pdf
 
 pytestmark = pytest.mark.anyio
 CTX = RequestContext(base_url="http://testserver")
@@ -111,3 +111,10 @@ async def test_missing_and_unreadable_covers(make_source: SourceFactory, tmp_pat
     assert missing.json()["error"]["code"] == "MANGA_NOT_FOUND"
     assert unreadable.status_code == 404
     assert unreadable.json()["error"]["code"] == "NOT_FOUND"
+
+
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+def test_a_cover_stored_sideways_makes_an_upright_thumbnail(orientation: int) -> None:
+    """The thumbnail is re-encoded without EXIF, so the orientation is applied to its pixels."""
+    shown = Image.open(io.BytesIO(thumbnails.thumbnail(oriented_jpeg(orientation), width=30)))
+    assert_shows_marked(shown, width=30)

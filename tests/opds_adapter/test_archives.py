@@ -1,12 +1,16 @@
 """The cache of downloaded books stays under its size cap, dropping the least recently used."""
 
 import asyncio
+import io
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
+from tests.local.helpers import assert_shows_marked, encoded, marked
 from tests.opds_adapter.fakes import cbz
 from toshokan.sdk import UpstreamError
 from toshokan.sources.opds.archives import ArchiveCache, readable
@@ -82,3 +86,20 @@ async def test_a_book_dropped_between_listing_and_reading_is_fetched_again(tmp_p
         kept.unlink()
     data, _ = await books.page("http://c.test/a", 2)
     assert data.startswith(b"\x89PNG") and books.fetched == ["http://c.test/a"] * 2
+
+
+async def test_bmp_and_tiff_pages_of_a_book_are_served_as_png(tmp_path):
+    book = io.BytesIO()
+    with zipfile.ZipFile(book, "w") as archive:
+        archive.writestr("1.bmp", encoded(marked((20, 160, 20)), "BMP"))
+        archive.writestr("2.tif", encoded(marked((20, 20, 220)), "TIFF"))
+        archive.writestr("3.jpg", encoded(marked((220, 20, 20)), "JPEG"))
+    books = Books(tmp_path, 10**6, {"http://c.test/scans": book.getvalue()})
+    assert len(await books.pages("http://c.test/scans")) == 3
+    for number, colour in ((1, (20, 160, 20)), (2, (20, 20, 220))):
+        data, media_type = await books.page("http://c.test/scans", number)
+        shown = Image.open(io.BytesIO(data))
+        assert (media_type, shown.format) == ("image/png", "PNG")
+        assert_shows_marked(shown, colour)
+    data, media_type = await books.page("http://c.test/scans", 3)
+    assert media_type == "image/jpeg" and data.startswith(b"\xff\xd8\xff")

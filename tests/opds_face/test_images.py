@@ -7,6 +7,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 from PIL import Image
 
+from tests.local.helpers import PAGE_SIZE, assert_shows_marked, marked, oriented_jpeg
 from toshokan.core.images import (
     MAX_PIXELS,
     clamp_width,
@@ -32,14 +33,37 @@ def test_allowed_formats_pass_through_untouched() -> None:
         data = encoded(Image.new("RGB", (40, 60), (1, 2, 3)), kind)
         picture, converted = transform(data, None)
         assert (picture.data, picture.media_type, converted) == (data, media, False)
+    upright = oriented_jpeg(1)
+    assert transform(upright, None, as_jpeg=True)[0].data == upright
 
 
-def test_webp_and_avif_become_jpeg() -> None:
-    for kind in ("WEBP", "AVIF"):
-        data = encoded(Image.new("RGB", (40, 60), (1, 2, 3)), kind)
-        picture, converted = transform(data, None)
+def test_other_formats_become_jpeg() -> None:
+    for kind in ("WEBP", "AVIF", "BMP", "TIFF"):
+        picture, converted = transform(encoded(marked(), kind), None)
         assert converted and picture.media_type == "image/jpeg"
-        assert Image.open(io.BytesIO(picture.data)).size == (40, 60)
+        assert_shows_marked(Image.open(io.BytesIO(picture.data)))
+
+
+def test_pages_for_a_stream_link_become_the_jpeg_it_declares() -> None:
+    for kind in ("PNG", "GIF", "WEBP", "AVIF", "BMP", "TIFF"):
+        picture, converted = transform(encoded(marked(), kind), None, as_jpeg=True)
+        assert converted and picture.media_type == "image/jpeg"
+        shown = Image.open(io.BytesIO(picture.data))
+        assert shown.format == "JPEG"
+        assert_shows_marked(shown)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize("width", [None, 30])
+def test_pages_are_upright_whatever_their_exif_orientation(
+    orientation: int, width: int | None
+) -> None:
+    """PSE readers ignore EXIF: a phone photo or a scan stored sideways is answered upright."""
+    picture, _ = transform(oriented_jpeg(orientation), width)
+    shown = Image.open(io.BytesIO(picture.data))
+    assert shown.format == "JPEG" and picture.media_type == "image/jpeg"
+    assert shown.getexif().get(0x0112, 1) == 1
+    assert_shows_marked(shown, width=width or PAGE_SIZE[0])
 
 
 def test_transparency_lands_on_white_paper() -> None:
@@ -52,8 +76,10 @@ def test_resize_keeps_aspect_and_never_enlarges() -> None:
     data = encoded(Image.new("RGB", (1000, 1500)), "PNG")
     picture, _ = transform(data, 300)
     assert Image.open(io.BytesIO(picture.data)).size == (300, 450)
-    small = encoded(Image.new("RGB", (200, 300)), "PNG")
+    small = encoded(Image.new("RGB", (200, 300)), "JPEG")
     assert transform(small, 300)[0].data == small
+    narrow_png = encoded(Image.new("RGB", (200, 300)), "PNG")
+    assert Image.open(io.BytesIO(transform(narrow_png, 300)[0].data)).size == (200, 300)
 
 
 def test_decompression_bombs_are_refused_before_decoding() -> None:

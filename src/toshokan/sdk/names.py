@@ -23,6 +23,10 @@ IMAGE_TYPES: dict[str, str] = {
     ".webp": "image/webp",
     ".gif": "image/gif",
     ".avif": "image/avif",
+    # Served converted to PNG (see toshokan.sdk.archives.displayable).
+    ".bmp": "image/bmp",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
 }
 
 ZIP_EXTENSIONS = frozenset({".cbz", ".zip"})

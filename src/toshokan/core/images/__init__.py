@@ -7,8 +7,10 @@ same way for every face: host URLs are answered in-process by the source's
 mounted routes, upstream URLs with the host's User-Agent and the source's
 Referer, under the host's upstream deadline and with a bound on the bytes read.
 
-It then hands back something every reader can show: formats OPDS-PSE does not
-allow (WebP, AVIF...) become JPEG; a ``max_width`` resizes keeping the aspect
+It then hands back something every reader can show: formats OPDS-PSE does
+not allow (WebP, AVIF...) become JPEG, and so do PNG and GIF where the answer
+must be the JPEG a stream link declares; upright whatever its EXIF orientation
+says, since PSE readers ignore it; a ``max_width`` resizes keeping the aspect
 ratio (never enlarging); thumbnails are at most 300 px wide. Images with more
 pixels than :data:`MAX_PIXELS` are refused before they are decoded, so a
 decompression bomb costs nothing.

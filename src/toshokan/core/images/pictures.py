@@ -1,16 +1,21 @@
 """Pictures: decoding, converting to a format every reader shows, and resizing.
 
-Formats OPDS-PSE does not allow (WebP, AVIF...) become JPEG; a width resizes
-keeping the aspect ratio (never enlarging). Images with more pixels than
+JPEG, PNG and GIF (the formats OPDS-PSE allows) that need no change are
+served as they are, other formats (WebP, AVIF, BMP...) become JPEG; where
+the answer must be the JPEG a stream link declares, PNG and GIF become JPEG
+too. PSE readers ignore EXIF, so an image whose orientation tag turns or
+mirrors it is re-encoded upright. A width resizes keeping the aspect ratio
+(never enlarging). Images with more pixels than
 :data:`MAX_PIXELS` are refused before they are decoded, so a decompression bomb
 costs nothing.
 """
 
 import io
+import math
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from PIL import Image, UnidentifiedImageError
+from PIL import ExifTags, Image, ImageOps, UnidentifiedImageError
 
 from toshokan.errors import UpstreamError
 
@@ -21,8 +26,10 @@ THUMBNAIL_WIDTH = 300
 #: A requested width is clamped into this range.
 MIN_WIDTH, MAX_WIDTH = 16, 8192
 JPEG_QUALITY = 85
-#: The formats OPDS-PSE allows, served as they are when no resize is asked for.
+#: The formats OPDS-PSE allows, served as they are when nothing needs changing.
 ALLOWED = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif"}
+#: EXIF orientations that show the stored pixels turned a quarter (5 to 8): width and height swap.
+QUARTER_TURNS = frozenset({5, 6, 7, 8})
 #: Query parameters of the host's own signed links: they change every minute, the image does not.
 SIGNATURE_PARAMS = frozenset({"exp", "sig"})
 
@@ -35,8 +42,9 @@ class Picture:
     media_type: str
 
 
-def transform(data: bytes, width: int | None) -> tuple[Picture, bool]:
-    """A picture every PSE reader shows, at most ``width`` wide; and whether it was re-encoded.
+def transform(data: bytes, width: int | None, *, as_jpeg: bool = False) -> tuple[Picture, bool]:
+    """A picture every PSE reader shows upright, at most ``width`` wide (JPEG when ``as_jpeg``);
+    and whether it was re-encoded.
 
     Runs in a worker thread: decoding and resizing are CPU work.
     """
@@ -48,13 +56,19 @@ def transform(data: bytes, width: int | None) -> tuple[Picture, bool]:
                     f"The image is {columns} x {rows} pixels; the host decodes at most "
                     f"{MAX_PIXELS // 1_000_000} million."
                 )
-            allowed = ALLOWED.get(image.format or "")
-            if allowed and (width is None or columns <= width):
-                return Picture(data, allowed), False
-            if width is not None and columns > width and image.format == "JPEG":
-                image.draft("RGB", (width, max(1, rows * width // columns)))
+            orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
+            shown_columns = rows if orientation in QUARTER_TURNS else columns
+            too_wide = width is not None and shown_columns > width
+            kept = ALLOWED.get(image.format or "")
+            if as_jpeg and image.format != "JPEG":
+                kept = None
+            if kept and orientation not in range(2, 9) and not too_wide:
+                return Picture(data, kept), False
+            if width is not None and too_wide and image.format == "JPEG":
+                scale = width / shown_columns
+                image.draft("RGB", (math.ceil(columns * scale), math.ceil(rows * scale)))
             image.load()
-            picture = _to_rgb(image)
+            picture = _to_rgb(ImageOps.exif_transpose(image))
             if width is not None and picture.width > width:
                 height = max(1, round(picture.height * width / picture.width))
                 picture = picture.resize((width, height), Image.Resampling.LANCZOS)

@@ -7,6 +7,7 @@ with a bound on the bytes read.
 """
 
 import asyncio
+import functools
 import hashlib
 import time
 import weakref
@@ -103,18 +104,28 @@ class ImagePipeline:
     # -- images ------------------------------------------------------------------------
 
     async def render(
-        self, hosted: HostedSource, url: str, base_url: str, *, width: int | None = None
+        self,
+        hosted: HostedSource,
+        url: str,
+        base_url: str,
+        *,
+        width: int | None = None,
+        as_jpeg: bool = False,
     ) -> Picture:
-        """The image at ``url`` (of source ``hosted``) in a PSE format, at most ``width`` wide."""
+        """The image at ``url`` (of source ``hosted``) in a PSE format (JPEG when ``as_jpeg``),
+        upright, at most ``width`` wide."""
         stable = stable_key(url)
-        disk_key = hashlib.sha256(f"{hosted.slug}\n{stable}\n{width or 0}".encode()).hexdigest()
+        key = f"{hosted.slug}\n{stable}\n{width or 0}\n{'jpeg' if as_jpeg else ''}"
+        disk_key = hashlib.sha256(key.encode()).hexdigest()
 
         async def compute() -> Picture:
             cached = await asyncio.to_thread(self.disk.get, disk_key)
             if cached is not None:
                 return Picture(cached, "image/jpeg")
             raw = await self.fetch(hosted, url, base_url)
-            picture, converted = await asyncio.to_thread(transform, raw.data, width)
+            picture, converted = await asyncio.to_thread(
+                functools.partial(transform, raw.data, width, as_jpeg=as_jpeg)
+            )
             if converted:
                 await asyncio.to_thread(self.disk.put, disk_key, picture.data)
             return picture

@@ -1,8 +1,9 @@
-"""One page image of a chapter, as OPDS-PSE asks for it: 0-based, in a format PSE allows.
+"""One page image of a chapter, as OPDS-PSE asks for it: 0-based, JPEG as the stream link says.
 
 The pages come from the core's image pipeline (page list remembered per
-caller, images converted to JPEG when PSE cannot show them, resized to
-``maxWidth``, cached): this face only maps the reader's numbering onto it.
+caller, images answered as upright JPEG, the type the stream link declares,
+resized to ``maxWidth``, cached): this face only maps the reader's numbering
+onto it.
 """
 
 from starlette.requests import Request
@@ -14,7 +15,7 @@ from toshokan.faces.opds.context import Ctx
 
 
 async def page_image(request: Request, ctx: Ctx) -> Response:
-    """Page ``n`` (0-based, as PSE counts) in a format PSE allows, at most ``maxWidth`` wide."""
+    """Page ``n`` (0-based, as PSE counts) as JPEG, at most ``maxWidth`` wide."""
     params = request.path_params
     number = params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > 6:
@@ -25,6 +26,8 @@ async def page_image(request: Request, ctx: Ctx) -> Response:
     if index >= len(urls):
         raise NotFound(f"This chapter has pages 0 to {len(urls) - 1}.")
     width = clamp_width(request.query_params.get("maxWidth"))
-    picture = await pipeline.render(ctx.hosted, urls[index], ctx.caller.base_url, width=width)
+    picture = await pipeline.render(
+        ctx.hosted, urls[index], ctx.caller.base_url, width=width, as_jpeg=True
+    )
     cache = "private, max-age=3600" if ctx.private else "public, max-age=3600"
     return image_response(picture, cache)

@@ -10,8 +10,8 @@ One module per idea: :mod:`.base` (the interface, hostile entry names),
 :mod:`.limits` (the bounds every reader shares), a module per format
 (:mod:`.zips`, :mod:`.sevenzip`, :mod:`.rar`, :mod:`.pdf` and :mod:`.pdfrender`, :mod:`.epub`,
 :mod:`.folder`), :mod:`.directories` (archives kept open between requests),
-:mod:`.opening` (the reader a kind needs), :mod:`.streams` (serving an entry)
-and :mod:`.diskcache`. Everything callers use is importable from here.
+:mod:`.opening` (the reader a kind needs), :mod:`.streams` (serving an entry),
+:mod:`.displayable` (BMP and TIFF pages served as PNG) and :mod:`.diskcache`. Everything callers use is importable from here.
 """
 
 from toshokan.sdk.archives import limits
@@ -24,6 +24,7 @@ from toshokan.sdk.archives.base import (
 )
 from toshokan.sdk.archives.directories import IdleReaders, ZipDirectoryCache
 from toshokan.sdk.archives.diskcache import DiskCache
+from toshokan.sdk.archives.displayable import CONVERTED_TYPES, displayable, needs_conversion
 from toshokan.sdk.archives.epub import (
     MAX_EPUB_DOCUMENT_BYTES,
     MAX_EPUB_PACKAGE_BYTES,
@@ -50,6 +51,7 @@ from toshokan.sdk.archives.streams import iter_chunks, sniff_media_type
 from toshokan.sdk.archives.zips import ZipReader
 
 __all__ = [
+    "CONVERTED_TYPES",
     "EPUB_EXTENSIONS",
     "IDLE_READERS",
     "MAX_BUFFERED_BYTES",
@@ -82,9 +84,11 @@ __all__ = [
     "SevenZipReader",
     "ZipDirectoryCache",
     "ZipReader",
+    "displayable",
     "iter_chunks",
     "kind_of",
     "limits",
+    "needs_conversion",
     "open_chapter",
     "rar_tool",
     "safe_member_name",

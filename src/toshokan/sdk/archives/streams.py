@@ -17,6 +17,10 @@ def sniff_media_type(head: bytes) -> str | None:
         return "image/webp"
     if head[4:8] == b"ftyp" and head[8:12] in (b"avif", b"avis"):
         return "image/avif"
+    if head[:4] in (b"II*\x00", b"MM\x00*"):
+        return "image/tiff"
+    if head[:2] == b"BM" and head[14:15] in (b"\x0c", b"\x28", b"\x38", b"\x40", b"\x6c", b"\x7c"):
+        return "image/bmp"
     return None
 
 

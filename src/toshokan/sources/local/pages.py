@@ -1,7 +1,8 @@
 """The routes that serve page images, covers and the icon, mounted under ``/_/<slug>/``.
 
 Images are streamed straight out of their archive (small ones read whole in a
-worker thread, large ones in chunks), never extracted to disk, with the
+worker thread, large ones in chunks), never extracted to disk (BMP and TIFF
+pages, which readers do not all display, are served converted to PNG), with the
 headers image loaders and caches expect: a strong ETag, Last-Modified,
 ``Accept-Ranges`` and single-range ``Range`` requests (206/416), conditional
 requests (304). The host guards these routes when the library requires
@@ -39,7 +40,10 @@ from toshokan.sdk.archives import (
     ChapterReader,
     DiskCache,
     ZipDirectoryCache,
+    displayable,
     iter_chunks,
+    limits,
+    needs_conversion,
     open_chapter,
     sniff_media_type,
 )
@@ -295,6 +299,34 @@ class PageServer:
             reader.close()
             raise NotFound("The image is no longer readable in the library.") from None
 
+    def _open_displayed(
+        self, relpath: str, kind: str, member: str | None, version: str | None
+    ) -> _Opened:
+        """A page or cover as readers display it: BMP and TIFF read whole and served as PNG.
+
+        A converted page is kept with the rendered PDF pages, so it is converted once.
+        """
+        opened = self._open(relpath, kind, member)
+        declared = image_type(member or relpath)
+        if not needs_conversion(opened.head or b"", declared):
+            return opened
+        key = f"displayable\n{version}\n{relpath}\n{member}"
+        converted = self.renders.get(key) if self.renders is not None else None
+        try:
+            if converted is None:
+                bound = limits.MAX_BUFFERED_BYTES
+                data = opened.head if opened.head is not None else opened.stream.read(bound + 1)
+                if max(opened.size, len(data)) > bound:
+                    raise ArchiveError("too large to convert")
+                converted, _ = displayable(data, declared)
+                if self.renders is not None:
+                    self.renders.put(key, converted)
+        except ArchiveError:
+            raise NotFound("The page cannot be converted to a format readers display.") from None
+        finally:
+            _close(opened)
+        return _Opened(None, io.BytesIO(converted), len(converted), opened.mtime, converted)
+
     async def _serve(
         self,
         request: Request,
@@ -306,7 +338,10 @@ class PageServer:
         media_type: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> Response:
-        opened = await self._in_pool(self._open, relpath, kind, member)
+        if media_type is None:  # a page or cover, for readers to display
+            opened = await self._in_pool(self._open_displayed, relpath, kind, member, version)
+        else:  # a download, byte for byte
+            opened = await self._in_pool(self._open, relpath, kind, member)
         etag = '"' + hashlib.sha1(f"{version}:{relpath}:{member}".encode()).hexdigest()[:24] + '"'
         headers = {
             **(headers or {}),

@@ -11,11 +11,12 @@ keyed by the cover's version, so a changed cover gets a new thumbnail.
 import asyncio
 import hashlib
 import io
+import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image, ImageOps, UnidentifiedImageError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -43,14 +44,18 @@ def thumbnail(data: bytes, width: int = THUMBNAIL_WIDTH) -> bytes:
             columns, rows = image.size
             if columns * rows > MAX_PIXELS:
                 raise CoverUnreadable(f"cover is {columns} x {rows} pixels")
-            height = max(1, round(rows * min(width, columns) / columns))
             if image.format == "JPEG":
-                image.draft("RGB", (min(width, columns), height))
+                # The shorter side at least ``width``: whichever way the EXIF orientation turns
+                # the picture, the decoded draft is still as wide as the thumbnail.
+                scale = min(1.0, width / min(columns, rows))
+                image.draft("RGB", (math.ceil(columns * scale), math.ceil(rows * scale)))
             image.load()
-            rgba = image.convert("RGBA")
+            # Upright as the EXIF orientation says: the re-encoded JPEG carries no tag.
+            rgba = ImageOps.exif_transpose(image).convert("RGBA")
         picture = Image.new("RGB", rgba.size, (255, 255, 255))
         picture.paste(rgba, mask=rgba.getchannel("A"))
         if picture.width > width:
+            height = max(1, round(picture.height * width / picture.width))
             picture = picture.resize((width, height), Image.Resampling.LANCZOS)
         out = io.BytesIO()
         picture.save(out, "JPEG", quality=JPEG_QUALITY)

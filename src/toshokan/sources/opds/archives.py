@@ -111,7 +111,7 @@ class ArchiveCache:
         return (await self._listing(path))[1]
 
     async def page(self, url: str, number: int, download: Download) -> tuple[bytes, str]:
-        """Page ``number`` (1-based) as bytes and media type."""
+        """Page ``number`` (1-based) as bytes and media type; BMP and TIFF pages become PNG."""
         for attempt in range(2):
             path = await self._fetch(url, download)
             kind, members = await self._listing(path)
@@ -119,12 +119,15 @@ class ArchiveCache:
                 raise IndexError(number)
             member = members[number - 1]
 
-            def read(path: Path = path, kind: str = kind, name: str = member.name) -> bytes:
+            def read(
+                path: Path = path, kind: str = kind, name: str = member.name
+            ) -> tuple[bytes, str]:
                 with self._open(path, kind) as reader:
-                    return reader.read(name, archives.MAX_PAGE_BYTES)
+                    data = reader.read(name, archives.MAX_PAGE_BYTES)
+                return archives.displayable(data, media_type(name))
 
             try:
-                return await asyncio.to_thread(read), media_type(member.name)
+                return await asyncio.to_thread(read)
             except (FileNotFoundError, archives.ArchiveError) as error:
                 # Dropped to make room for another book between fetch and read: fetch it again.
                 if attempt or path.exists():

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toshokan.sdk.names import IMAGE_TYPES
+
 SCHEMA_VERSION = "6"
 
 SCHEMA = """
@@ -141,6 +143,22 @@ class Snapshot:
     chapters: int
 
 
+def _forget_signatures_if_page_types_changed(db: sqlite3.Connection) -> None:
+    """Every chapter read again at the next scan when the image types taken as pages changed.
+
+    An unchanged file is never reopened, so without this an archive scanned before
+    BMP and TIFF were pages would list its other pages only, for good. Slugs and
+    dates stay: only the signatures that mark a chapter as read are cleared.
+    """
+    page_types = ",".join(sorted(IMAGE_TYPES))
+    row = db.execute("SELECT value FROM meta WHERE key='page_types'").fetchone()
+    if row is not None and row[0] == page_types:
+        return
+    db.execute("UPDATE chapters SET sig = ''")
+    db.execute("UPDATE problems SET sig = '' WHERE severity = 'skipped'")
+    db.execute("INSERT OR REPLACE INTO meta VALUES('page_types', ?)", (page_types,))
+
+
 class Index:
     """The index file, its schema, and the read queries the source needs."""
 
@@ -171,6 +189,7 @@ class Index:
                     db.execute(f"DROP TABLE IF EXISTS {table}")
             db.executescript(SCHEMA)
             db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+            _forget_signatures_if_page_types_changed(db)
 
     def files(self) -> frozenset[str]:
         """Absolute paths of the index file and its WAL companions."""
