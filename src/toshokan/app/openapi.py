@@ -43,6 +43,7 @@ ERRORS = {
     401: "INVALID_CREDENTIALS: the source requires authentication",
     404: "SOURCE_NOT_FOUND, MANGA_NOT_FOUND, CHAPTER_NOT_FOUND or NOT_FOUND",
     405: "INVALID_REQUEST: wrong method for this path",
+    408: "INVALID_REQUEST: the body did not arrive within the host's time",
     413: "INVALID_REQUEST: the body is over the host's limit",
     429: "RATE_LIMITED, with Retry-After",
     500: "INTERNAL_ERROR",
@@ -106,7 +107,7 @@ def openapi_document() -> dict[str, Any]:
             "post": _operation(
                 "Authenticate",
                 _ref("AuthResponse"),
-                (400, 401, 404, 413, 429, 502, 504),
+                (400, 401, 404, 408, 413, 429, 500, 502, 504),
                 body="Credentials",
                 error_schema="AuthResponse",
             )
