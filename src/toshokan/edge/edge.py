@@ -2,7 +2,8 @@
 every request needs before and after it.
 
 In order: header bounds (431), forwarded headers from trusted proxies,
-CORS preflights, the client's budget (requests, or images), the body read
+CORS preflights, the client's budget (requests, or images), paths that
+match no route exactly (404), the body read
 within its size and time bounds (413, 408), replay of a cached public
 answer, and otherwise the application, whose answer gets CORS headers, a
 304 when the client already has it, and is kept for replay when the core
@@ -31,7 +32,7 @@ from toshokan.core.served import SERVED, Served
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import Budget as Kind
-from toshokan.edge.paths import answers_auth_failures, budget_of
+from toshokan.edge.paths import answers_auth_failures, budget_of, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
@@ -222,6 +223,10 @@ class Edge:
                     ),
                     cors,
                 )
+
+        if reaches_no_route(path):
+            nowhere = error_answer(404, "NOT_FOUND", f"Nothing is at {path[:200]!r}.")
+            return await _answer(send, nowhere, cors)
 
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
             if not declared.isdigit():
