@@ -206,7 +206,7 @@ async def test_every_failure_of_the_endpoint_uses_failure_form(make_client, pref
         async def broken(*args: object) -> dict[str, str]:
             raise RuntimeError("a bug")
 
-        host.sources["catalog"].source.authenticate = broken  # type: ignore[method-assign]
+        host.sources["catalog"].source.authenticate = broken
         bug = await client.post(endpoint, json=GOOD["basic"])
         documented = (await client.get("/openapi.json")).json()
     assert_failure_form(unknown, 404, "SOURCE_NOT_FOUND")
