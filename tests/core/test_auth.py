@@ -196,8 +196,12 @@ async def test_every_failure_of_the_endpoint_uses_failure_form(make_client, pref
     """Whether the host's edge, its router or the source refuses, on every face serving it."""
     sources = {"catalog": {"auth": "basic"}}
     endpoint = f"{prefix}/catalog/authenticate"
-    async with make_client(sources=sources, limits={"max_body_bytes": 1024}) as (client, host):
+    limits = {"max_body_bytes": 1024, "max_headers": 20}
+    async with make_client(sources=sources, limits=limits) as (client, host):
         unknown = await client.post(f"{prefix}/nosuch/authenticate", json={})
+        many_headers = await client.post(
+            endpoint, json={}, headers={f"x-h{n}": "v" for n in range(30)}
+        )
         too_large = await client.post(endpoint, content=b"{" + b" " * 2048 + b"}")
         not_json = await client.post(endpoint, content=b"{nope")
         bad_length = await client.post(endpoint, headers={"content-length": "nope"})
@@ -210,6 +214,7 @@ async def test_every_failure_of_the_endpoint_uses_failure_form(make_client, pref
         bug = await client.post(endpoint, json=GOOD["basic"])
         documented = (await client.get("/openapi.json")).json()
     assert_failure_form(unknown, 404, "SOURCE_NOT_FOUND")
+    assert_failure_form(many_headers, 431, "INVALID_REQUEST")
     assert_failure_form(too_large, 413, "INVALID_REQUEST")
     assert_failure_form(not_json, 400, "INVALID_REQUEST")
     assert_failure_form(bad_length, 400, "INVALID_REQUEST")
@@ -217,7 +222,7 @@ async def test_every_failure_of_the_endpoint_uses_failure_form(make_client, pref
     assert_failure_form(bug, 500, "INTERNAL_ERROR")
     # The OpenAPI document promises the same form for every one of these statuses.
     answers = documented["paths"]["/{source}/authenticate"]["post"]["responses"]
-    for status in (404, 413, 400, 500):
+    for status in (404, 431, 413, 400, 500):
         schema = answers[str(status)]["content"]["application/json"]["schema"]
         assert schema == {"$ref": "#/components/schemas/AuthResponse"}
 
