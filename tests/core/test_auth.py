@@ -181,3 +181,59 @@ async def test_checking_credentials_and_the_content_share_one_deadline(make_clie
     # Each step alone fits in the deadline; together they do not.
     assert response.status_code == 504
     assert response.json()["error"]["code"] == "UPSTREAM_TIMEOUT"
+
+
+def assert_failure_form(response, status: int, code: str) -> None:
+    """The spec's failure form, ``{success: false, error: {code, message}}``, nothing else."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body == {"success": False, "error": {"code": code, "message": body["error"]["message"]}}
+    assert body["error"]["message"]
+
+
+@pytest.mark.parametrize("prefix", ["", "/_/alethia"])
+async def test_every_failure_of_the_endpoint_uses_failure_form(make_client, prefix):
+    """Whether the host's edge, its router or the source refuses, on every face serving it."""
+    sources = {"catalog": {"auth": "basic"}}
+    endpoint = f"{prefix}/catalog/authenticate"
+    limits = {"max_body_bytes": 1024, "max_headers": 20}
+    async with make_client(sources=sources, limits=limits) as (client, host):
+        unknown = await client.post(f"{prefix}/nosuch/authenticate", json={})
+        many_headers = await client.post(
+            endpoint, json={}, headers={f"x-h{n}": "v" for n in range(30)}
+        )
+        too_large = await client.post(endpoint, content=b"{" + b" " * 2048 + b"}")
+        not_json = await client.post(endpoint, content=b"{nope")
+        bad_length = await client.post(endpoint, headers={"content-length": "nope"})
+        missing = await client.post(endpoint, json={})
+
+        async def broken(*args: object) -> dict[str, str]:
+            raise RuntimeError("a bug")
+
+        host.sources["catalog"].source.authenticate = broken
+        bug = await client.post(endpoint, json=GOOD["basic"])
+        documented = (await client.get("/openapi.json")).json()
+    assert_failure_form(unknown, 404, "SOURCE_NOT_FOUND")
+    assert_failure_form(many_headers, 431, "INVALID_REQUEST")
+    assert_failure_form(too_large, 413, "INVALID_REQUEST")
+    assert_failure_form(not_json, 400, "INVALID_REQUEST")
+    assert_failure_form(bad_length, 400, "INVALID_REQUEST")
+    assert_failure_form(missing, 400, "MISSING_FIELDS")
+    assert_failure_form(bug, 500, "INTERNAL_ERROR")
+    # The OpenAPI document promises the same form for every one of these statuses.
+    answers = documented["paths"]["/{source}/authenticate"]["post"]["responses"]
+    for status in (404, 431, 413, 400, 500):
+        schema = answers[str(status)]["content"]["application/json"]["schema"]
+        assert schema == {"$ref": "#/components/schemas/AuthResponse"}
+
+
+@pytest.mark.parametrize("prefix", ["", "/_/alethia"])
+async def test_a_client_over_its_rate_limit_is_told_in_failure_form(make_client, prefix):
+    async with make_client(limits={"rate_limit": 2}) as (client, _):
+        for _ in range(2):
+            await client.get("/catalog")
+        limited = await client.post(f"{prefix}/catalog/authenticate", json={})
+        elsewhere = await client.post("/catalog/search", json={"page": 1, "sort": "title"})
+    assert_failure_form(limited, 429, "RATE_LIMITED")
+    assert int(limited.headers["retry-after"]) >= 1
+    assert elsewhere.json()["error"]["code"] == "RATE_LIMITED" and "success" not in elsewhere.json()

@@ -163,3 +163,33 @@ async def test_every_answer_forbids_type_sniffing(make_host):
     for answer in (image, first, replayed, limited):
         assert answer.headers["x-content-type-options"] == "nosniff"
     assert limited.status_code == 429
+
+
+#: A path of each face and router: the spec's, OPDS (a mount), Alethia, the docs, a source's own.
+EXACT_PATHS = [
+    "/",
+    "/catalog",
+    "/catalog/health",
+    "/catalog/title-001",
+    "/_/opds",
+    "/_/opds/catalog/all",
+    "/_/opds/v2/catalog",
+    "/_/alethia",
+    "/_/alethia/catalog",
+    "/_/docs",
+    "/openapi.json",
+    "/_/catalog/pages/1",
+]
+
+
+@pytest.mark.parametrize("path", EXACT_PATHS)
+async def test_a_path_with_a_trailing_line_feed_reaches_no_route(make_host, path):
+    """Route patterns match the whole path: ``$`` would also match before a final newline."""
+    async with make_host() as host:
+        exact = await host.client.get(path)
+        with_newline = await host.client.get(path + "%0A")
+        with_carriage_return = await host.client.get(path + "%0D%0A")
+    assert exact.status_code == 200, exact.text[:200]
+    for answer in (with_newline, with_carriage_return):
+        assert answer.status_code == 404, answer.text[:200]
+        assert answer.json()["error"]["code"] == "NOT_FOUND"

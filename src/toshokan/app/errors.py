@@ -5,12 +5,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.app.responses import error_response, host_error_response
+from toshokan.app.routes import authenticate
 from toshokan.errors import HostError
+
+
+def _authenticating(request: Request) -> bool:
+    """Whether the request reached the authenticate endpoint (on the spec's face or another),
+    whose failures take the form ``{success: false, error}``."""
+    return request.scope.get("endpoint") is authenticate
 
 
 async def on_host_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HostError)
-    return host_error_response(error)
+    return host_error_response(error, auth_form=_authenticating(request))
 
 
 async def on_http_exception(request: Request, error: Exception) -> Response:
@@ -31,7 +38,12 @@ async def on_http_exception(request: Request, error: Exception) -> Response:
 
 async def on_unexpected(request: Request, error: Exception) -> Response:
     """A bug: the Error object without internals; the edge logs it."""
-    return error_response("INTERNAL_ERROR", "The host failed to answer this request.", 500)
+    return error_response(
+        "INTERNAL_ERROR",
+        "The host failed to answer this request.",
+        500,
+        auth_form=_authenticating(request),
+    )
 
 
 EXCEPTION_HANDLERS = {

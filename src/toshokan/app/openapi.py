@@ -2,7 +2,11 @@
 
 Each operation lists the status codes it really answers with and their
 bodies: the spec object on success, the Error object (or the authenticate
-endpoint's failure form) otherwise.
+endpoint's failure form) otherwise. Every bound the host enforces on what a
+client sends is published: in the schemas where JSON Schema can say it (the
+search models carry theirs), in the descriptions where it cannot (body size
+and nesting). Each body has examples the host accepts, which the docs page's
+"Try it out" sends as they are.
 """
 
 from typing import Any
@@ -10,6 +14,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from toshokan import __version__
+from toshokan.app.routes import MAX_BODY_BYTES, MAX_JSON_DEPTH
 from toshokan.models import (
     AuthResponse,
     Chapter,
@@ -22,7 +27,8 @@ from toshokan.models import (
     SearchResponse,
     SourceConfiguration,
 )
-from toshokan.sdk.auth import Credentials
+from toshokan.models.auth import AUTH_FIELDS
+from toshokan.models.base import SLUG_PATTERN, SOURCE_SLUG_PATTERN
 
 REF = "#/components/schemas/{model}"
 MODELS = (
@@ -34,7 +40,6 @@ MODELS = (
     SearchResponse,
     Manga,
     Chapter,
-    Credentials,
     AuthResponse,
     ErrorResponse,
 )
@@ -43,11 +48,52 @@ ERRORS = {
     401: "INVALID_CREDENTIALS: the source requires authentication",
     404: "SOURCE_NOT_FOUND, MANGA_NOT_FOUND, CHAPTER_NOT_FOUND or NOT_FOUND",
     405: "INVALID_REQUEST: wrong method for this path",
+    408: "INVALID_REQUEST: the body did not arrive within the host's time",
     413: "INVALID_REQUEST: the body is over the host's limit",
+    431: "INVALID_REQUEST: the request headers are over the host's limits",
     429: "RATE_LIMITED, with Retry-After",
     500: "INTERNAL_ERROR",
     502: "UPSTREAM_ERROR",
     504: "UPSTREAM_TIMEOUT",
+}
+
+
+#: Path parameters are slugs, accepted exactly in the alphabet they are emitted in (else 404).
+PATH_PATTERNS = {"source": SOURCE_SLUG_PATTERN, "manga": SLUG_PATTERN, "chapter": SLUG_PATTERN}
+BODY_BOUNDS = (
+    f"At most {MAX_BODY_BYTES // 1024} KiB (less where the operator sets "
+    f"`[limits] max_body_bytes` lower; 413 beyond), nesting at most {MAX_JSON_DEPTH} levels."
+)
+#: What an authenticate body may carry: the fields the source's ``auth.fields`` names.
+CREDENTIALS = {
+    "type": "object",
+    "description": "The fields named by the source's `auth.fields` (GET /{source}), each a "
+    "string that is not blank; other fields are ignored. A source of type `none` accepts any "
+    "JSON body, `{}` included.",
+    "properties": {
+        field: {"type": "string", "pattern": r"\S"}
+        for field in dict.fromkeys(f for fields in AUTH_FIELDS.values() for f in fields)
+    },
+}
+CREDENTIAL_EXAMPLES = {
+    "none": {"summary": "A source of auth type none", "value": {}},
+    "basic": {
+        "summary": "basic or session: a user name and password",
+        "value": {"username": "reader", "password": "correct horse battery staple"},
+    },
+    "api_key": {"summary": "api_key", "value": {"apiKey": "your-api-key"}},
+    "bearer": {"summary": "bearer", "value": {"token": "your-token"}},
+    "cookie": {"summary": "cookie", "value": {"cookie": "session=your-session-cookie"}},
+}
+SEARCH_EXAMPLES = {
+    "browse": {
+        "summary": "Browse everything, most relevant first",
+        "value": {"query": "", "page": 1, "limit": 20, "sort": "relevance", "direction": "desc"},
+    },
+    "titles": {
+        "summary": "Search titles, A to Z",
+        "value": {"query": "sample", "page": 1, "sort": "title", "direction": "asc"},
+    },
 }
 
 
@@ -65,25 +111,33 @@ def _operation(
     errors: tuple[int, ...],
     *,
     path_params: tuple[str, ...] = ("source",),
-    body: str | None = None,
+    body: tuple[dict[str, Any], dict[str, Any]] | None = None,
     error_schema: str = "ErrorResponse",
 ) -> dict[str, Any]:
+    """One operation; ``body`` is the request body's schema and its examples."""
     operation: dict[str, Any] = {
         "summary": summary,
         "operationId": summary.lower().replace(" ", "_"),
         "parameters": [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            {
+                "name": name,
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string", "pattern": PATH_PATTERNS[name]},
+            }
             for name in path_params
         ],
         "responses": {
             "200": _json(answer, "Success"),
-            **{str(code): _json(_ref(error_schema), ERRORS[code]) for code in errors},
+            **{str(code): _json(_ref(error_schema), ERRORS[code]) for code in (*errors, 431)},
         },
     }
     if body:
+        schema, examples = body
         operation["requestBody"] = {
             "required": True,
-            "content": {"application/json": {"schema": _ref(body)}},
+            "description": BODY_BOUNDS,
+            "content": {"application/json": {"schema": schema, "examples": examples}},
         }
     return operation
 
@@ -106,14 +160,17 @@ def openapi_document() -> dict[str, Any]:
             "post": _operation(
                 "Authenticate",
                 _ref("AuthResponse"),
-                (400, 401, 404, 413, 429, 502, 504),
-                body="Credentials",
+                (400, 401, 404, 408, 413, 429, 500, 502, 504),
+                body=(CREDENTIALS, CREDENTIAL_EXAMPLES),
                 error_schema="AuthResponse",
             )
         },
         "/{source}/search": {
             "post": _operation(
-                "Search", _ref("SearchResponse"), (400, 413, *content), body="SearchRequest"
+                "Search",
+                _ref("SearchResponse"),
+                (400, 408, 413, *content),
+                body=(_ref("SearchRequest"), SEARCH_EXAMPLES),
             )
         },
         "/{source}/{manga}": {

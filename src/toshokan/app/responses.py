@@ -1,4 +1,5 @@
-"""Building the Error object responses every failure path shares."""
+"""Building the Error object responses every failure path shares, and the authenticate
+endpoint's failure form."""
 
 from starlette.responses import JSONResponse
 
@@ -8,14 +9,22 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 
 def error_response(
-    code: str, message: str, status: int, headers: dict[str, str] | None = None
+    code: str,
+    message: str,
+    status: int,
+    headers: dict[str, str] | None = None,
+    *,
+    auth_form: bool = False,
 ) -> JSONResponse:
+    error = {"error": {"code": code, "message": message}}
     return JSONResponse(
-        {"error": {"code": code, "message": message}},
+        {"success": False, **error} if auth_form else error,
         status_code=status,
         headers={**NO_STORE, **(headers or {})},
     )
 
 
-def host_error_response(error: HostError) -> JSONResponse:
-    return error_response(error.code, error.message, error.status, error.headers)
+def host_error_response(error: HostError, *, auth_form: bool = False) -> JSONResponse:
+    return error_response(
+        error.code, error.message, error.status, error.headers, auth_form=auth_form
+    )

@@ -17,14 +17,12 @@ from toshokan.app.caching import NO_STORE, CacheControl
 from toshokan.core import Answer, Core
 from toshokan.core.http import caller_of
 from toshokan.errors import (
-    HostError,
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
 )
-from toshokan.models import AuthResponse, Health
-from toshokan.models.auth import AuthError
+from toshokan.models import Health
 
 HEALTH_BODY = Health().model_dump_json(exclude_none=True).encode()
 POST_ONLY = frozenset({"search", "authenticate"})
@@ -116,22 +114,13 @@ async def pages(request: Request) -> Response:
 
 
 async def authenticate(request: Request) -> Response:
-    """Failures use the spec's failure form ``{success: false, error}`` with the code's status."""
+    """Every failure here, an unknown source included, is answered in the spec's failure form
+    ``{success: false, error}`` by the exception handlers, which know this endpoint."""
     slug = source_slug(request)
     core = core_of(request)
-    core.source(slug)  # an unknown source is a plain 404 Error object
-    try:
-        body = await read_json(request)
-        headers = await core.authenticate(slug, body, caller_of(request))
-    except HostError as error:
-        failure = AuthResponse(
-            success=False, error=AuthError(code=error.code, message=error.message)
-        )
-        return JSONResponse(
-            failure.model_dump(exclude_none=True),
-            status_code=error.status,
-            headers={"Cache-Control": NO_STORE, **error.headers},
-        )
+    core.source(slug)
+    body = await read_json(request)
+    headers = await core.authenticate(slug, body, caller_of(request))
     return JSONResponse({"success": True, "headers": headers}, headers={"Cache-Control": NO_STORE})
 
 

@@ -10,17 +10,17 @@ from pydantic import ValidationError
 
 from toshokan.errors import InvalidRequest, MissingFields
 from toshokan.models import FILTER_TYPES, FilterKey, SearchConfig, SearchRequest
+from toshokan.models.search import (
+    MAX_FILTER_CHARS,
+    MAX_FILTER_ITEMS,
+    MAX_FILTER_NUMBER,
+    MAX_LIMIT,
+    MAX_PAGE,
+    MAX_QUERY_CHARS,
+)
 
 REQUIRED = ("page", "sort")
 KNOWN_FIELDS = ("query", "page", "limit", "sort", "direction", "filters")
-
-# Bounds on what one search may ask, so no value reaches a source (an SQL
-# offset, an upstream query string) that it cannot represent or afford.
-MAX_PAGE = 10_000
-MAX_QUERY_CHARS = 500
-MAX_FILTER_ITEMS = 100
-MAX_FILTER_CHARS = 200
-MAX_FILTER_NUMBER = 1_000_000
 
 
 def parse_search(body: Any, search: SearchConfig) -> SearchRequest:
@@ -42,6 +42,9 @@ def parse_search(body: Any, search: SearchConfig) -> SearchRequest:
         filters = {}
     if not isinstance(filters, dict):
         raise InvalidRequest("filters must be a JSON object.")
+    # A null filter is one left out, as the published schema says (clients and generated
+    # examples send every optional key, null when unused).
+    filters = {key: value for key, value in filters.items() if value is not None}
     _check_filters(filters, search)
     try:
         return SearchRequest.model_validate({**body, "filters": filters})
@@ -62,8 +65,8 @@ def _check_scalars(body: dict[str, Any]) -> None:
     if not _is_int(body["page"]) or not 1 <= body["page"] <= MAX_PAGE:
         raise InvalidRequest(f"page must be a whole number from 1 to {MAX_PAGE}.")
     limit = body.get("limit", 20)
-    if not _is_int(limit) or not 1 <= limit <= 100:
-        raise InvalidRequest("limit must be a whole number from 1 to 100.")
+    if not _is_int(limit) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidRequest(f"limit must be a whole number from 1 to {MAX_LIMIT}.")
     if not isinstance(body["sort"], str):
         raise InvalidRequest("sort must be a string.")
     if body.get("direction", "desc") not in ("asc", "desc"):

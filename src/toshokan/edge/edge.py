@@ -2,12 +2,15 @@
 every request needs before and after it.
 
 In order: header bounds (431), forwarded headers from trusted proxies,
-CORS preflights, the client's budget (requests, or images), the body read
+CORS preflights, the client's budget (requests, or images), paths that
+match no route exactly (404), the body read
 within its size and time bounds (413, 408), replay of a cached public
 answer, and otherwise the application, whose answer gets CORS headers, a
 304 when the client already has it, and is kept for replay when the core
 says which cache entry it came from. Every request ends in one access line.
 An exception the application lets escape becomes the 500 Error object.
+Failures answered here on the authenticate endpoint take its own form,
+``{"success": false, "error": {...}}``, as the application's do.
 
 Requests carrying credentials, cookies or forwarded headers never replay
 and are never kept: what they get may depend on who sends them.
@@ -29,7 +32,7 @@ from toshokan.core.served import SERVED, Served
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import Budget as Kind
-from toshokan.edge.paths import budget_of
+from toshokan.edge.paths import answers_auth_failures, budget_of, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
@@ -52,10 +55,17 @@ GONE = 499
 
 
 def error_answer(
-    status: int, code: str, message: str, extra: Sequence[tuple[bytes, bytes]] = ()
+    status: int,
+    code: str,
+    message: str,
+    extra: Sequence[tuple[bytes, bytes]] = (),
+    *,
+    auth_form: bool = False,
 ) -> tuple[int, Headers, bytes]:
-    """An Error object answer, built once where it can be."""
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    """An Error object answer (or the authenticate endpoint's failure form), built once where
+    it can be."""
+    error = {"error": {"code": code, "message": message}}
+    body = json.dumps({"success": False, **error} if auth_form else error).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
@@ -101,17 +111,26 @@ class Edge:
         self.replay = ReplayTable(settings.cache.max_entries if cache is not None else 0)
         if cache is not None:
             cache.on_invalidate(self.replay.invalidate)
-        self._too_large = error_answer(
-            413,
-            "INVALID_REQUEST",
-            f"The request body is larger than the host's limit of {self.max_body} bytes.",
-        )
-        self._too_many_headers = error_answer(
-            431,
-            "INVALID_REQUEST",
-            f"The request headers exceed the host's limits ({self.max_headers} headers, "
-            f"{self.max_header_bytes} bytes).",
-        )
+        # Keyed by whether the answer takes the authenticate endpoint's failure form.
+        self._too_large = {
+            form: error_answer(
+                413,
+                "INVALID_REQUEST",
+                f"The request body is larger than the host's limit of {self.max_body} bytes.",
+                auth_form=form,
+            )
+            for form in (False, True)
+        }
+        self._too_many_headers = {
+            form: error_answer(
+                431,
+                "INVALID_REQUEST",
+                f"The request headers exceed the host's limits ({self.max_headers} headers, "
+                f"{self.max_header_bytes} bytes).",
+                auth_form=form,
+            )
+            for form in (False, True)
+        }
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -161,15 +180,16 @@ class Edge:
                     if client and self.proxies.trusts(client[0]):
                         forwarded = True
         cors = self.cors.headers(origin)
+        method: str = scope["method"]
+        path: str = scope["path"]
+        auth_form = answers_auth_failures(method, path)
         if len(headers) > self.max_headers or size > self.max_header_bytes:
-            return await _answer(send, self._too_many_headers, cors)
+            return await _answer(send, self._too_many_headers[auth_form], cors)
         if forwarded:
             outer = scope
             scope = self.proxies.resolve(scope)
             outer["toshokan.client"] = scope["client"]
             host = next((v for k, v in scope["headers"] if k == b"host"), host)
-        method: str = scope["method"]
-        path: str = scope["path"]
 
         if method == "OPTIONS" and preflight:
             allowed = self.cors.preflight(origin)
@@ -199,15 +219,22 @@ class Edge:
                         "RATE_LIMITED",
                         f"Too many requests from this address; retry in {seconds} s.",
                         [(b"retry-after", str(seconds).encode())],
+                        auth_form=auth_form,
                     ),
                     cors,
                 )
 
+        if reaches_no_route(path):
+            nowhere = error_answer(404, "NOT_FOUND", f"Nothing is at {path[:200]!r}.")
+            return await _answer(send, nowhere, cors)
+
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
             if not declared.isdigit():
-                bad = error_answer(400, "INVALID_REQUEST", "Content-Length is not a number.")
+                bad = error_answer(
+                    400, "INVALID_REQUEST", "Content-Length is not a number.", auth_form=auth_form
+                )
                 return await _answer(send, bad, cors)
-            return await _answer(send, self._too_large, cors)
+            return await _answer(send, self._too_large[auth_form], cors)
         body = b""
         if method not in BODILESS:
             read = await self._read_body(receive)
@@ -216,12 +243,13 @@ class Edge:
                     return GONE
                 return await _answer(
                     send,
-                    self._too_large
+                    self._too_large[auth_form]
                     if read == 413
                     else error_answer(
                         408,
                         "INVALID_REQUEST",
                         f"The request body did not arrive within {self.body_timeout:g} s.",
+                        auth_form=auth_form,
                     ),
                     cors,
                 )
@@ -241,7 +269,7 @@ class Edge:
                     return await _answer(send, (304, not_modified(stored.headers), b""), cors)
                 return await _answer(send, (200, stored.headers, stored.body), cors)
 
-        return await self._full(scope, receive, send, cors, if_none_match, key)
+        return await self._full(scope, receive, send, cors, if_none_match, key, auth_form)
 
     async def _full(
         self,
@@ -251,6 +279,7 @@ class Edge:
         cors: Headers,
         if_none_match: bytes | None,
         key: Hashable,
+        auth_form: bool,
     ) -> int:
         """Through the application; its answer kept for replay when the core says it may be."""
         status = 500
@@ -313,7 +342,10 @@ class Edge:
             log.exception("unhandled error on %s %s", scope["method"], scope["path"][:200])
             if not started:
                 failed = error_answer(
-                    500, "INTERNAL_ERROR", "The host failed to answer this request."
+                    500,
+                    "INTERNAL_ERROR",
+                    "The host failed to answer this request.",
+                    auth_form=auth_form,
                 )
                 return await _answer(send, failed, cors)
             return status if status >= 500 else 500

@@ -1,4 +1,5 @@
-"""Which budget a request spends, told from its path alone.
+"""What the edge tells from a request's path alone: the budget it spends, whether it can
+reach a route at all, and the form its failures take.
 
 Readers fetch one image per page, so page images and covers count against a
 budget of their own, larger than the API's: reading a long chapter never
@@ -35,3 +36,23 @@ def budget_of(path: str) -> Budget:
     if path.endswith(("/health", "/health/")) and _HEALTH.fullmatch(path):
         return Budget.EXEMPT
     return Budget.REQUESTS
+
+
+#: The spec's authenticate endpoint, as the JSON interface and the Alethia face route it.
+_AUTHENTICATE = re.compile(r"(?:/_/alethia)?/[^/]+/authenticate")
+
+
+def answers_auth_failures(method: str, path: str) -> bool:
+    """Whether failures here take the authenticate endpoint's form, ``{success: false, error}``."""
+    return method == "POST" and _AUTHENTICATE.fullmatch(path) is not None
+
+
+def reaches_no_route(path: str) -> bool:
+    """A path ending in a line feed matches no route exactly.
+
+    Starlette anchors its route patterns with ``$``, which also matches just
+    before a final newline: ``/_/opds%0A`` would reach the OPDS catalogue.
+    Refusing such paths here, in front of every router, keeps every route of
+    every face exact, including those added later.
+    """
+    return path.endswith("\n")

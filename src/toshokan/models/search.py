@@ -1,9 +1,9 @@
 """The search request and response, and the vocabularies of sorts and filters."""
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from toshokan.models.base import SpecModel
 from toshokan.models.content import Entry
@@ -58,23 +58,39 @@ FILTER_TYPES: dict[FilterKey, type] = {
 
 Direction = Literal["asc", "desc"]
 
+# Bounds on what one search may ask, so no value reaches a source (an SQL
+# offset, an upstream query string) that it cannot represent or afford. The
+# host enforces them (toshokan.core.search) and the OpenAPI document, built
+# from these models, publishes them.
+MAX_PAGE = 10_000
+MAX_LIMIT = 100
+MAX_QUERY_CHARS = 500
+MAX_FILTER_ITEMS = 100
+MAX_FILTER_CHARS = 200
+MAX_FILTER_NUMBER = 1_000_000
+
+FilterText = Annotated[str, StringConstraints(max_length=MAX_FILTER_CHARS)]
+FilterList = Annotated[list[FilterText], Field(max_length=MAX_FILTER_ITEMS)]
+FilterNumber = Annotated[int, Field(ge=-MAX_FILTER_NUMBER, le=MAX_FILTER_NUMBER)]
+
 
 class Filters(SpecModel):
-    """Filter values typed per the spec's table; every key is optional."""
+    """Filter values typed per the spec's table; every key is optional, and ``null`` is
+    the same as leaving the key out."""
 
-    genre: list[str] | None = None
-    status: list[str] | None = None
-    contentRating: list[str] | None = None
-    year: int | None = None
-    originalLanguage: list[str] | None = None
-    translatedLanguage: list[str] | None = None
-    author: str | None = None
-    artist: str | None = None
-    includeTag: list[str] | None = None
-    excludeTag: list[str] | None = None
-    demographic: list[str] | None = None
-    publisher: str | None = None
-    minChapters: int | None = None
+    genre: FilterList | None = None
+    status: FilterList | None = None
+    contentRating: FilterList | None = None
+    year: FilterNumber | None = None
+    originalLanguage: FilterList | None = None
+    translatedLanguage: FilterList | None = None
+    author: FilterText | None = None
+    artist: FilterText | None = None
+    includeTag: FilterList | None = None
+    excludeTag: FilterList | None = None
+    demographic: FilterList | None = None
+    publisher: FilterText | None = None
+    minChapters: FilterNumber | None = None
 
     def given(self) -> dict[str, Any]:
         """The filters the client actually sent."""
@@ -88,9 +104,9 @@ class SearchRequest(SpecModel):
     key is declared and typed, tag slugs exist.
     """
 
-    query: str = ""
-    page: int = Field(ge=1)
-    limit: int = Field(default=20, ge=1, le=100)
+    query: str = Field(default="", max_length=MAX_QUERY_CHARS)
+    page: int = Field(ge=1, le=MAX_PAGE)
+    limit: int = Field(default=20, ge=1, le=MAX_LIMIT)
     sort: SortOption
     direction: Direction = "desc"
     filters: Filters = Field(default_factory=Filters)
