@@ -173,7 +173,7 @@ def serve(library: Path, data_dir: Path, port_file: Path, log_level: str, limit:
     import uvicorn
 
     from toshokan.config import load_settings
-    from toshokan.edge.server import served_app, uvicorn_options
+    from toshokan.serving import served_app, uvicorn_options
 
     settings = load_settings(
         None,

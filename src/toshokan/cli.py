@@ -138,8 +138,8 @@ def serve(
     workers: int | None,
     log_level: str,
 ) -> None:
-    from toshokan.edge.server import LOG_FORMAT, run, served_app
     from toshokan.faces.web import reader_address
+    from toshokan.serving import LOG_FORMAT, run, served_app
 
     settings = _or_exit(
         lambda: resolve_settings(

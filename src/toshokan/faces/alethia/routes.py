@@ -17,8 +17,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from toshokan.app import routes as spec
-from toshokan.app.caching import NO_STORE
 from toshokan.core import Caller, Core
 from toshokan.core.core import PAGE_LIST
 from toshokan.core.hashing import etag_of
@@ -27,6 +25,8 @@ from toshokan.errors import MethodNotAllowed
 from toshokan.faces.alethia.images import header_free, needs_headers
 from toshokan.faces.alethia.rendered import Rendered
 from toshokan.faces.alethia.shapes import AppHost, app_chapter, app_manga, app_source
+from toshokan.faces.spec import routes as spec
+from toshokan.faces.spec.caching import NO_STORE
 from toshokan.models import Chapter, SearchResponse, SourceConfiguration
 
 PREFIX = "/_/alethia"

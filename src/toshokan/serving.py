@@ -199,9 +199,7 @@ def run(settings: HostSettings, log_level: str, app: Any) -> None:
         return
     os.environ[SETTINGS_ENV] = settings.model_dump_json()
     os.environ[LOG_LEVEL_ENV] = log_level
-    uvicorn.run(
-        "toshokan.edge.server:worker_app", factory=True, **uvicorn_options(settings, log_level)
-    )
+    uvicorn.run("toshokan.serving:worker_app", factory=True, **uvicorn_options(settings, log_level))
 
 
 def worker_app() -> Any:
@@ -254,7 +252,7 @@ def one_startup_at_a_time(app: Any, lock_path: Path) -> Any:
 
 
 def served_app(settings: HostSettings) -> Any:
-    from toshokan.app import create_app
+    from toshokan.application import create_app
 
     BoundedHttpTools.configure(settings)
     return plain_startup_errors(create_app(settings))

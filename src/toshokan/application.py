@@ -6,10 +6,6 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
-from toshokan.app import routes
-from toshokan.app.caching import CacheControl
-from toshokan.app.docs import docs_routes
-from toshokan.app.errors import EXCEPTION_HANDLERS
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.http import source_mounts
@@ -17,6 +13,10 @@ from toshokan.core.images import image_mount
 from toshokan.edge import Edge
 from toshokan.faces import alethia
 from toshokan.faces.opds import opds_routes
+from toshokan.faces.spec import routes
+from toshokan.faces.spec.caching import CacheControl
+from toshokan.faces.spec.docs import docs_routes
+from toshokan.faces.spec.errors import EXCEPTION_HANDLERS
 from toshokan.faces.web import web_routes
 
 

@@ -6,8 +6,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from toshokan.app.openapi import openapi_document
-from toshokan.faces.swagger_ui import DIST, VERSION
+from toshokan.faces.spec.openapi import openapi_document
+from toshokan.faces.spec.swagger_ui import DIST, VERSION
 
 DOCS_PATH = "/_/docs"
 ASSETS_PATH = "/_/docs/assets"

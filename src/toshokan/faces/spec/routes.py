@@ -13,7 +13,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from toshokan.app.caching import NO_STORE, CacheControl
 from toshokan.core import Answer, Core
 from toshokan.core.http import caller_of
 from toshokan.errors import (
@@ -23,6 +22,7 @@ from toshokan.errors import (
     NotFound,
     PayloadTooLarge,
 )
+from toshokan.faces.spec.caching import NO_STORE, CacheControl
 from toshokan.models import AuthResponse, Health
 from toshokan.models.auth import AuthError
 

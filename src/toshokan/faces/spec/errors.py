@@ -4,8 +4,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.app.responses import error_response, host_error_response
 from toshokan.errors import HostError
+from toshokan.faces.spec.responses import error_response, host_error_response
 
 
 async def on_host_error(request: Request, error: Exception) -> Response:
