@@ -8,13 +8,13 @@ from starlette.types import ASGIApp
 
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
+from toshokan.core.cache_control import CacheControl
 from toshokan.core.http import source_mounts
 from toshokan.core.images import image_mount
 from toshokan.edge import Edge
 from toshokan.faces import alethia
 from toshokan.faces.opds import opds_routes
 from toshokan.faces.spec import routes
-from toshokan.faces.spec.caching import CacheControl
 from toshokan.faces.spec.docs import docs_routes
 from toshokan.faces.spec.errors import EXCEPTION_HANDLERS
 from toshokan.faces.web import web_routes
