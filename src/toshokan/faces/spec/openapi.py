@@ -10,6 +10,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from toshokan import __version__
+from toshokan.core import Credentials
 from toshokan.models import (
     AuthResponse,
     Chapter,
@@ -22,7 +23,6 @@ from toshokan.models import (
     SearchResponse,
     SourceConfiguration,
 )
-from toshokan.sdk.auth import Credentials
 
 REF = "#/components/schemas/{model}"
 MODELS = (
