@@ -1,7 +1,9 @@
-"""The HTTP application: the core, its faces, and the edge in front of them."""
+"""The HTTP application: the core, the faces of :data:`toshokan.faces.FACES`, and the edge
+in front of them."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
@@ -9,28 +11,29 @@ from starlette.types import ASGIApp
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.cache_control import CacheControl
-from toshokan.core.http import source_mounts
-from toshokan.core.images import image_mount
+from toshokan.core.face import Face, Need, names_of
 from toshokan.edge import Edge
-from toshokan.faces import alethia
-from toshokan.faces.opds import opds_routes
-from toshokan.faces.spec import routes
-from toshokan.faces.spec.docs import docs_routes
-from toshokan.faces.spec.errors import EXCEPTION_HANDLERS
-from toshokan.faces.web import web_routes
+from toshokan.faces import FACES
 
 
 class EdgedStarlette(Starlette):
     """Starlette with the edge outermost, outside even its own error middleware."""
 
+    def __init__(self, core: Core, faces: Sequence[Face], **options: Any):
+        self.core = core
+        self.faces = faces
+        super().__init__(**options)
+
     def build_middleware_stack(self) -> ASGIApp:
-        core: Core = self.state.core
-        return Edge(super().build_middleware_stack(), core.settings, core.cache)
+        return Edge(
+            super().build_middleware_stack(), self.core.settings, self.faces, self.core.cache
+        )
 
 
 def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     """The ASGI application for ``settings``; adapters start when it starts."""
-    core = Core(settings, host or Host.from_settings(settings))
+    faces = FACES
+    core = Core(settings, host or Host.from_settings(settings, face_names=names_of(faces)))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -40,26 +43,26 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
             # Kept for the server, which reports it as one line rather than a traceback.
             app.state.startup_error = str(error)
             raise
-        # The sources' own routes exist once they started; the host's namespace comes first.
-        app.router.routes[:0] = source_mounts(core)
+        # Routes the faces add once the sources started come first: the host's namespace.
+        app.router.routes[:0] = [
+            route for face in faces if face.started_routes for route in face.started_routes(core)
+        ]
         try:
             yield
         finally:
             await core.shutdown()
 
     app = EdgedStarlette(
-        routes=[
-            *docs_routes(),
-            *web_routes(),
-            image_mount(),
-            *opds_routes(),
-            *alethia.routes(),
-            *routes.routes(),
-        ],
-        exception_handlers=EXCEPTION_HANDLERS,
+        core,
+        faces,
+        routes=[route for face in faces for route in face.routes()],
+        exception_handlers={
+            kind: handler for face in faces for kind, handler in face.exception_handlers.items()
+        },
         lifespan=lifespan,
     )
     app.router.redirect_slashes = False
-    app.state.core = core
-    app.state.cache_control = CacheControl(settings.cache)
+    provided = {Need.CORE: core, Need.CACHE_CONTROL: CacheControl(settings.cache)}
+    for need in {need for face in faces for need in face.needs}:
+        setattr(app.state, need.value, provided[need])
     return app

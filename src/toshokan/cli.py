@@ -178,14 +178,16 @@ def list_sources(show_settings: bool) -> None:
 @main.command(name="check-config", help="Validate a configuration file without serving.")
 @click.argument("config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 def check_config(config_file: Path) -> None:
+    from toshokan.core.face import names_of
     from toshokan.core.sources import Host, host_services
+    from toshokan.faces import FACES
 
     settings = _or_exit(lambda: load_settings(config_file))
     if not settings.sources:
         _or_exit(lambda: _raise(ConfigFileError(f"{config_file}: no source is configured")))
     # Read-only: a throwaway signing key, and no adapter started (nothing scanned or written).
     services = host_services(settings, secret=b"check-config")
-    host = _or_exit(lambda: Host.from_settings(settings, services))
+    host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
     click.echo(
         f"{config_file}: OK ({len(settings.sources)} source(s): {', '.join(settings.sources) or 'none'})"

@@ -5,8 +5,9 @@ import logging
 import pytest
 
 from toshokan.edge import AccessLog
-from toshokan.edge.paths import Budget, budget_of
+from toshokan.edge.paths import Budget, PathBudgets
 from toshokan.edge.ratelimit import LocalBudget
+from toshokan.faces import FACES
 
 pytestmark = pytest.mark.anyio
 
@@ -65,7 +66,7 @@ async def test_over_budget_answer_is_the_error_object_with_retry_after(make_host
     ],
 )
 def test_budget_of_path(path, budget):
-    assert budget_of(path) is budget
+    assert PathBudgets(FACES).of(path) is budget
 
 
 def test_local_budget_allows_a_burst_then_one_per_interval():

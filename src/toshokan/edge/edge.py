@@ -17,19 +17,20 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toshokan.config import HostSettings
 from toshokan.core.cache import ResultCache
+from toshokan.core.face import Face
 from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import Budget as Kind
-from toshokan.edge.paths import budget_of
+from toshokan.edge.paths import PathBudgets
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
@@ -80,10 +81,12 @@ class Edge:
         self,
         app: ASGIApp,
         settings: HostSettings,
+        faces: Iterable[Face],
         cache: ResultCache | None = None,
         access_log: AccessLog | None = None,
     ):
         self.app = app
+        self.budget_of = PathBudgets(faces).of
         limits, server = settings.limits, settings.server
         self.proxies = TrustedProxies(server.trusted_proxies)
         self.cors = Cors(
@@ -178,7 +181,7 @@ class Edge:
                 return await _answer(send, refused)
             return await _answer(send, (204, allowed, b""))
 
-        kind = budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
+        kind = self.budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
         limiter = (
             self.requests if kind is Kind.REQUESTS else self.images if kind is Kind.IMAGES else None
         )

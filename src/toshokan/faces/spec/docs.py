@@ -11,6 +11,8 @@ from toshokan.faces.spec.swagger_ui import DIST, VERSION
 
 DOCS_PATH = "/_/docs"
 ASSETS_PATH = "/_/docs/assets"
+#: Swagger UI's scripts, styles and icons spend the image budget, as the reader's assets do.
+DOCS_ASSETS_ROUTE = r"/_/docs/assets/"
 OPENAPI_PATH = "/openapi.json"
 
 # The version in the asset URLs changes them when Swagger UI is updated, so a browser never
