@@ -1,6 +1,5 @@
 """The ``toshokan`` command."""
 
-import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -139,14 +138,15 @@ def serve(
     log_level: str,
 ) -> None:
     from toshokan.faces.web import reader_address
-    from toshokan.serving import LOG_FORMAT, run, served_app
+    from toshokan.logs import configure_logging
+    from toshokan.serving import run, served_app
 
     settings = _or_exit(
         lambda: resolve_settings(
             config, library, host=host, port=port, rate_limit=rate_limit, workers=workers
         )
     )
-    logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
+    configure_logging(log_level)
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
     click.echo(f"toshokan: web reader at {reader_address(settings)}")

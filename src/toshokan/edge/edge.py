@@ -83,7 +83,6 @@ class Edge:
         settings: HostSettings,
         faces: Iterable[Face],
         cache: ResultCache | None = None,
-        access_log: AccessLog | None = None,
     ):
         self.app = app
         self.budget_of = PathBudgets(faces).of
@@ -100,7 +99,7 @@ class Edge:
         self.max_header_bytes = limits.max_header_bytes
         self.max_body = limits.max_body_bytes
         self.body_timeout = server.body_timeout
-        self.log = access_log or AccessLog()
+        self.log = AccessLog()
         self.replay = ReplayTable(settings.cache.max_entries if cache is not None else 0)
         if cache is not None:
             cache.on_invalidate(self.replay.invalidate)
@@ -118,12 +117,6 @@ class Edge:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
-            if scope["type"] == "lifespan":
-                try:
-                    await self.app(scope, receive, send)
-                finally:
-                    self.log.flush()
-                return
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
