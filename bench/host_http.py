@@ -40,7 +40,6 @@ import asyncio
 import base64
 import contextlib
 import json
-import logging
 import os
 import random
 import shutil
@@ -173,7 +172,8 @@ def serve(library: Path, data_dir: Path, port_file: Path, log_level: str, limit:
     import uvicorn
 
     from toshokan.config import load_settings
-    from toshokan.edge.server import served_app, uvicorn_options
+    from toshokan.logs import configure_logging
+    from toshokan.serving import served_app, uvicorn_options
 
     settings = load_settings(
         None,
@@ -181,9 +181,7 @@ def serve(library: Path, data_dir: Path, port_file: Path, log_level: str, limit:
         limits={"rate_limit": limit, "image_rate_limit": limit},
         sources={SOURCE: {"root": str(library)}},
     )
-    logging.basicConfig(
-        level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(log_level)
     # Binding here and handing the socket over leaves no window for another process to take the port.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -1,6 +1,5 @@
 """The ``toshokan`` command."""
 
-import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -138,15 +137,16 @@ def serve(
     workers: int | None,
     log_level: str,
 ) -> None:
-    from toshokan.edge.server import LOG_FORMAT, run, served_app
     from toshokan.faces.web import reader_address
+    from toshokan.logs import configure_logging
+    from toshokan.serving import run, served_app
 
     settings = _or_exit(
         lambda: resolve_settings(
             config, library, host=host, port=port, rate_limit=rate_limit, workers=workers
         )
     )
-    logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
+    configure_logging(log_level)
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
     click.echo(f"toshokan: web reader at {reader_address(settings)}")
@@ -178,14 +178,16 @@ def list_sources(show_settings: bool) -> None:
 @main.command(name="check-config", help="Validate a configuration file without serving.")
 @click.argument("config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 def check_config(config_file: Path) -> None:
+    from toshokan.core.face import names_of
     from toshokan.core.sources import Host, host_services
+    from toshokan.faces import FACES
 
     settings = _or_exit(lambda: load_settings(config_file))
     if not settings.sources:
         _or_exit(lambda: _raise(ConfigFileError(f"{config_file}: no source is configured")))
     # Read-only: a throwaway signing key, and no adapter started (nothing scanned or written).
     services = host_services(settings, secret=b"check-config")
-    host = _or_exit(lambda: Host.from_settings(settings, services))
+    host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
     click.echo(
         f"{config_file}: OK ({len(settings.sources)} source(s): {', '.join(settings.sources) or 'none'})"

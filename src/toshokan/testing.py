@@ -28,7 +28,7 @@ from asgi_lifespan import LifespanManager
 from pydantic import BaseModel
 from starlette.applications import Starlette
 
-from toshokan.app import create_app
+from toshokan.application import create_app
 from toshokan.config import load_settings
 from toshokan.core import Core, Host, HostedSource
 from toshokan.core.sources import host_services

@@ -9,7 +9,9 @@ from click.testing import CliRunner
 from tests.core.plugins import activate, install_plugin
 from toshokan.cli import main
 from toshokan.config import load_settings
+from toshokan.core.face import names_of
 from toshokan.core.sources import ConfigurationError, Host
+from toshokan.faces import FACES
 from toshokan.registry import AdapterLoadError, adapter, installed_adapters
 
 pytestmark = pytest.mark.anyio
@@ -94,7 +96,7 @@ async def test_host_from_settings_with_plugin(plugin_site, tmp_path):
 def test_bad_source_configuration_names_the_problem(plugin_site, tmp_path, sources, message):
     settings = load_settings(None, host={"data_dir": str(tmp_path)}, sources=sources)
     with pytest.raises(ConfigurationError, match=message.replace("(", r"\(")):
-        Host.from_settings(settings)
+        Host.from_settings(settings, face_names=names_of(FACES))
 
 
 async def test_invalid_declared_configuration_stops_startup(plugin_site, tmp_path, monkeypatch):

@@ -1,12 +1,17 @@
 """The real thing: `toshokan serve` in its own process, spoken to over HTTP."""
 
+import re
 import subprocess
+import time
 
 import httpx
 import pytest
 
 from tests.core.plugins import install_plugin, plugin_env
-from tests.serving import free_port, running_host, serve_command
+from tests.serving import REPO, free_port, running_host, serve_command
+
+#: The host's one log format: ``2026-01-01 12:00:00,123 INFO toshokan.access: ...``.
+LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ [a-z_.]+: \S")
 
 
 @pytest.fixture
@@ -70,3 +75,37 @@ def test_invalid_declared_configuration_stops_with_one_line(tmp_path):
     assert "configuration error: source 'shelf'" in result.stderr
     assert "preset 'Most viewed': sort 'views' is not declared" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_every_line_on_stderr_has_the_one_log_format(tmp_path):
+    """uvicorn's own lines, the host's and the access log: one format an operator can parse."""
+    site = install_plugin(tmp_path / "site")
+    config = tmp_path / "toshokan.toml"
+    config.write_text(
+        f'[host]\ndata_dir = "{tmp_path / "data"}"\n[sources.shelf]\nadapter = "catalog"\n'
+    )
+    port = free_port()
+    process = subprocess.Popen(
+        serve_command("--config", str(config), "--port", str(port)),
+        env=plugin_env(site),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None and time.monotonic() < deadline
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/shelf", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=20)
+    lines = errors.splitlines()
+    assert any('toshokan.access: 127.0.0.1 "GET /shelf" 200' in line for line in lines)
+    assert any("uvicorn" in line for line in lines)
+    assert [line for line in lines if not LOG_LINE.match(line)] == []

@@ -1,6 +1,7 @@
 """A host around the test catalog, plus one that serves page images of its own."""
 
-from collections.abc import AsyncIterator, Callable, Sequence
+import logging
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from tests.core.catalog import Catalog, CatalogSettings
+from toshokan.logs import LOG_FORMAT, BatchedLines
 from toshokan.testing import ServedHost, serve_host
 
 
@@ -43,3 +45,17 @@ def make_host(tmp_path: Path) -> Callable[..., Any]:
             yield served
 
     return factory
+
+
+@pytest.fixture
+def access_lines() -> Iterator[tuple[list[str], BatchedLines]]:
+    """What the access log writes, through the host's own handler and format."""
+    lines: list[str] = []
+    handler = BatchedLines(write=lines.append)
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logger = logging.getLogger("toshokan.access")
+    logger.addHandler(handler)
+    try:
+        yield lines, handler
+    finally:
+        logger.removeHandler(handler)

@@ -10,21 +10,22 @@ from toshokan.edge.accesslog import escaped
 pytestmark = pytest.mark.anyio
 
 
-async def logged(make_host, caplog, requests) -> str:
+async def logged(make_host, caplog, requests, access_lines) -> str:
     caplog.set_level(logging.INFO, logger="toshokan.access")
-    lines: list[str] = []
+    lines, handler = access_lines
     async with make_host() as host:
-        edge = host.app.middleware_stack
-        edge.log = AccessLog(write=lines.append)
         for method, url, headers in requests:
             await host.client.request(method, url, headers=headers)
-        edge.log.flush()
+        handler.flush()
     return "".join(lines)
 
 
-async def test_one_line_per_request_with_status(make_host, caplog):
+async def test_one_line_per_request_with_status(make_host, caplog, access_lines):
     text = await logged(
-        make_host, caplog, [("GET", "/catalog", {}), ("GET", "/catalog/nothing-here", {})]
+        make_host,
+        caplog,
+        [("GET", "/catalog", {}), ("GET", "/catalog/nothing-here", {})],
+        access_lines,
     )
     lines = text.splitlines()
     assert len(lines) == 2
@@ -33,17 +34,28 @@ async def test_one_line_per_request_with_status(make_host, caplog):
     assert "INFO toshokan.access:" in lines[0]
 
 
-async def test_encoded_newline_cannot_forge_a_line(make_host, caplog):
+async def test_the_line_is_a_record_of_the_access_logger(make_host, caplog):
+    """So logging's configuration routes, filters or formats it like any other line."""
+    caplog.set_level(logging.INFO, logger="toshokan.access")
+    async with make_host() as host:
+        await host.client.get("/catalog?sig=secret")
+    records = [r for r in caplog.records if r.name == "toshokan.access"]
+    assert len(records) == 1 and records[0].levelno == logging.INFO
+    assert records[0].getMessage().startswith('203.0.113.7 "GET /catalog" 200 ')
+
+
+async def test_encoded_newline_cannot_forge_a_line(make_host, caplog, access_lines):
     text = await logged(
         make_host,
         caplog,
         [("GET", '/catalog/x%0A2026-01-01 INFO toshokan.access: 1.2.3.4 "GET /%22a', {})],
+        access_lines,
     )
     assert len(text.splitlines()) == 1
     assert "\\x0a2026-01-01" in text and "\\x22a" in text
 
 
-async def test_no_query_string_and_no_credentials(make_host, caplog):
+async def test_no_query_string_and_no_credentials(make_host, caplog, access_lines):
     text = await logged(
         make_host,
         caplog,
@@ -54,19 +66,19 @@ async def test_no_query_string_and_no_credentials(make_host, caplog):
                 {"Authorization": "Bearer tok-abcdef", "Cookie": "c=secret-cookie"},
             )
         ],
+        access_lines,
     )
     assert '"GET /_/catalog/pages/1" 200' in text
     for secret in ("secret-signature", "tok-abcdef", "secret-cookie", "exp="):
         assert secret not in text
 
 
-async def test_nothing_written_when_the_log_is_off(make_host, caplog):
+async def test_nothing_written_when_the_log_is_off(make_host, caplog, access_lines):
     caplog.set_level(logging.WARNING, logger="toshokan.access")
-    lines: list[str] = []
+    lines, handler = access_lines
     async with make_host() as host:
-        host.app.middleware_stack.log = AccessLog(write=lines.append)
         await host.client.get("/catalog")
-        host.app.middleware_stack.log.flush()
+        handler.flush()
     assert lines == []
 
 
@@ -78,11 +90,12 @@ def test_escaping_covers_every_unprintable_character():
     assert escaped("日本") == "日本"
 
 
-async def test_lines_are_buffered_until_flushed():
-    lines: list[str] = []
-    log = AccessLog(write=lines.append)
+async def test_lines_are_buffered_until_flushed(caplog, access_lines):
+    caplog.set_level(logging.INFO, logger="toshokan.access")
+    lines, handler = access_lines
+    log = AccessLog()
     log.line("1.2.3.4", "GET", "/a", 200, 0.001)
     log.line("1.2.3.4", "GET", "/b", 200, 0.001)
     assert lines == []
-    log.flush()
+    handler.flush()
     assert len(lines) == 1 and lines[0].count("\n") == 2

@@ -4,9 +4,9 @@ import logging
 
 import pytest
 
-from toshokan.edge import AccessLog
-from toshokan.edge.paths import Budget, budget_of
+from toshokan.edge.paths import Budget, PathBudgets
 from toshokan.edge.ratelimit import LocalBudget
+from toshokan.faces import FACES
 
 pytestmark = pytest.mark.anyio
 
@@ -65,7 +65,7 @@ async def test_over_budget_answer_is_the_error_object_with_retry_after(make_host
     ],
 )
 def test_budget_of_path(path, budget):
-    assert budget_of(path) is budget
+    assert PathBudgets(FACES).of(path) is budget
 
 
 def test_local_budget_allows_a_burst_then_one_per_interval():
@@ -96,7 +96,9 @@ def test_trusted_proxy_memo_is_bounded():
     assert len(proxies._memo) <= MEMO_SIZE
 
 
-async def test_forwarded_client_address_is_escaped_before_it_is_logged(make_host, caplog):
+async def test_forwarded_client_address_is_escaped_before_it_is_logged(
+    make_host, caplog, access_lines
+):
     async with make_host(
         server={"trusted_proxies": ["203.0.113.7"]}, limits={"rate_limit": 2}
     ) as host:
@@ -109,10 +111,9 @@ async def test_forwarded_client_address_is_escaped_before_it_is_logged(make_host
             await inner(scope, receive, send)
 
         edge.app = capture
-        lines: list[str] = []
-        edge.log = AccessLog(write=lines.append)
+        lines, handler = access_lines
         caplog.set_level(logging.INFO, logger="toshokan.access")
         await host.client.get("/catalog", headers={"X-Forwarded-For": 'evil"\x1b[2J'})
-        edge.log.flush()
+        handler.flush()
     assert seen == ["evil\\x22\\x1b[2J"]
     assert 'INFO toshokan.access: evil\\x22\\x1b[2J "GET /catalog" 200' in "".join(lines)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toshokan.edge.server import one_startup_at_a_time
+from toshokan.serving import one_startup_at_a_time
 
 pytestmark = pytest.mark.anyio
 

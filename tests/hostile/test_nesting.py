@@ -3,7 +3,7 @@ bodies."""
 
 import pytest
 
-from toshokan.app.routes import MAX_BODY_BYTES, MAX_JSON_DEPTH
+from toshokan.core.bodies import MAX_BODY_BYTES, MAX_JSON_DEPTH
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from tests.serving import running_host
-from toshokan.app import create_app
+from toshokan.application import create_app
 from toshokan.config import load_settings
 from toshokan.models import Chapter, Manga, SearchResponse, SourceConfiguration
 

@@ -1,13 +1,16 @@
 """The core: the sources and everything every face needs from them.
 
 Faces (the JSON interface, the Alethia dialect, OPDS, the web reader) and the
-edge call :class:`Core`; the core calls the adapters through the SDK. Nothing
-here knows how a face shapes its answers.
+edge call :class:`Core`; the core calls the adapters through the SDK, and hands faces the few SDK types
+they meet (:class:`Credentials`, :class:`Download`) so no face reaches past it.
+Nothing here knows how a face shapes its answers.
 """
 
 from toshokan.core.chapter_keys import chapter_key, chapter_of
 from toshokan.core.core import Access, Answer, Caller, Core, check_slug
 from toshokan.core.sources import ConfigurationError, Host, HostedSource
+from toshokan.sdk.auth import Credentials
+from toshokan.sdk.source import Download
 
 __all__ = [
     "Access",
@@ -15,6 +18,8 @@ __all__ = [
     "Caller",
     "ConfigurationError",
     "Core",
+    "Credentials",
+    "Download",
     "Host",
     "HostedSource",
     "chapter_key",

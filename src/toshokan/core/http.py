@@ -1,4 +1,5 @@
-"""What every HTTP face shares with the core: who the caller is, and the sources' own routes.
+"""What every HTTP face shares with the core: who the caller is, which source it names, the
+spec's authenticate exchange, and the sources' own routes.
 
 A face turns a Starlette request into a :class:`Caller` with :func:`caller_of`.
 The routes an adapter contributes (page images, covers) are mounted by
@@ -11,13 +12,20 @@ import time
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toshokan.core.bodies import read_json
+from toshokan.core.cache_control import NO_STORE
 from toshokan.core.core import Caller, Core
 from toshokan.core.signing import verify
 from toshokan.core.sources import HostedSource
+from toshokan.errors import NotFound
 from toshokan.sdk.source import is_public
+
+#: Words under ``/:source`` that name an endpoint taking POST only, never a manga.
+POST_ONLY = frozenset({"search", "authenticate"})
 
 
 def base_url(request: Request, public_url: str | None) -> str:
@@ -33,11 +41,36 @@ def client_of(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def caller_of(request: Request) -> Caller:
+def core_of(request: Request) -> Core:
     core: Core = request.app.state.core
+    return core
+
+
+def caller_of(request: Request) -> Caller:
+    core = core_of(request)
     return Caller(
         request.headers, base_url(request, core.settings.host.public_url), client_of(request)
     )
+
+
+def source_slug(request: Request) -> str:
+    """The ``{source}`` of the path; the host's own namespace is never a source."""
+    slug: str = request.path_params["source"]
+    if slug.startswith("_") or "." in slug:
+        # The host's own namespace (docs, page images): never a source.
+        raise NotFound(f"Nothing is at {request.url.path[:200]}.")
+    return slug
+
+
+async def authenticate(request: Request) -> Response:
+    """Every failure here, an unknown source included, is answered in the spec's failure form
+    ``{success: false, error}`` by the exception handlers, which know this endpoint."""
+    slug = source_slug(request)
+    core = core_of(request)
+    core.source(slug)
+    body = await read_json(request)
+    headers = await core.authenticate(slug, body, caller_of(request))
+    return JSONResponse({"success": True, "headers": headers}, headers={"Cache-Control": NO_STORE})
 
 
 def source_mounts(core: Core) -> list[BaseRoute]:

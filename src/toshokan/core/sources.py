@@ -3,6 +3,7 @@
 import logging
 import re
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,10 +67,18 @@ class Host:
         self.sources = {s.slug: s for s in sources}
 
     @classmethod
-    def from_settings(cls, settings: HostSettings, services: HostServices | None = None) -> "Host":
+    def from_settings(
+        cls,
+        settings: HostSettings,
+        services: HostServices | None = None,
+        *,
+        face_names: Collection[str] = frozenset(),
+    ) -> "Host":
+        """The configured sources; ``face_names`` are the names the faces take under ``/_/``
+        (:func:`toshokan.core.face.names_of`), which no source slug may be."""
         services = services or host_services(settings)
         hosted = [
-            build_source(slug, section, services)
+            build_source(slug, section, services, face_names)
             for slug, section in settings.sources.items()
             if section.enabled
         ]
@@ -151,18 +160,16 @@ def host_services(settings: HostSettings, **overrides: Any) -> HostServices:
     return HostServices(**options)
 
 
-#: Names under ``/_/`` that the host's faces use: a source's own routes mount at
-#: ``/_/<slug>`` and would shadow them.
-HOST_PATHS = frozenset({"docs", "image", "opds", "alethia", "web", "assets"})
-
-
-def build_source(slug: str, section: SourceSection, services: HostServices) -> HostedSource:
+def build_source(
+    slug: str, section: SourceSection, services: HostServices, face_names: Collection[str]
+) -> HostedSource:
     if not re.fullmatch(SOURCE_SLUG_PATTERN, slug):
         raise ConfigurationError(f"source {slug!r}: a source slug is lowercase letters a-z only")
-    if slug in HOST_PATHS:
+    if slug in face_names:
+        # A source's own routes mount at /_/<slug> and would shadow the face's.
         raise ConfigurationError(
             f"source {slug!r}: the host serves /_/{slug} itself; choose another slug "
-            f"(not one of {', '.join(sorted(HOST_PATHS))})"
+            f"(not one of {', '.join(sorted(face_names))})"
         )
     name = section.adapter or slug
     try:

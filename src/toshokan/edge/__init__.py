@@ -2,7 +2,7 @@
 
 It bounds what clients send, resolves trusted proxies, answers CORS,
 counts budgets, replays cached public answers and writes the access log;
-:mod:`toshokan.edge.server` bounds connections and runs the worker processes.
+:mod:`toshokan.serving` bounds connections and runs the worker processes.
 """
 
 from toshokan.edge.accesslog import AccessLog

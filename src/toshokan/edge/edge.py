@@ -20,19 +20,20 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toshokan.config import HostSettings
 from toshokan.core.cache import ResultCache
+from toshokan.core.face import Face
 from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import Budget as Kind
-from toshokan.edge.paths import answers_auth_failures, budget_of, reaches_no_route
+from toshokan.edge.paths import PathBudgets, answers_auth_failures, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
@@ -90,10 +91,11 @@ class Edge:
         self,
         app: ASGIApp,
         settings: HostSettings,
+        faces: Iterable[Face],
         cache: ResultCache | None = None,
-        access_log: AccessLog | None = None,
     ):
         self.app = app
+        self.budget_of = PathBudgets(faces).of
         limits, server = settings.limits, settings.server
         self.proxies = TrustedProxies(server.trusted_proxies)
         self.cors = Cors(
@@ -107,7 +109,7 @@ class Edge:
         self.max_header_bytes = limits.max_header_bytes
         self.max_body = limits.max_body_bytes
         self.body_timeout = server.body_timeout
-        self.log = access_log or AccessLog()
+        self.log = AccessLog()
         self.replay = ReplayTable(settings.cache.max_entries if cache is not None else 0)
         if cache is not None:
             cache.on_invalidate(self.replay.invalidate)
@@ -134,12 +136,6 @@ class Edge:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
-            if scope["type"] == "lifespan":
-                try:
-                    await self.app(scope, receive, send)
-                finally:
-                    self.log.flush()
-                return
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
@@ -198,7 +194,7 @@ class Edge:
                 return await _answer(send, refused)
             return await _answer(send, (204, allowed, b""))
 
-        kind = budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
+        kind = self.budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
         limiter = (
             self.requests if kind is Kind.REQUESTS else self.images if kind is Kind.IMAGES else None
         )

@@ -1,6 +1,18 @@
-"""Faces over the core for readers that do not speak the spec's JSON interface.
+"""The faces over the core: every way readers reach the sources, each a package here.
 
 Each face translates its readers' requests into calls on :class:`toshokan.core.Core`
 and the answers back into its own shapes; validation, authorisation, caching and
-images stay in the core.
+images stay in the core. A face exports one :class:`toshokan.core.face.Face`
+declaring its prefix, routes, names under ``/_/``, image routes and needs, and
+imports nothing from another face. :data:`FACES` is the one list the router,
+the edge and the core read: adding a face is a new package and a line here.
 """
+
+from toshokan.core.face import Face
+from toshokan.faces import alethia, opds, sources, spec, web
+
+#: Every face, in the order their routes are tried: the spec's interface last, since
+#: its ``/{source}/{manga}`` would match any other face's two-segment path.
+FACES: tuple[Face, ...] = (web.FACE, sources.FACE, opds.FACE, alethia.FACE, spec.FACE)
+
+__all__ = ["FACES"]

@@ -1,5 +1,14 @@
 """The Alethia app's dialect, served at ``/_/alethia`` over the same core as the spec's face."""
 
+from toshokan.core.face import Face, Need
 from toshokan.faces.alethia.routes import PREFIX, routes
 
-__all__ = ["PREFIX", "routes"]
+FACE = Face(
+    name="alethia",
+    prefix=PREFIX,
+    routes=routes,
+    names=frozenset({"alethia"}),
+    needs=frozenset({Need.CORE, Need.CACHE_CONTROL}),
+)
+
+__all__ = ["FACE"]

@@ -17,12 +17,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from toshokan.app import routes as spec
-from toshokan.app.caching import NO_STORE
 from toshokan.core import Caller, Core
+from toshokan.core.bodies import read_json
+from toshokan.core.cache_control import NO_STORE, cache_of
 from toshokan.core.core import PAGE_LIST
 from toshokan.core.hashing import etag_of
-from toshokan.core.http import caller_of
+from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, source_slug
 from toshokan.errors import MethodNotAllowed
 from toshokan.faces.alethia.images import header_free, needs_headers
 from toshokan.faces.alethia.rendered import Rendered
@@ -69,7 +69,7 @@ class AlethiaFace:
         self.rendered = rendered or Rendered()
 
     async def host(self, request: Request) -> Response:
-        core = spec.core_of(request)
+        core = core_of(request)
         configs = [await core.configuration(h) for h in core.host.serving()]
 
         def render() -> bytes:
@@ -84,19 +84,19 @@ class AlethiaFace:
             )
 
         body = self.rendered.get(("host", *(c.hash for c in configs)), render)
-        return respond(body, spec.cache_of(request).public["configuration"])
+        return respond(body, cache_of(request).public["configuration"])
 
     async def source(self, request: Request) -> Response:
-        config = await configuration_of(spec.core_of(request), spec.source_slug(request))
+        config = await configuration_of(core_of(request), source_slug(request))
         body = self.rendered.get(("source", config.hash), lambda: dumped(app_source(config)))
-        return respond(body, spec.cache_of(request).public["configuration"])
+        return respond(body, cache_of(request).public["configuration"])
 
     async def search(self, request: Request) -> Response:
-        core, slug = spec.core_of(request), spec.source_slug(request)
-        body = await spec.read_json(request)
+        core, slug = core_of(request), source_slug(request)
+        body = await read_json(request)
         caller = caller_of(request)
         answer = await core.search(slug, body, caller)
-        cache_control = spec.cache_of(request).of("search", answer.private)
+        cache_control = cache_of(request).of("search", answer.private)
         config = await configuration_of(core, slug)
         if not needs_headers(config):
             return respond(answer.body, cache_control)  # the spec's shape is the app's
@@ -116,9 +116,9 @@ class AlethiaFace:
         return respond(self.rendered.get(key, render), cache_control)
 
     async def manga(self, request: Request) -> Response:
-        core, slug = spec.core_of(request), spec.source_slug(request)
+        core, slug = core_of(request), source_slug(request)
         manga_slug = request.path_params["manga"]
-        if manga_slug in spec.POST_ONLY:
+        if manga_slug in POST_ONLY:
             raise MethodNotAllowed(f"{PREFIX}/{slug}/{manga_slug} accepts POST only.")
         caller = caller_of(request)
         answer = await core.manga(slug, manga_slug, caller)
@@ -129,10 +129,10 @@ class AlethiaFace:
 
         key = ("manga", answer.etag, config.hash, caller.base_url, link_window())
         body = self.rendered.get(key, render)
-        return respond(body, spec.cache_of(request).of("manga", answer.private))
+        return respond(body, cache_of(request).of("manga", answer.private))
 
     async def chapters(self, request: Request) -> Response:
-        core, slug = spec.core_of(request), spec.source_slug(request)
+        core, slug = core_of(request), source_slug(request)
         manga_slug = request.path_params["manga"]
         caller = caller_of(request)
         answer = await core.chapters(slug, manga_slug, caller)
@@ -145,11 +145,11 @@ class AlethiaFace:
             return b"[" + b",".join(shaped(c) for c in answer.value) + b"]"
 
         body = self.rendered.get(("chapters", answer.etag, manga_slug, base), render)
-        return respond(body, spec.cache_of(request).of("chapters", answer.private))
+        return respond(body, cache_of(request).of("chapters", answer.private))
 
     async def pages(self, request: Request) -> Response:
         """The manga segment is the app's own row id, not a slug: the chapter key says it all."""
-        core, slug = spec.core_of(request), spec.source_slug(request)
+        core, slug = core_of(request), source_slug(request)
         caller = caller_of(request)
         answer = await core.pages_by_key(slug, request.path_params["chapter"], caller)
         config = await configuration_of(core, slug)
@@ -169,7 +169,7 @@ def routes(face: AlethiaFace | None = None) -> list[BaseRoute]:
             routes=[
                 Route("/", face.host, methods=["GET"]),
                 Route("/{source}", face.source, methods=["GET"]),
-                Route("/{source}/authenticate", spec.authenticate, methods=["POST"]),
+                Route("/{source}/authenticate", authenticate, methods=["POST"]),
                 Route("/{source}/search", face.search, methods=["POST"]),
                 Route("/{source}/{manga}", face.manga, methods=["GET"]),
                 Route("/{source}/{manga}/chapters", face.chapters, methods=["GET"]),

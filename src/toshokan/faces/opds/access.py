@@ -20,24 +20,16 @@ from dataclasses import replace
 from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Core, HostedSource
+from toshokan.core.credentials import SECRET_FIELDS, basic_credentials, secret_headers
 from toshokan.errors import InvalidCredentials
 from toshokan.models import AuthType, SourceConfiguration
 from toshokan.models.auth import AUTH_HEADERS
-from toshokan.sdk.auth import Credentials, credentials_from_headers, headers_for
 
 #: Seconds a session's cookies obtained for a reader's Basic credentials are reused.
 SESSION_SECONDS = 600
 SESSION_ENTRIES = 256
 
 _sessions: OrderedDict[tuple[int, str, str], tuple[float, dict[str, str]]] = OrderedDict()
-
-
-def basic_credentials(caller: Caller) -> tuple[str, str] | None:
-    """The name and password of an ``Authorization: Basic`` header, if the caller sent one."""
-    sent = credentials_from_headers(AuthType.BASIC, caller.headers)
-    if sent is None or sent.username is None or sent.password is None:
-        return None
-    return sent.username, sent.password
 
 
 def challenge(config: SourceConfiguration, message: str | None = None) -> InvalidCredentials:
@@ -57,22 +49,17 @@ async def opds_caller(
         return caller
     if (
         any(caller.headers.get(name) for name in AUTH_HEADERS[auth_type])
-        and basic_credentials(caller) is None
+        and basic_credentials(caller.headers) is None
     ):
         return caller  # a reader configured to send the source's own headers
-    basic = basic_credentials(caller)
+    basic = basic_credentials(caller.headers)
     if basic is None:
         return caller  # the core refuses it; the face turns that into a Basic challenge
     username, password = basic
-    match auth_type:
-        case AuthType.API_KEY:
-            headers = headers_for(Credentials(type=auth_type, apiKey=password))
-        case AuthType.BEARER:
-            headers = headers_for(Credentials(type=auth_type, token=password))
-        case AuthType.COOKIE:
-            headers = headers_for(Credentials(type=auth_type, cookie=password))
-        case _:
-            headers = await _session(core, hosted, caller, username, password)
+    if auth_type in SECRET_FIELDS:
+        headers = secret_headers(auth_type, password)
+    else:
+        headers = await _session(core, hosted, caller, username, password)
     kept = {k: v for k, v in caller.headers.items() if k.lower() != "authorization"}
     merged = {**kept, **{k.lower(): v for k, v in headers.items()}}
     return replace(caller, headers=Headers(headers=merged))

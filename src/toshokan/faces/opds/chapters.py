@@ -21,11 +21,11 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from toshokan.core import Download
 from toshokan.core.images import images_of
 from toshokan.errors import ChapterNotFound, HostError
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx
 from toshokan.models import Chapter, Manga
-from toshokan.sdk import Download
 
 
 @dataclass(frozen=True)

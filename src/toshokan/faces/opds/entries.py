@@ -7,6 +7,7 @@ that does not (a remote source, see :mod:`toshokan.faces.opds.chapters`)
 leads to a one-entry feed that carries it.
 """
 
+from toshokan.core import Download
 from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, Entry, Link
@@ -14,7 +15,6 @@ from toshokan.faces.opds.chapters import Pages, chapter_title
 from toshokan.faces.opds.context import Ctx
 from toshokan.faces.opds.listing import Listed
 from toshokan.models import Chapter, Manga
-from toshokan.sdk import Download
 
 
 def cover_links(ctx: Ctx, cover: str | None) -> list[Link]:

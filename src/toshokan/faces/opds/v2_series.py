@@ -12,6 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Download
 from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter, series_page
@@ -30,7 +31,6 @@ from toshokan.faces.opds.v2_documents import (
     way_back,
 )
 from toshokan.models import Chapter, Manga
-from toshokan.sdk import Download
 
 
 def images(ctx: Ctx, cover: str | None) -> list[dict[str, Any]]:

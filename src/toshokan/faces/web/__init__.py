@@ -8,7 +8,17 @@ call (``/``, ``/:source``, search, details, chapters, pages, authenticate), so
 validation, authorisation, caching and errors are the core's, once.
 """
 
+from toshokan.core.face import Face
 from toshokan.faces.web.address import reader_address
-from toshokan.faces.web.routes import READER_PATH, web_routes
+from toshokan.faces.web.routes import ASSETS_PATH, READER_PATH, web_routes
 
-__all__ = ["READER_PATH", "reader_address", "web_routes"]
+FACE = Face(
+    name="web",
+    prefix=READER_PATH,
+    routes=web_routes,
+    # "web" is served by nothing, and kept so no source is taken for the reader.
+    names=frozenset({"assets", "web"}),
+    image_routes=(f"{ASSETS_PATH}/",),
+)
+
+__all__ = ["FACE", "READER_PATH", "reader_address"]

@@ -4,9 +4,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.app.responses import error_response, host_error_response
-from toshokan.app.routes import authenticate
+from toshokan.core.http import authenticate
 from toshokan.errors import HostError
+from toshokan.faces.spec.responses import error_response, host_error_response
 
 
 def _authenticating(request: Request) -> bool:

@@ -1,5 +1,7 @@
 """Cache-Control values per kind of answer, following the spec's caching guidance."""
 
+from starlette.requests import Request
+
 from toshokan.config import CacheSection
 
 NO_STORE = "no-store"
@@ -20,3 +22,9 @@ class CacheControl:
 
     def of(self, kind: str, private: bool) -> str:
         return (self.private if private else self.public)[kind]
+
+
+def cache_of(request: Request) -> CacheControl:
+    """The application's header values, which every JSON face answers with."""
+    cache_control: CacheControl = request.app.state.cache_control
+    return cache_control

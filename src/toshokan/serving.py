@@ -13,7 +13,6 @@ each builds its application from the settings passed in the environment.
 
 import asyncio
 import fcntl
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +22,11 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from toshokan.config import HostSettings
 from toshokan.edge.proxy import TrustedProxies
+from toshokan.logs import configure_logging
 
 #: How the parent hands its settings and log level to worker processes.
 SETTINGS_ENV = "TOSHOKAN_SERVE_SETTINGS"
 LOG_LEVEL_ENV = "TOSHOKAN_SERVE_LOG_LEVEL"
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 @dataclass(frozen=True)
@@ -180,6 +179,7 @@ def uvicorn_options(settings: HostSettings, log_level: str) -> dict[str, Any]:
         "ssl_certfile": str(server.tls_cert) if server.tls_cert else None,
         "ssl_keyfile": str(server.tls_key) if server.tls_key else None,
         "access_log": False,  # the edge's access log leaves query strings (signatures) out
+        "log_config": None,  # uvicorn's lines take the host's format (toshokan.logs)
         "proxy_headers": False,  # the edge believes X-Forwarded-* from trusted_proxies only
         "log_level": log_level,
         "lifespan": "on",
@@ -199,14 +199,12 @@ def run(settings: HostSettings, log_level: str, app: Any) -> None:
         return
     os.environ[SETTINGS_ENV] = settings.model_dump_json()
     os.environ[LOG_LEVEL_ENV] = log_level
-    uvicorn.run(
-        "toshokan.edge.server:worker_app", factory=True, **uvicorn_options(settings, log_level)
-    )
+    uvicorn.run("toshokan.serving:worker_app", factory=True, **uvicorn_options(settings, log_level))
 
 
 def worker_app() -> Any:
     """The application of one worker process, from the settings its parent passed."""
-    logging.basicConfig(level=os.environ.get(LOG_LEVEL_ENV, "info").upper(), format=LOG_FORMAT)
+    configure_logging(os.environ.get(LOG_LEVEL_ENV, "info"))
     settings = HostSettings.model_validate_json(os.environ[SETTINGS_ENV])
     return one_startup_at_a_time(served_app(settings), settings.host.data_dir / "startup.lock")
 
@@ -254,7 +252,7 @@ def one_startup_at_a_time(app: Any, lock_path: Path) -> Any:
 
 
 def served_app(settings: HostSettings) -> Any:
-    from toshokan.app import create_app
+    from toshokan.application import create_app
 
     BoundedHttpTools.configure(settings)
     return plain_startup_errors(create_app(settings))

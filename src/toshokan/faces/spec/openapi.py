@@ -14,7 +14,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from toshokan import __version__
-from toshokan.app.routes import MAX_BODY_BYTES, MAX_JSON_DEPTH
+from toshokan.core.bodies import MAX_BODY_BYTES, MAX_JSON_DEPTH
 from toshokan.models import (
     AuthResponse,
     Chapter,

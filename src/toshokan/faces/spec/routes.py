@@ -6,40 +6,20 @@ router, not a framework's parameter solving, sits on the request path: the
 paths are few and fixed, and the core checks everything else.
 """
 
-import json
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from toshokan.app.caching import NO_STORE, CacheControl
-from toshokan.core import Answer, Core
-from toshokan.core.http import caller_of
-from toshokan.errors import (
-    InvalidRequest,
-    MethodNotAllowed,
-    NotFound,
-    PayloadTooLarge,
-)
+from toshokan.core import Answer
+from toshokan.core.bodies import read_json
+from toshokan.core.cache_control import NO_STORE, cache_of
+from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, source_slug
+from toshokan.errors import MethodNotAllowed
 from toshokan.models import Health
 
 HEALTH_BODY = Health().model_dump_json(exclude_none=True).encode()
-POST_ONLY = frozenset({"search", "authenticate"})
-#: A search or authentication body larger than this is refused before it is parsed.
-MAX_BODY_BYTES = 64 * 1024
-#: JSON nested deeper than this is refused: no search or credential needs more than three levels.
-MAX_JSON_DEPTH = 16
-
-
-def core_of(request: Request) -> Core:
-    core: Core = request.app.state.core
-    return core
-
-
-def cache_of(request: Request) -> CacheControl:
-    cache_control: CacheControl = request.app.state.cache_control
-    return cache_control
 
 
 def answer_response(answer: Answer[Any], cache_control: str) -> Response:
@@ -48,14 +28,6 @@ def answer_response(answer: Answer[Any], cache_control: str) -> Response:
         media_type="application/json",
         headers={"Cache-Control": cache_control, "ETag": answer.etag},
     )
-
-
-def source_slug(request: Request) -> str:
-    slug: str = request.path_params["source"]
-    if slug.startswith("_") or "." in slug:
-        # The host's own namespace (docs, page images): never a source.
-        raise NotFound(f"Nothing is at {request.url.path[:200]}.")
-    return slug
 
 
 async def manifest(request: Request) -> Response:
@@ -111,62 +83,6 @@ async def pages(request: Request) -> Response:
     )
     # Page URLs may be temporary: never cached, by the host or anyone else.
     return Response(answer.body, media_type="application/json", headers={"Cache-Control": NO_STORE})
-
-
-async def authenticate(request: Request) -> Response:
-    """Every failure here, an unknown source included, is answered in the spec's failure form
-    ``{success: false, error}`` by the exception handlers, which know this endpoint."""
-    slug = source_slug(request)
-    core = core_of(request)
-    core.source(slug)
-    body = await read_json(request)
-    headers = await core.authenticate(slug, body, caller_of(request))
-    return JSONResponse({"success": True, "headers": headers}, headers={"Cache-Control": NO_STORE})
-
-
-async def read_json(request: Request) -> Any:
-    """The body as JSON, bounded in size and depth; ``None`` when it is empty."""
-    declared = request.headers.get("content-length", "")
-    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise _too_large()
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise _too_large()
-    if not raw.strip():
-        return None
-    too_deep = InvalidRequest(f"The request body nests deeper than {MAX_JSON_DEPTH} levels.")
-    try:
-        body = json.loads(raw)
-    except RecursionError:
-        raise too_deep from None
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidRequest("The request body is not valid JSON.") from None
-    if _depth(body) > MAX_JSON_DEPTH:
-        raise too_deep
-    return body
-
-
-def _too_large() -> PayloadTooLarge:
-    return PayloadTooLarge(f"The request body is larger than {MAX_BODY_BYTES // 1024} KiB.")
-
-
-def _depth(value: Any) -> int:
-    """How deeply ``value`` nests arrays and objects, walked without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        children = (
-            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        )
-        for child in children:
-            if isinstance(child, dict | list):
-                if level + 1 > MAX_JSON_DEPTH:
-                    return level + 1
-                stack.append((child, level + 1))
-        deepest = max(deepest, level)
-    return deepest
 
 
 def routes() -> list[BaseRoute]:

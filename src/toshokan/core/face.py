@@ -1,0 +1,57 @@
+"""What a face declares to the application: one object, so the house is assembled from one list.
+
+A face is a package under :mod:`toshokan.faces` that exports a :class:`Face`.
+The application builds its router from the faces' routes, in the list's
+order; the core refuses a source slug that a face's name under ``/_/``
+would collide with; the edge budgets the paths a face names as image routes
+against the image budget. Each of them reads the same list
+(:data:`toshokan.faces.FACES`), so a new face is one package and one entry.
+"""
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from starlette.routing import BaseRoute
+
+if TYPE_CHECKING:
+    from toshokan.core.core import Core
+
+
+class Need(Enum):
+    """What a face's handlers read from the application's state on each request."""
+
+    #: The core (``request.app.state.core``): sources, answers, authorisation, images.
+    CORE = "core"
+    #: The Cache-Control values of ``[cache]`` (``request.app.state.cache_control``).
+    CACHE_CONTROL = "cache_control"
+
+
+@dataclass(frozen=True)
+class Face:
+    """One face: where it lives, its routes, what the edge counts as images, what it needs."""
+
+    #: The face's name, as the README and log lines call it.
+    name: str
+    #: Where its routes live: ``/`` for the spec's interface, ``/_/<name>`` for the others.
+    prefix: str
+    #: Its routes, built once when the application is.
+    routes: Callable[[], Sequence[BaseRoute]]
+    #: The names it takes directly under ``/_/``: no source may have one of them as its slug,
+    #: since a source's own routes are mounted at ``/_/<slug>``.
+    names: frozenset[str] = frozenset()
+    #: Routes it adds once the sources have started (their own mounts), ahead of all others.
+    started_routes: "Callable[[Core], Sequence[BaseRoute]] | None" = None
+    #: Patterns (regular expressions matched at the start of the path) of its image and
+    #: static-file routes, which spend the image budget rather than the API's.
+    image_routes: tuple[str, ...] = ()
+    #: Handlers for exceptions its routes raise (Starlette's are application-wide).
+    exception_handlers: Mapping[Any, Callable[..., Any]] = field(default_factory=dict)
+    #: What its handlers read from the application's state.
+    needs: frozenset[Need] = frozenset()
+
+
+def names_of(faces: Iterable[Face]) -> frozenset[str]:
+    """Every name the faces take under ``/_/``; the core refuses them as source slugs."""
+    return frozenset(name for face in faces for name in face.names)
