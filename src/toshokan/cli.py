@@ -1,6 +1,8 @@
 """The ``toshokan`` command."""
 
+import errno
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -147,10 +149,37 @@ def serve(
         )
     )
     logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
+    # Before anything starts (a library scan can take minutes) or is announced.
+    if problem := listen_problem(settings.server.host, settings.server.port):
+        click.echo(f"toshokan: cannot serve: {problem}", err=True)
+        sys.exit(1)
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
     click.echo(f"toshokan: web reader at {reader_address(settings)}")
     run(settings, log_level, app)
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (in use, not allowed...), or None.
+
+    Tried with a socket bound the way uvicorn binds it (``SO_REUSEADDR``), then closed.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        hint = (
+            "; choose another with --port or [server] port"
+            if error.errno == errno.EADDRINUSE
+            else ""
+        )
+        return f"cannot listen on {host}:{port}: {reason}{hint}"
+    return None
 
 
 @main.command(name="sources", help="List the installed source adapters.")
