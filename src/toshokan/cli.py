@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from toshokan import __version__
-from toshokan.config import ConfigFileError, HostSettings, load_settings
+from toshokan.config import ENV_PREFIX, ConfigFileError, HostSettings, explain, load_settings
 from toshokan.registry import (
     AdapterLoadError,
     adapter_commands,
@@ -236,6 +236,6 @@ def _or_exit(action: Any) -> Any:
     except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:
         click.echo(f"toshokan: configuration error: {error}", err=True)
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
-        click.echo(f"toshokan: configuration error: {problems}", err=True)
+        model = HostSettings if error.title == HostSettings.__name__ else None
+        click.echo(f"toshokan: configuration error: {explain(error, model, ENV_PREFIX)}", err=True)
     sys.exit(2)
