@@ -1,5 +1,7 @@
 """The ``toshokan`` command."""
 
+import errno
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -7,7 +9,7 @@ from typing import Any
 import click
 
 from toshokan import __version__
-from toshokan.config import ConfigFileError, HostSettings, load_settings
+from toshokan.config import ENV_PREFIX, ConfigFileError, HostSettings, explain, load_settings
 from toshokan.registry import (
     AdapterLoadError,
     adapter_commands,
@@ -147,10 +149,37 @@ def serve(
         )
     )
     configure_logging(log_level)
+    # Before anything starts (a library scan can take minutes) or is announced.
+    if problem := listen_problem(settings.server.host, settings.server.port):
+        click.echo(f"toshokan: cannot serve: {problem}", err=True)
+        sys.exit(1)
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
     click.echo(f"toshokan: web reader at {reader_address(settings)}")
     run(settings, log_level, app)
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (in use, not allowed...), or None.
+
+    Tried with a socket bound the way uvicorn binds it (``SO_REUSEADDR``), then closed.
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        hint = (
+            "; choose another with --port or [server] port"
+            if error.errno == errno.EADDRINUSE
+            else ""
+        )
+        return f"cannot listen on {host}:{port}: {reason}{hint}"
+    return None
 
 
 @main.command(name="sources", help="List the installed source adapters.")
@@ -209,6 +238,6 @@ def _or_exit(action: Any) -> Any:
     except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:
         click.echo(f"toshokan: configuration error: {error}", err=True)
     except ValidationError as error:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
-        click.echo(f"toshokan: configuration error: {problems}", err=True)
+        model = HostSettings if error.title == HostSettings.__name__ else None
+        click.echo(f"toshokan: configuration error: {explain(error, model, ENV_PREFIX)}", err=True)
     sys.exit(2)

@@ -7,12 +7,13 @@ environment names: ``TOSHOKAN_SERVER__PORT=9000`` sets ``[server] port``,
 List values are given as JSON (``TOSHOKAN_SERVER__TRUSTED_PROXIES='["10.0.0.1"]'``).
 """
 
+import difflib
 import os
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +22,9 @@ from pydantic_settings import (
 )
 
 from toshokan.models.host import LOWER_AZ_2_50, SourceStatus
+
+#: Environment variables that set configuration keys start with this.
+ENV_PREFIX = "TOSHOKAN_"
 
 
 def default_data_dir() -> Path:
@@ -172,7 +176,7 @@ class SourceSection(BaseModel):
 
 class HostSettings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="TOSHOKAN_", env_nested_delimiter="__", extra="forbid"
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid"
     )
 
     host: HostSection = Field(default_factory=HostSection)
@@ -220,3 +224,41 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> HostSett
         return HostSettings(**overrides)
     finally:
         _CONFIG_FILE.clear()
+
+
+def explain(error: ValidationError, model: type[BaseModel] | None, env_prefix: str) -> str:
+    """A validation error as one line a user can act on.
+
+    Each problem names its key; a misspelt key or section gets the closest name
+    ``model`` knows, and a bad value that came from an environment variable
+    (``env_prefix`` plus the key's path joined by ``__``) names that variable,
+    since it wins over the file and is easy to forget.
+    """
+    variables = {name.upper(): name for name in os.environ}
+    problems = []
+    for problem in error.errors():
+        where = tuple(str(part) for part in problem["loc"])
+        text = f"{'.'.join(where) or 'configuration'}: {problem['msg']}"
+        if problem["type"] == "extra_forbidden" and model is not None and where:
+            close = difflib.get_close_matches(where[-1], _keys(model, where[:-1]), n=1)
+            if close:
+                text += f" (did you mean {close[0]!r}?)"
+        # The longest path with a variable: a list item's is its list's, a section may be JSON.
+        for end in range(len(where), 0, -1):
+            variable = variables.get((env_prefix + "__".join(where[:end])).upper())
+            if variable:
+                text += f" (from the environment variable {variable})"
+                break
+        problems.append(text)
+    return "; ".join(problems)
+
+
+def _keys(model: type[BaseModel], path: tuple[str, ...]) -> list[str]:
+    """The keys the table at ``path`` of ``model`` accepts (none known below a free-form table)."""
+    for part in path:
+        field = model.model_fields.get(part)
+        inner = field.annotation if field else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return []
+        model = inner
+    return list(model.model_fields)

@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 
 from tests.local.helpers import cbz
+from toshokan.sdk import RequestContext, SearchRequest, SearchResponse, UpstreamError
 from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.testing import build_app
 
@@ -27,6 +28,10 @@ CHROMIUM = Path(os.environ.get("TOSHOKAN_CHROMIUM", "/usr/bin/chromium"))
 USERNAME, PASSWORD = "reader", "correct horse battery staple"
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
+#: What every search of the failing library answers: long, as upstreams' messages can be.
+FAILING_MESSAGE = (
+    "The upstream failed with HTTP 503: the catalogue is down for scheduled maintenance"
+)
 #: More series than one page of search results holds, so that scrolling loads more.
 SHELF_SERIES = 30
 
@@ -102,6 +107,36 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # The tests click faster than any person; the per-client limit is the edge's own tests' concern.
         limits={"rate_limit": 0},
     )
+    yield from listening(app, port)
+
+
+class FailingLibrary(LocalLibrary):
+    """A library whose searches fail as an upstream that is down does."""
+
+    async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
+        raise UpstreamError(FAILING_MESSAGE)
+
+
+@pytest.fixture(scope="module")
+def failing_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A host with a working library (``local``) and one whose every search fails (``down``)."""
+    port = _free_port()
+    root = tmp_path_factory.mktemp("failing") / "library"
+    write_demo_library(root, series=2, chapters=1, pages=1)
+    app = build_app(
+        {
+            "local": (LocalLibrary, {"root": str(root), "watch": False}),
+            "down": (FailingLibrary, {"root": str(root), "watch": False, "name": "Down Shelf"}),
+        },
+        data_dir=root.parent / "data",
+        server={"host": "127.0.0.1", "port": port},
+        limits={"rate_limit": 0},
+    )
+    yield from listening(app, port)
+
+
+def listening(app: Any, port: int) -> Iterator[str]:
+    """Serve ``app`` on ``port`` in a thread; its address until the caller is done."""
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )

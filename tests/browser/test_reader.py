@@ -7,7 +7,15 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PASSWORD, SHELF_SERIES, USERNAME, Watched
+from tests.browser.conftest import (
+    DESKTOP,
+    FAILING_MESSAGE,
+    PASSWORD,
+    SHELF_SERIES,
+    USERNAME,
+    Watched,
+    watched_page,
+)
 
 #: ``TOSHOKAN_SCREENSHOTS=docs/screenshots`` refreshes the README's pictures while the tests run.
 SCREENSHOTS = os.environ.get("TOSHOKAN_SCREENSHOTS")
@@ -357,6 +365,29 @@ def test_errors_are_readable_messages(desktop: Watched) -> None:
     page.goto(desktop.base + "/_/#/s/nosuchsource")
     expect(page.get_by_role("alert")).to_contain_text("SOURCE_NOT_FOUND")
     assert [e for e in desktop.errors if not HTTP_ERROR_LOG.match(e)] == []
+
+
+def test_a_failed_shelf_says_so_in_one_line_across_it(browser: Any, failing_host: str) -> None:
+    for watched in watched_page(browser, failing_host, DESKTOP):
+        page = watched.open("/_/")
+        working = page.get_by_role("list", name=re.compile(r"^Local Library: "))
+        expect(working.first.locator("a.cover").first).to_be_visible()
+        failed = page.get_by_role("list", name=re.compile(r"^Down Shelf: "))
+        alert = failed.first.get_by_role("alert")
+        expect(alert).to_contain_text(FAILING_MESSAGE)
+        expect(alert).to_contain_text("UPSTREAM_ERROR")
+        shelf, message = failed.first.bounding_box(), alert.bounding_box()
+        assert shelf is not None and message is not None
+        assert message["width"] >= shelf["width"] * 0.95  # the shelf's width, not a cover's
+        line = alert.evaluate("(e) => parseFloat(getComputedStyle(e).lineHeight)")
+        padding = alert.evaluate(
+            "(e) => parseFloat(getComputedStyle(e).paddingTop)"
+            " + parseFloat(getComputedStyle(e).paddingBottom)"
+        )
+        assert message["height"] - padding < 1.5 * line  # one line
+        # Home is where the reader already is: nothing on the page but the menu leads there.
+        expect(page.locator("#view").get_by_role("link", name="Home")).to_have_count(0)
+        shot(page, "failed-shelf")
 
 
 def test_keyboard_reaches_every_control_with_a_name(desktop: Watched) -> None:

@@ -122,3 +122,53 @@ def test_stopping_run_py_serve_stops_the_host(tmp_path):
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def check(config, text, **env):
+    config.write_text(text)
+    return CliRunner(env=env).invoke(main, ["check-config", str(config)])
+
+
+def test_check_config_suggests_a_misspelt_key_or_section(tmp_path):
+    config = tmp_path / "toshokan.toml"
+    library = tmp_path / "library"
+    library.mkdir()
+    source = f'[sources.local]\nroot = "{library}"\n'
+    key = check(config, f"[server]\nprot = 9000\n{source}")
+    assert key.exit_code == 2 and key.output.count("\n") == 1
+    assert "server.prot: Extra inputs are not permitted (did you mean 'port'?)" in key.output
+    section = check(config, f"[sever]\nport = 9000\n{source}")
+    assert section.exit_code == 2 and "(did you mean 'server'?)" in section.output
+    adapter_key = check(config, f'{source}default_langauge = "fr"\n')
+    assert adapter_key.exit_code == 2 and adapter_key.output.count("\n") == 1
+    assert "default_langauge" in adapter_key.output
+    assert "(did you mean 'default_language'?)" in adapter_key.output
+
+
+def test_check_config_names_the_environment_variable_of_a_bad_value(tmp_path):
+    config = tmp_path / "toshokan.toml"
+    library = tmp_path / "library"
+    library.mkdir()
+    source = f'[sources.local]\nroot = "{library}"\n'
+    host = check(config, source, TOSHOKAN_SERVER__PORT="eighty")
+    assert host.exit_code == 2 and host.output.count("\n") == 1
+    assert "server.port:" in host.output
+    assert "(from the environment variable TOSHOKAN_SERVER__PORT)" in host.output
+    adapter = check(config, source, TOSHOKAN_SOURCES__LOCAL__WATCH="sometimes")
+    assert adapter.exit_code == 2 and adapter.output.count("\n") == 1
+    assert "(from the environment variable TOSHOKAN_SOURCES__LOCAL__WATCH)" in adapter.output
+    from_file = check(config, f"[server]\nport = 'eighty'\n{source}")
+    assert from_file.exit_code == 2 and "environment" not in from_file.output
+
+
+def test_check_config_refuses_mangadex_languages_that_are_not_codes(tmp_path):
+    config = tmp_path / "toshokan.toml"
+    wrong = check(config, '[sources.mangadex]\nlanguages = ["en", "english", "pt_BR"]\n')
+    assert wrong.exit_code == 2 and wrong.output.count("\n") == 1
+    assert "not a MangaDex language code: 'english', 'pt_br'" in wrong.output
+    right = check(
+        config,
+        '[sources.mangadex]\nlanguages = ["en", "pt-br", "es-la", "ZH-HK"]\n'
+        'title_languages = ["ja-ro", "ko-ro", "zh-ro", "ja"]\n',
+    )
+    assert right.exit_code == 0, right.output

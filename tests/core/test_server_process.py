@@ -1,6 +1,7 @@
 """The real thing: `toshokan serve` in its own process, spoken to over HTTP."""
 
 import re
+import socket
 import subprocess
 import time
 
@@ -109,3 +110,27 @@ def test_every_line_on_stderr_has_the_one_log_format(tmp_path):
     assert any('toshokan.access: 127.0.0.1 "GET /shelf" 200' in line for line in lines)
     assert any("uvicorn" in line for line in lines)
     assert [line for line in lines if not LOG_LINE.match(line)] == []
+
+
+def test_a_port_in_use_stops_serve_with_one_line_before_it_starts(tmp_path):
+    site = install_plugin(tmp_path / "site")
+    config = tmp_path / "toshokan.toml"
+    config.write_text(
+        f'[host]\ndata_dir = "{tmp_path / "data"}"\n[sources.shelf]\nadapter = "catalog"\n'
+    )
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            serve_command("--config", str(config), "--port", str(port)),
+            env=plugin_env(site),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode != 0
+    assert result.stdout == ""  # the web reader's address is not announced
+    [line] = result.stderr.splitlines()
+    assert f"127.0.0.1:{port}" in line and "in use" in line
+    assert not (tmp_path / "data").exists()  # nothing started

@@ -373,6 +373,10 @@ async def test_names_real_libraries_use(tmp_path: Path, make_source: SourceFacto
         "One Piece - Chapter 1003 - Kaido.cbz",
         "One Piece - Chapter 1003 (es).cbz",
         "Asura Scans_Chapter 11",
+        # Mihon/Tachiyomi chapter folders: ``<scanlator>_<chapter name>``, a colon written ``_``.
+        "Asura Scans_Ch. 13",
+        "Lector Scans_Capítulo 14",
+        "Asura Scans_Chapter 15_ The Return",
     ):
         if name.endswith(".cbz"):
             cbz(root / "One Piece" / name, pages=1)
@@ -386,6 +390,12 @@ async def test_names_real_libraries_use(tmp_path: Path, make_source: SourceFacto
     assert chapters[(1003, "en")].title == "Kaido"
     assert chapters[(1003, "es")].scanlator != "es"
     assert chapters[(11, "en")].scanlator == "Asura Scans"
+    assert chapters[(13, "en")].scanlator == "Asura Scans"
+    assert chapters[(14, "en")].scanlator == "Lector Scans"
+    assert (chapters[(15, "en")].scanlator, chapters[(15, "en")].title) == (
+        "Asura Scans",
+        "The Return",
+    )
     [first] = await source.chapters("jin-ji-no-ju-ren", CTX)
     assert first.number == 1
 

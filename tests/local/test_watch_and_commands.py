@@ -1,7 +1,10 @@
 """The folder watcher, and the ``scan``/``demo``/``hash-secret`` commands."""
 
 import asyncio
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -81,6 +84,23 @@ def test_scan_command_prints_summary(tmp_path: Path) -> None:
     assert "0 read this scan" in again.output
     missing = runner.invoke(main, ["scan", str(tmp_path / "missing")])
     assert missing.exit_code != 0
+
+
+def test_scan_into_a_pipe_prints_only_the_summary(tmp_path: Path) -> None:
+    """The progress bar is for a terminal; a file or pipe gets the clean summary."""
+    root = tmp_path / "lib"
+    write_demo_library(root, series=3, chapters=2, pages=1)
+    result = subprocess.run(
+        [sys.executable, "-m", "toshokan", "scan", str(root), "--index", str(tmp_path / "i")],
+        env={**os.environ, "TOSHOKAN_HOST__DATA_DIR": str(tmp_path / "data")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.startswith("Indexed 3 series")
+    assert "Reading" not in result.stdout and "\r" not in result.stdout
 
 
 def test_scan_builds_the_index_serve_reads(tmp_path: Path) -> None:

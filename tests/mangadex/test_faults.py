@@ -83,6 +83,39 @@ async def test_a_long_retry_hint_is_passed_on_at_once(fake: FakeMangaDex, host: 
     assert len(fake.calls(FIRST_CALL["search"])) == 1  # the others were not sent
 
 
+async def test_callers_queued_for_the_budget_get_a_long_hint_at_once(
+    fake: FakeMangaDex, tmp_path: Path
+) -> None:
+    # One request a second: the first search is sent, the nine others queue for the budget,
+    # and MangaDex takes 0.7 s to say "not for an hour".
+    options = {"api_url": API, "uploads_url": UPLOADS, "requests_per_second": 1}
+    fake.script(
+        FIRST_CALL["search"], status=429, headers={"Retry-After": "3600"}, delay=0.7, times=100
+    )
+    async with serve(
+        MangaDex,
+        options,
+        slug="mangadex",
+        upstream=fake.transport(),
+        data_dir=tmp_path,
+        server={"upstream_timeout": 10},
+        cache={"search": 0},
+    ) as host:
+        started = time.monotonic()
+        answers = await asyncio.gather(
+            *(
+                host.client.post("/mangadex/search", json={"page": p, "sort": "latest"})
+                for p in range(1, 11)
+            )
+        )
+        took = time.monotonic() - started
+    assert [a.status_code for a in answers] == [429] * 10
+    assert {a.json()["error"]["code"] for a in answers} == {"RATE_LIMITED"}
+    assert all(3500 <= int(a.headers["Retry-After"]) <= 3600 for a in answers)
+    assert len(fake.calls(FIRST_CALL["search"])) == 1  # the queued nine were not sent
+    assert took < 5  # half the deadline: nobody waited it out
+
+
 async def test_a_feed_claiming_ten_thousand_items_costs_a_bounded_number_of_requests(
     fake: FakeMangaDex, host: ServedHost
 ) -> None:

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import respx
 
-from toshokan.sdk import AllOf, Throttle, UpstreamClient
+from toshokan.sdk import AllOf, BudgetPaused, Throttle, UpstreamClient
 
 pytestmark = pytest.mark.anyio
 API = "https://upstream.example"
@@ -87,14 +87,27 @@ async def test_combined_budgets_hold_each() -> None:
     assert most_in_any_window(granted + wide_only, WIDTH) <= 10
 
 
-async def test_a_pause_holds_the_budget() -> None:
+async def test_a_pause_refuses_the_budget_until_it_ends() -> None:
     budget = Throttle("test paused", 100, 1)
     budget.pause(0.3)
     assert 0.2 < budget.paused_for() <= 0.3
-    started = time.monotonic()
+    with pytest.raises(BudgetPaused) as refused:
+        await budget.acquire()
+    assert 0.2 < refused.value.seconds <= 0.3
+    await asyncio.sleep(0.35)
     await budget.acquire()
-    assert time.monotonic() - started >= 0.25
     assert budget.paused_for() == 0.0
+
+
+async def test_a_pause_wakes_requests_queued_for_a_slot() -> None:
+    budget = Throttle("test queued", 1, 1)
+    await budget.acquire()  # the window is full for a second
+    queued = [asyncio.create_task(budget.acquire()) for _ in range(3)]
+    await asyncio.sleep(0.1)
+    budget.pause(3600)
+    done, _ = await asyncio.wait(queued, timeout=0.5)
+    assert len(done) == 3
+    assert all(isinstance(task.exception(), BudgetPaused) for task in done)
 
 
 async def test_one_name_one_allowance() -> None:

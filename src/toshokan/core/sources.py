@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from toshokan import __version__
-from toshokan.config import HostSettings, SourceSection
+from toshokan.config import ENV_PREFIX, HostSettings, SourceSection, explain
 from toshokan.core.hashing import content_hash
 from toshokan.errors import SourceNotFound
 from toshokan.models import HostManifest, SourceConfiguration, SourceManifestEntry, SourceStatus
@@ -179,7 +179,8 @@ def build_source(
     try:
         settings = cls.Settings.model_validate(section.adapter_settings())
     except ValidationError as error:
-        raise ConfigurationError(describe(slug, error).replace(": ", ": settings ", 1)) from None
+        problems = explain(error, cls.Settings, f"{ENV_PREFIX}SOURCES__{slug}__")
+        raise ConfigurationError(f"source {slug!r}: settings {problems}") from None
     try:
         source = cls(slug, settings, services)
     except Exception as error:  # an adapter refusing its settings is a configuration problem

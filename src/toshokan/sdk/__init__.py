@@ -53,13 +53,14 @@ from toshokan.sdk.http import (
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import Download, NoSettings, Source, public
-from toshokan.sdk.throttle import AllOf, Limiter, Throttle, windows_for_rate
+from toshokan.sdk.throttle import AllOf, BudgetPaused, Limiter, Throttle, windows_for_rate
 
 __all__ = [
     "EPOCH",
     "AllOf",
     "AuthConfig",
     "AuthType",
+    "BudgetPaused",
     "Chapter",
     "ChapterNotFound",
     "Classification",

@@ -14,8 +14,9 @@ budget, the headers and the whole body, however slowly it drips) ends within
 the client's timeout and what is left of the request's deadline
 (:mod:`toshokan.sdk.deadline`); a retry or a retry hint that does not fit in
 that deadline is not waited for, and a long hint (over ``max_retry_wait``)
-holds the client's budget, so that until it expires every request is
-answered ``RATE_LIMITED`` at once instead of being sent; bodies are capped after decompression, so a
+holds the client's budget, so that until it expires every request, including
+those already queued for the budget, is answered ``RATE_LIMITED`` at once instead
+of being sent or left to time out; bodies are capped after decompression, so a
 gzip bomb is cut like any oversized body, and a body that lies about its
 encoding is an upstream error; redirects are followed a few times, not forever.
 """
@@ -49,7 +50,7 @@ from toshokan.errors import (
 )
 from toshokan.sdk import deadline
 from toshokan.sdk.payloads import parse_json, parse_payload
-from toshokan.sdk.throttle import Limiter, Throttle
+from toshokan.sdk.throttle import BudgetPaused, Limiter, Throttle
 
 T = TypeVar("T")
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
@@ -199,12 +200,6 @@ class UpstreamClient:
         **kwargs: Any,
     ) -> httpx.Response:
         """Send one request; return a 2xx response, body read, or raise the mapped :class:`HostError`."""
-        paused = self.limiter.paused_for() if self.limiter else 0.0
-        if paused > 0:
-            raise RateLimited(
-                "The upstream asked this host to slow down; not asking again before it said to.",
-                retry_after=paused,
-            )
         attempts = 1 + (self.retries if method.upper() in IDEMPOTENT else 0)
         answered: list[HostError] = []  # what the upstream itself failed with, attempt by attempt
 
@@ -250,9 +245,7 @@ class UpstreamClient:
             raise _Retryable(late)
         try:
             async with asyncio.timeout(budget):
-                if self.limiter:
-                    await self.limiter.acquire()
-                self.requests_sent += 1
+                await self._take_budget()
                 response = await self._fetch(method, url, **kwargs)
         except TimeoutError:
             raise _Retryable(late) from None
@@ -277,6 +270,18 @@ class UpstreamClient:
         if response.is_success:
             return response
         return self._fail(response, not_found)
+
+    async def _take_budget(self) -> None:
+        """Count one request against the budget; ``RATE_LIMITED`` at once while it is paused."""
+        if self.limiter:
+            try:
+                await self.limiter.acquire()
+            except BudgetPaused as paused:
+                raise RateLimited(
+                    "The upstream asked this host to slow down; not asking again before it said to.",
+                    retry_after=paused.seconds,
+                ) from None
+        self.requests_sent += 1
 
     async def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """The response with its whole (decoded) body, refused past ``max_body_bytes``."""
@@ -354,9 +359,7 @@ class UpstreamClient:
         For archives and other large bodies. Failures map as :meth:`request`'s do, and a
         partial file is removed. Returns the number of bytes written.
         """
-        if self.limiter:
-            await self.limiter.acquire()
-        self.requests_sent += 1
+        await self._take_budget()
         written = 0
         try:
             async with self._http.stream("GET", url, **kwargs) as response:

@@ -52,8 +52,15 @@ _PURE_NUMBER = re.compile(rf"^\s*#?{_NUM}\s*$")
 _NATURAL = re.compile(r"(\d+)")
 #: ``[v2]`` in a scanlation name is the release's second version, not volume 2.
 _REVISION = re.compile(r"^v\d+$", re.I)
-#: Mihon/Tachiyomi downloads: ``<scanlator>_<chapter name>``.
-_MIHON = re.compile(r"^([^_\[\](){}]+?)_((?:vol|ch|chapter|episode|ep|oneshot)\b.*)$", re.I)
+#: Mihon/Tachiyomi downloads: ``<scanlator>_<chapter name>``, as a folder of images or a
+#: ``.cbz``, the chapter name starting with any chapter or volume word the parser reads.
+_MIHON = re.compile(
+    r"^([^_\[\](){}]+?)_((?:(?:vol(?:ume)?|ch(?:apter|ap)?|cap(?:itulo|[íi]tulo)?|"
+    r"ep(?:isode|isodio)?|kapitel|one[ -]?shot)\b|#\s*\d).*)$",
+    re.I,
+)
+#: Mihon writes each of ``"*/:<>?\|`` in a chapter name as ``_``: ``Chapter 13_ The Title``.
+_MIHON_COLON = re.compile(r"_(?=\s)")
 #: Bracketed words that describe the release, not who made it.
 _NOT_GROUP = re.compile(
     r"^(?:digital(?:[ -]?(?:edition|rip))?|webrip|web|hq|lq|hd|high ?quality|c2c|"
@@ -278,7 +285,7 @@ def parse_chapter_name(filename: str) -> NameInfo:
     mihon_group = ""
     mihon = _MIHON.match(stem)
     if mihon:
-        mihon_group, stem = mihon.group(1).strip(), mihon.group(2)
+        mihon_group, stem = mihon.group(1).strip(), _MIHON_COLON.sub(":", mihon.group(2))
 
     tags = _read_tags(stem)
     group = mihon_group or (tags.groups[0] if tags.groups else "")

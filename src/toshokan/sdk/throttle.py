@@ -14,9 +14,15 @@ name) draws on one counter in one process-wide memory storage. The storage
 is process-wide rather than per event loop because the upstream counts the
 process's IP address, not its loops. Tests, which each run on a fresh loop,
 therefore call :func:`reset` to start from a full budget (``tests/conftest.py``).
+
+An upstream that says "not before an hour" pauses its budget (:meth:`Throttle.pause`).
+A paused budget is not waited for: :meth:`Throttle.acquire` raises :class:`BudgetPaused`
+at once, and wakes the requests already queued for a slot so they raise too, because
+nobody's deadline is as long as the pause and each of them would only time out.
 """
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -34,8 +40,19 @@ log = logging.getLogger(__name__)
 Window = tuple[int, int]
 
 
+class BudgetPaused(Exception):
+    """The upstream asked for a pause of this budget; ``seconds`` of it are left."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"budget paused for {seconds:.0f} s")
+        self.seconds = seconds
+
+
 class Limiter(Protocol):
-    """What :class:`~toshokan.sdk.UpstreamClient` waits on before every attempt."""
+    """What :class:`~toshokan.sdk.UpstreamClient` waits on before every attempt.
+
+    ``acquire`` raises :class:`BudgetPaused` while a pause asked for by the upstream lasts.
+    """
 
     async def acquire(self) -> None: ...
 
@@ -70,9 +87,13 @@ class _State:
         self.strategy = MovingWindowRateLimiter(storage_from_string("async+memory://"))
         self.windows: dict[str, tuple[Window, ...]] = {}
         self.paused_until: dict[str, float] = {}
-        # asyncio locks belong to one loop, so first-come-first-served turns are kept per loop.
+        # asyncio locks and events belong to one loop, so first-come-first-served turns, and
+        # the events that wake a turn waiting for a slot when its budget is paused, are per loop.
         self.turns: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[str, asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
+        self.wakeups: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Event]
         ] = weakref.WeakKeyDictionary()
 
 
@@ -116,13 +137,17 @@ class Throttle:
         return f"Throttle({self.name!r}, windows={self.windows})"
 
     async def acquire(self) -> None:
-        """Wait for a free slot in every window (and any pause), then take it; FIFO per loop."""
-        turns = _state.turns.setdefault(asyncio.get_running_loop(), {})
+        """Wait for a free slot in every window, then take it; FIFO per loop.
+
+        Raises :class:`BudgetPaused` instead of waiting while the budget is paused,
+        including when the pause begins during the wait.
+        """
+        self._refuse_if_paused()
+        loop = asyncio.get_running_loop()
+        turns, wakeups = _state.turns.setdefault(loop, {}), _state.wakeups.setdefault(loop, {})
         async with turns.setdefault(self.name, asyncio.Lock()):
             while True:
-                if (pause := self.paused_for()) > 0:
-                    await asyncio.sleep(pause)
-                    continue
+                self._refuse_if_paused()
                 strategy, items = _state.strategy, self._items
                 # Nobody else of this loop takes a turn between test and hit; another loop's
                 # hit in between can only make a hit fail, and then we wait and check again.
@@ -132,16 +157,27 @@ class Throttle:
                     return
                 stats = [await strategy.get_window_stats(i, self.name) for i in items]
                 reset_at = max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
-                await asyncio.sleep(max(0.001, reset_at - time.time()))
+                paused = wakeups.setdefault(self.name, asyncio.Event())
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(paused.wait(), max(0.001, reset_at - time.time()))
 
     def pause(self, seconds: float) -> None:
-        """The upstream asked us to wait: hold every request of this budget until then."""
+        """The upstream asked us to wait: refuse every request of this budget until then."""
         until = time.monotonic() + seconds
         _state.paused_until[self.name] = max(_state.paused_until.get(self.name, 0.0), until)
+        # Wake this loop's turn waiting for a slot (a pause comes from an answer on this loop).
+        with contextlib.suppress(RuntimeError):
+            waiting = _state.wakeups.get(asyncio.get_running_loop(), {}).pop(self.name, None)
+            if waiting is not None:
+                waiting.set()
 
     def paused_for(self) -> float:
         """Seconds left of a pause the upstream asked for (0 when none)."""
         return max(0.0, _state.paused_until.get(self.name, 0.0) - time.monotonic())
+
+    def _refuse_if_paused(self) -> None:
+        if (left := self.paused_for()) > 0:
+            raise BudgetPaused(left)
 
 
 class AllOf:

@@ -65,7 +65,8 @@ def scan_command(
         if quiet:
             return
         if bar is None:
-            bar = tqdm(total=total, unit="chapter", desc="Reading", leave=False)
+            # disable=None: drawn on a terminal only; a file or pipe gets just the summary.
+            bar = tqdm(total=total, unit="chapter", desc="Reading", leave=False, disable=None)
         bar.update(done - bar.n)  # redraws at most every mininterval, not per chapter
 
     try:

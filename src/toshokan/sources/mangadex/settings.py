@@ -5,10 +5,14 @@ can decide for itself. The base URLs exist so a mirror, a caching proxy or a
 local fake can stand in for MangaDex without touching code.
 """
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+#: MangaDex's language codes: ISO 639-1, optionally with a region (``pt-br``, ``es-la``,
+#: ``zh-hk``) or romanised (``ja-ro``, ``ko-ro``, ``zh-ro``).
+LANGUAGE_CODE = re.compile(r"[a-z]{2}(?:-[a-z]{2})?")
 #: MangaDex's own content rating vocabulary.
 ContentRating = Literal["safe", "suggestive", "erotica", "pornographic"]
 #: What to do with chapters MangaDex only links to (hosted on the publisher's site).
@@ -85,5 +89,14 @@ class Settings(BaseModel):
 
     @field_validator("languages", "title_languages")
     @classmethod
-    def _lowercase_codes(cls, value: list[str]) -> list[str]:
-        return [code.strip().lower() for code in value if code.strip()]
+    def _language_codes(cls, value: list[str]) -> list[str]:
+        codes = [code.strip().lower() for code in value if code.strip()]
+        # MangaDex would answer a wrong code with nothing at all, not an error: say so here.
+        wrong = [code for code in codes if not LANGUAGE_CODE.fullmatch(code)]
+        if wrong:
+            raise ValueError(
+                f"not a MangaDex language code: {', '.join(map(repr, wrong))} (codes are two "
+                "letters, ISO 639-1, with an optional region or romanisation: 'en', 'pt-br', "
+                "'es-la', 'zh-hk', 'ja-ro')"
+            )
+        return codes

@@ -134,7 +134,7 @@ function errorBox(error, retry, title) {
       onclick: () => { try { sessionStorage.setItem("toshokan:after-signin", here); } catch { /* off */ } } }, "Sign in"));
   }
   if (retry) actions.append(h("button", { type: "button", onclick: retry }, "Try again"));
-  actions.append(h("a", { class: "button", href: "#/" }, "Home"));
+  if (location.hash.replace(/^#\/?/, "") !== "") actions.append(h("a", { class: "button", href: "#/" }, "Home"));
   return h("div", { class: "error", role: "alert" }, h("h2", {}, heading),
     h("p", {}, error.message || String(error)),
     error.code ? h("p", { class: "code" }, h("small", {}, error.code)) : null, actions);
@@ -205,9 +205,17 @@ function sourceShelves(slug, config, token) {
       if (token !== generation) return;
       row.replaceChildren(...(answer.results.length ? answer.results.map((entry) => h("li", {}, coverLink(slug, entry)))
         : [h("li", { class: "muted" }, "Nothing here yet.")]));
-    }, (error) => { if (token === generation) row.replaceChildren(h("li", {}, errorBox(error))); });
+    }, (error) => { if (token === generation) shelfFailed(row, error); });
   }
   return sections;
+}
+
+// A shelf that could not be filled says so in one line across it; the rest of home is still there.
+function shelfFailed(row, error) {
+  const message = error.message || String(error);
+  row.classList.add("failed");
+  row.replaceChildren(h("li", { role: "alert", title: message }, message,
+    error.code ? h("small", { class: "code" }, ` (${error.code})`) : null));
 }
 
 // -- search --------------------------------------------------------------------------------
