@@ -16,6 +16,7 @@ from toshokan.core.http import source_mounts
 from toshokan.core.images import image_mount
 from toshokan.edge import Edge
 from toshokan.faces import alethia
+from toshokan.faces.kosync import kosync_routes
 from toshokan.faces.opds import opds_routes
 from toshokan.faces.web import web_routes
 
@@ -54,6 +55,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
             image_mount(),
             *opds_routes(),
             *alethia.routes(),
+            *kosync_routes(),
             *routes.routes(),
         ],
         exception_handlers=EXCEPTION_HANDLERS,

@@ -153,7 +153,7 @@ def host_services(settings: HostSettings, **overrides: Any) -> HostServices:
 
 #: Names under ``/_/`` that the host's faces use: a source's own routes mount at
 #: ``/_/<slug>`` and would shadow them.
-HOST_PATHS = frozenset({"docs", "image", "opds", "alethia", "web", "assets"})
+HOST_PATHS = frozenset({"docs", "image", "opds", "alethia", "kosync", "web", "assets"})
 
 
 def build_source(slug: str, section: SourceSection, services: HostServices) -> HostedSource:

@@ -23,7 +23,7 @@ IMAGE_ROUTES = (
     r"/_/image(?:/|$)",  # the host's image endpoint (covers, thumbnails, proxied pages)
     r"/_/opds/[a-z]+/series/[^/]+/[^/]+/pages/",  # OPDS page streaming
     r"/_/(?:docs/)?assets/",  # the web reader's and the API docs' static files
-    r"/_/(?!(?:opds|docs|alethia|image|assets)/)[a-z]+/",  # a source's own routes: pages, covers
+    r"/_/(?!(?:opds|docs|alethia|kosync|image|assets)/)[a-z]+/",  # a source's own routes: pages, covers
 )
 _IMAGE = re.compile("|".join(f"(?:{route})" for route in IMAGE_ROUTES))
 _HEALTH = re.compile(r"/[a-z]+/health/?")
