@@ -35,6 +35,7 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
             max_body_bytes, max_header_bytes, max_headers, auth_attempts,
             storage (memory:// per process, redis://... shared)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
+  [readers] registration (KOReader's Register button may create readers)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             and the adapter's own settings (see `toshokan sources --settings`)
 
@@ -221,6 +222,82 @@ def check_config(config_file: Path) -> None:
     click.echo(
         f"{config_file}: OK ({len(settings.sources)} source(s): {', '.join(settings.sources) or 'none'})"
     )
+
+
+@main.group(
+    name="readers",
+    help="The host's readers: with none, the host is open and keeps one implicit reader's "
+    "progress; with readers, each signs in (KOReader with the name and password).",
+)
+def readers_group() -> None:
+    pass
+
+
+def _accounts() -> Any:
+    """The readers' database of the host ``toshokan --config FILE`` configures."""
+    from toshokan.core.progress import Database, default_database_path
+    from toshokan.core.readers import Readers
+
+    config = click.get_current_context().find_root().params.get("config")
+    settings = _or_exit(lambda: load_settings(config))
+    return Readers(Database(default_database_path(settings.host.data_dir)))
+
+
+def _account_change(action: Any) -> Any:
+    from toshokan.core.readers import AccountError
+
+    try:
+        return action()
+    except AccountError as error:
+        click.echo(f"toshokan: {error}", err=True)
+        sys.exit(1)
+
+
+PASSWORD = click.option(
+    "--password", prompt=True, hide_input=True, confirmation_prompt=True, help="Asked when omitted."
+)
+
+
+@readers_group.command(name="add", help="Add a reader; prints their first API key, last.")
+@click.argument("name")
+@PASSWORD
+def readers_add(name: str, password: str) -> None:
+    key = _account_change(lambda: _accounts().add(name, password))
+    click.echo(f"reader {name} added; API key (shown once):")
+    click.echo(key)
+
+
+@readers_group.command(name="list", help="List the readers.")
+def readers_list() -> None:
+    for account in _accounts().accounts():
+        password = "password" if account.has_password else "KOReader key only"
+        click.echo(f"{account.name:<24} {account.keys} API key(s), {password}")
+
+
+@readers_group.command(name="remove", help="Remove a reader, their keys and all their progress.")
+@click.argument("name")
+def readers_remove(name: str) -> None:
+    if not _accounts().remove(name):
+        click.echo(f"toshokan: no reader is named {name!r}", err=True)
+        sys.exit(1)
+    click.echo(f"reader {name} removed, with their progress")
+
+
+@readers_group.command(name="password", help="Set a reader's password (KOReader's too).")
+@click.argument("name")
+@PASSWORD
+def readers_password(name: str, password: str) -> None:
+    _account_change(lambda: _accounts().set_password(name, password))
+    click.echo(f"password of {name} changed")
+
+
+@readers_group.command(name="key", help="Give a reader a new API key; prints it, last.")
+@click.argument("name")
+@click.option("--revoke", is_flag=True, help="Revoke the reader's other API keys.")
+def readers_key(name: str, revoke: bool) -> None:
+    key = _account_change(lambda: _accounts().new_key(name, revoke_others=revoke))
+    click.echo(f"new API key of {name}{' (the others are revoked)' if revoke else ''}:")
+    click.echo(key)
 
 
 def _raise(error: Exception) -> None:

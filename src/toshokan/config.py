@@ -161,6 +161,14 @@ class CacheSection(Section):
     )
 
 
+class ReadersSection(Section):
+    registration: bool = Field(
+        False,
+        description="Whether KOReader's Register button may create readers "
+        "(POST /_/kosync/users/create); otherwise readers are added with `toshokan readers add`.",
+    )
+
+
 class SourceSection(BaseModel):
     """One ``[sources.<slug>]`` table: the host's keys; every other key goes to the adapter."""
 
@@ -184,6 +192,7 @@ class HostSettings(BaseSettings):
     cors: CorsSection = Field(default_factory=CorsSection)
     limits: LimitsSection = Field(default_factory=LimitsSection)
     cache: CacheSection = Field(default_factory=CacheSection)
+    readers: ReadersSection = Field(default_factory=ReadersSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
 
     @classmethod

@@ -27,6 +27,8 @@ from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.hashing import etag_of
 from toshokan.core.limits import Limiter
+from toshokan.core.progress import Database, ProgressStore, default_database_path
+from toshokan.core.readers import ReaderGate, Readers
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
 from toshokan.core.signing import ExpiredLink, expiry, sign
@@ -122,6 +124,10 @@ class Core:
             Limiter(settings.limits.auth_attempts, settings.limits.storage, "toshokan-auth")
         )
         host.services.on_content_changed(self.cache.invalidate)
+        # Readers and their progress: one database every face reads and writes.
+        self.database = Database(default_database_path(settings.host.data_dir))
+        self.progress = ProgressStore(self.database)
+        self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
 
     # -- life ----------------------------------------------------------------------
 
@@ -134,6 +140,7 @@ class Core:
 
     async def shutdown(self) -> None:
         await self.host.shutdown()
+        self.database.close()
 
     def link_signer(self) -> Callable[[str], str]:
         secret, ttl = self.host.services.secret, self.settings.host.link_ttl

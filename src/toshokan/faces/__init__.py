@@ -9,10 +9,17 @@ the edge and the core read: adding a face is a new package and a line here.
 """
 
 from toshokan.core.face import Face
-from toshokan.faces import alethia, opds, sources, spec, web
+from toshokan.faces import alethia, kosync, opds, sources, spec, web
 
 #: Every face, in the order their routes are tried: the spec's interface last, since
 #: its ``/{source}/{manga}`` would match any other face's two-segment path.
-FACES: tuple[Face, ...] = (web.FACE, sources.FACE, opds.FACE, alethia.FACE, spec.FACE)
+FACES: tuple[Face, ...] = (
+    web.FACE,
+    sources.FACE,
+    opds.FACE,
+    alethia.FACE,
+    kosync.FACE,
+    spec.FACE,
+)
 
 __all__ = ["FACES"]

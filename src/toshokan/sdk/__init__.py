@@ -42,6 +42,7 @@ from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.deadline import remaining, upstream_deadline
+from toshokan.sdk.digests import partial_md5
 from toshokan.sdk.gather import gather
 from toshokan.sdk.http import (
     UpstreamClient,
@@ -52,7 +53,7 @@ from toshokan.sdk.http import (
 )
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
-from toshokan.sdk.source import Download, NoSettings, Source, public
+from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, BudgetPaused, Limiter, Throttle, windows_for_rate
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "AuthType",
     "BudgetPaused",
     "Chapter",
+    "ChapterFile",
     "ChapterNotFound",
     "Classification",
     "Credentials",
@@ -101,6 +103,7 @@ __all__ = [
     "parse_json",
     "parse_model",
     "parse_payload",
+    "partial_md5",
     "pass_services",
     "public",
     "remaining",

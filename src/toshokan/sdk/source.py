@@ -44,6 +44,16 @@ class Download:
     size: int | None = None
 
 
+@dataclass(frozen=True)
+class ChapterFile:
+    """The chapter a file is, found by the file's KOReader id: its manga and chapter slugs,
+    and its number of pages (a KOReader position in it is a page number)."""
+
+    manga_slug: str
+    chapter_slug: str
+    pages: int
+
+
 class NoSettings(BaseModel):
     """Settings of an adapter that takes none."""
 
@@ -199,6 +209,15 @@ class Source(abc.ABC, Generic[SettingsT]):
         Only a source that holds its chapters as files (a library of archives)
         has one to offer; faces that can link a download (OPDS acquisition
         links) ask this, through the core, for one chapter at a time.
+        """
+        return None
+
+    async def chapter_of_file(self, digest: str) -> ChapterFile | None:
+        """The chapter whose file KOReader names ``digest`` (see :func:`toshokan.sdk.partial_md5`).
+
+        A source that offers chapters as files computes each file's id once (a
+        library at scan time) and answers here, so a book read in KOReader moves
+        the position every face shows. The default, for sources without files: None.
         """
         return None
 

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from toshokan.sdk import partial_md5
 from toshokan.sdk.archives import ArchiveError, Member, open_chapter
 from toshokan.sdk.names import NameInfo, format_number, parse_chapter_name
 from toshokan.sources.local.comicinfo import ComicInfo, MetadataError, parse_comicinfo
@@ -83,7 +84,18 @@ def read_chapter(
         except MetadataError as error:
             warnings.append(f"{error}; using the file name instead")
     record = chapter_record(chapter, listing.pages, info, default_language=default_language)
+    record["partial_md5"] = file_id(real, chapter.kind)
     return ChapterReading(record, None, warnings)
+
+
+def file_id(path: str, kind: str) -> str | None:
+    """KOReader's id of a chapter file (twelve 1 KiB reads); None for an image folder."""
+    if kind == "dir":
+        return None
+    try:
+        return partial_md5(path)
+    except OSError:
+        return None
 
 
 def read_chapters(

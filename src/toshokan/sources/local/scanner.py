@@ -11,6 +11,7 @@ root is an error (:class:`~discovery.LibraryUnavailable`).
 
 import multiprocessing
 import os
+import sqlite3
 import threading
 from collections import deque
 from collections.abc import Generator
@@ -86,7 +87,28 @@ class Scanner:
                     progress=progress,
                     cancelled=self.stop.is_set,
                 )
-                return update.run()
+                report = update.run()
+                self.name_files(db)
+                return report
+
+    def name_files(self, db: sqlite3.Connection) -> None:
+        """Give KOReader's id to files indexed before the index kept it (version 6), once.
+
+        A chapter read by this scan got its id then; only the files an older index
+        holds unchanged are left, each named with twelve small reads, not reopened.
+        """
+        unnamed = db.execute(
+            "SELECT id, relpath, kind FROM chapters WHERE partial_md5 IS NULL AND kind != 'dir'"
+        ).fetchall()
+        if not unnamed:
+            return
+        named = [
+            (reading.file_id(reading.real_path(self.root, relpath), kind), chapter_id)
+            for chapter_id, relpath, kind in unnamed
+        ]
+        db.execute("BEGIN")
+        db.executemany("UPDATE chapters SET partial_md5 = ? WHERE id = ?", named)
+        db.execute("COMMIT")
 
     def walk(self, only: set[str] | None = None) -> tuple[dict[str, FoundSeries], dict[str, str]]:
         """Every series and chapter candidate, and the files skipped while walking."""

@@ -26,6 +26,7 @@ from toshokan.sdk import (
     AuthConfig,
     AuthType,
     Chapter,
+    ChapterFile,
     ChapterNotFound,
     Classification,
     Credentials,
@@ -94,14 +95,10 @@ def _timestamp(value: float | None) -> datetime:
 
 
 def _secret(settings_value: object, env: str) -> str | None:
-    if settings_value is not None:
-        value = (
-            settings_value.get_secret_value()
-            if hasattr(settings_value, "get_secret_value")
-            else settings_value
-        )
-        return str(value) or None
-    return os.environ.get(env) or None
+    if settings_value is None:
+        return os.environ.get(env) or None
+    value = getattr(settings_value, "get_secret_value", lambda: settings_value)()
+    return str(value) or None
 
 
 class LocalAuth:
@@ -479,6 +476,9 @@ class LocalLibrary(Source[LocalSettings]):
             ctx, "download", query={"v": version}, manga=manga_slug, chapter=chapter_slug
         )
         return Download(url, file_type, scanned_size(row["sig"]))
+
+    async def chapter_of_file(self, digest: str) -> ChapterFile | None:
+        return await asyncio.to_thread(self._require_index().chapter_of_file, digest)
 
     def activity(self) -> str | None:
         return self.progress.summary() if self.progress.running else None

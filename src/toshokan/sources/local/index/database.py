@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toshokan.sdk import ChapterFile
 from toshokan.sdk.names import IMAGE_TYPES
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
+#: Older versions brought up to this one in place, without a rescan: version -> statements.
+MIGRATIONS = {"6": ("ALTER TABLE chapters ADD COLUMN partial_md5 TEXT",)}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,8 +87,15 @@ CREATE TABLE IF NOT EXISTS chapters(
     pages TEXT NOT NULL,
     page_count INTEGER NOT NULL,
     info TEXT NOT NULL DEFAULT '{}',
+    -- KOReader's id of the file (sdk.partial_md5); NULL for image folders.
+    partial_md5 TEXT,
     UNIQUE(series_id, slug)
 );
+CREATE INDEX IF NOT EXISTS chapters_partial_md5 ON chapters(partial_md5)
+    WHERE partial_md5 IS NOT NULL;
+-- Files indexed before KOReader ids were kept: the scan names them (Scanner.name_files).
+CREATE INDEX IF NOT EXISTS chapters_unnamed ON chapters(relpath)
+    WHERE partial_md5 IS NULL AND kind != 'dir';
 CREATE INDEX IF NOT EXISTS chapters_series ON chapters(series_id);
 -- What a rescan compares against the walk, read off this index alone: the table's
 -- rows carry page lists and metadata, ten times the bytes.
@@ -174,6 +184,11 @@ class Index:
                 version = row[0] if row else None
             except sqlite3.OperationalError:
                 pass
+            migration = MIGRATIONS.get(version or "")
+            if migration is not None:
+                for statement in migration:
+                    db.execute(statement)
+                version = SCHEMA_VERSION
             if version not in (None, SCHEMA_VERSION):
                 # An index from another version is a cache: drop it and rescan.
                 for table in (
@@ -260,6 +275,22 @@ class Index:
             .fetchone()
         )
         return row
+
+    def chapter_of_file(self, digest: str) -> ChapterFile | None:
+        """The listed chapter whose file KOReader names ``digest`` (the first, for copies)."""
+        row: sqlite3.Row | None = (
+            self.reader()
+            .execute(
+                "SELECT c.slug, c.page_count, s.slug AS series_slug FROM chapters c "
+                "JOIN series s ON s.id = c.series_id WHERE c.partial_md5 = ? "
+                "AND c.slug IS NOT NULL AND s.slug IS NOT NULL ORDER BY c.relpath LIMIT 1",
+                (digest,),
+            )
+            .fetchone()
+        )
+        return (
+            None if row is None else ChapterFile(row["series_slug"], row["slug"], row["page_count"])
+        )
 
     def snapshot(self) -> Snapshot:
         db = self.reader()

@@ -1,0 +1,112 @@
+"""The readers' database: accounts and reading progress, over a thin layer of our own on the DB-API.
+
+SQLite in ``data_dir`` today, PostgreSQL later behind the same :class:`Database`.
+No ORM: the store is four tables and a handful of statements, each plain SQL
+both engines speak (``ON CONFLICT ... DO UPDATE ... WHERE`` included; types are
+``TEXT``, ``INTEGER`` and ``DOUBLE PRECISION``; no auto-increment keys, whose
+spelling differs). The one dialect difference is the parameter style: sqlite3
+takes ``?``, psycopg ``%s``. Statements here are written with ``?`` and every
+one passes through :meth:`Database.transaction`, so a PostgreSQL backend
+rewrites the placeholders in that one place and opens its own connections.
+
+Writes are durable before :meth:`Database.transaction` returns: SQLite runs
+with ``synchronous=FULL``, so a commit is on disk, not only in the WAL's pages.
+"""
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS readers(
+        name TEXT PRIMARY KEY,
+        password_hash TEXT,
+        koreader_hash TEXT,
+        created DOUBLE PRECISION NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS reader_keys(
+        key_id TEXT PRIMARY KEY,
+        reader TEXT NOT NULL,
+        key_hash TEXT NOT NULL,
+        created DOUBLE PRECISION NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS reader_keys_reader ON reader_keys(reader)",
+    """CREATE TABLE IF NOT EXISTS progress(
+        reader TEXT NOT NULL,
+        source TEXT NOT NULL,
+        manga TEXT NOT NULL,
+        chapter TEXT NOT NULL,
+        page INTEGER NOT NULL,
+        pages INTEGER NOT NULL,
+        finished INTEGER NOT NULL,
+        updated DOUBLE PRECISION NOT NULL,
+        device_id TEXT NOT NULL,
+        device TEXT NOT NULL,
+        PRIMARY KEY(reader, source, manga, chapter)
+    )""",
+    """CREATE TABLE IF NOT EXISTS document_progress(
+        reader TEXT NOT NULL,
+        document TEXT NOT NULL,
+        progress TEXT NOT NULL,
+        percentage DOUBLE PRECISION NOT NULL,
+        updated DOUBLE PRECISION NOT NULL,
+        device_id TEXT NOT NULL,
+        device TEXT NOT NULL,
+        PRIMARY KEY(reader, document)
+    )""",
+)
+
+
+def default_database_path(data_dir: Path) -> Path:
+    return data_dir / "readers.sqlite3"
+
+
+class Database:
+    """Connections to the readers' database, one per thread (callers run in a thread pool)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self.transaction() as cursor:
+            for statement in SCHEMA:
+                cursor.execute(statement)
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+            connection.execute("PRAGMA busy_timeout=30000")
+            self._local.connection = connection
+            with self._lock:
+                self._opened.append(connection)
+        return connection
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Cursor]:
+        """A cursor inside one transaction: committed (on disk) on exit, rolled back on error."""
+        connection = self._connection()
+        cursor = connection.cursor()
+        try:
+            yield cursor
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        finally:
+            cursor.close()
+
+    def close(self) -> None:
+        """Close every connection; called once no thread uses the database any more."""
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for connection in opened:
+            with suppress(sqlite3.Error):
+                connection.close()
+        self._local = threading.local()

@@ -1,0 +1,188 @@
+"""Reader accounts: names, passwords and API keys, stored only as argon2 hashes.
+
+A reader signs in with a password or an API key (``tk_<id>_<secret>``; the id
+finds the one hash to check, so a key is verified with one argon2 call however
+many a reader has). KOReader never sends the password, only its MD5: an account
+keeps an argon2 hash of that MD5's hex digest too (never the MD5 itself), so a
+KOReader's key is checked without the host ever holding something that signs in.
+
+argon2 is slow by design; these methods block, and :mod:`toshokan.core.readers.gate`
+calls them from a worker thread and remembers its successes briefly.
+"""
+
+import hashlib
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from toshokan.core.progress.database import Database
+
+#: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
+KEY_PREFIX = "tk"
+
+
+class AccountError(Exception):
+    """The account cannot be created or changed; the message says why."""
+
+
+class ReaderExists(AccountError):
+    """A reader with this name exists already."""
+
+
+@dataclass(frozen=True)
+class Account:
+    name: str
+    created: float
+    keys: int
+    has_password: bool
+
+
+@dataclass(frozen=True)
+class StoredCredentials:
+    """The hashes a reader's sign-in is checked against."""
+
+    password_hash: str | None
+    koreader_hash: str | None
+
+
+def koreader_key(password: str) -> str:
+    """What KOReader sends as ``x-auth-key`` for ``password``: its MD5, in hex."""
+    return hashlib.md5(password.encode()).hexdigest()
+
+
+def check_name(name: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise AccountError(
+            "a reader's name is 1 to 64 letters, digits or . _ @ + -, starting with a letter or digit"
+        )
+    return name
+
+
+def matches(hasher: PasswordHasher, stored: str | None, secret: str) -> bool:
+    if stored is None:
+        return False
+    try:
+        return hasher.verify(stored, secret)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+class Readers:
+    """The accounts in the readers' database."""
+
+    def __init__(self, database: Database, hasher: PasswordHasher | None = None):
+        self.database = database
+        self.hasher = hasher or PasswordHasher()
+
+    def any(self) -> bool:
+        """Whether the host has readers at all (with none it is open, as for one reader)."""
+        with self.database.transaction() as cursor:
+            cursor.execute("SELECT 1 FROM readers LIMIT 1")
+            return cursor.fetchone() is not None
+
+    def add(self, name: str, password: str) -> str:
+        """Create a reader with ``password``; returns their first API key."""
+        self._create(check_name(name), self.hasher.hash(password), password)
+        return self.new_key(name)
+
+    def register_koreader(self, name: str, userkey: str) -> None:
+        """Create a reader known only by KOReader's key (its Register button): no password yet."""
+        self._create(check_name(name), None, None, koreader_key_hash=self.hasher.hash(userkey))
+
+    def _create(
+        self,
+        name: str,
+        password_hash: str | None,
+        password: str | None,
+        koreader_key_hash: str | None = None,
+    ) -> None:
+        if password is not None:
+            koreader_key_hash = self.hasher.hash(koreader_key(password))
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO readers(name, password_hash, koreader_hash, created) "
+                "VALUES(?, ?, ?, ?) ON CONFLICT(name) DO NOTHING",
+                (name, password_hash, koreader_key_hash, time.time()),
+            )
+            if cursor.rowcount == 0:
+                raise ReaderExists(f"a reader named {name!r} already exists")
+
+    def accounts(self) -> list[Account]:
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT r.name, r.created, r.password_hash IS NOT NULL, "
+                "(SELECT count(*) FROM reader_keys k WHERE k.reader = r.name) "
+                "FROM readers r ORDER BY r.name"
+            )
+            rows = cursor.fetchall()
+        return [Account(name, created, keys, bool(has)) for name, created, has, keys in rows]
+
+    def remove(self, name: str) -> bool:
+        """Delete the reader, their keys and all their progress, at once; whether they existed."""
+        with self.database.transaction() as cursor:
+            cursor.execute("DELETE FROM readers WHERE name = ?", (name,))
+            existed = cursor.rowcount > 0
+            for table in ("reader_keys", "progress", "document_progress"):
+                cursor.execute(f"DELETE FROM {table} WHERE reader = ?", (name,))
+        return existed
+
+    def set_password(self, name: str, password: str) -> None:
+        password_hash = self.hasher.hash(password)
+        koreader_hash = self.hasher.hash(koreader_key(password))
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "UPDATE readers SET password_hash = ?, koreader_hash = ? WHERE name = ?",
+                (password_hash, koreader_hash, name),
+            )
+            if cursor.rowcount == 0:
+                raise AccountError(f"no reader is named {name!r}")
+
+    def new_key(self, name: str, *, revoke_others: bool = False) -> str:
+        """A new API key for ``name`` (shown once: only its hash is kept)."""
+        key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(24)
+        key_hash = self.hasher.hash(secret)
+        with self.database.transaction() as cursor:
+            cursor.execute("SELECT 1 FROM readers WHERE name = ?", (name,))
+            if cursor.fetchone() is None:
+                raise AccountError(f"no reader is named {name!r}")
+            if revoke_others:
+                cursor.execute("DELETE FROM reader_keys WHERE reader = ?", (name,))
+            cursor.execute(
+                "INSERT INTO reader_keys(key_id, reader, key_hash, created) VALUES(?, ?, ?, ?)",
+                (key_id, name, key_hash, time.time()),
+            )
+        return f"{KEY_PREFIX}_{key_id}_{secret}"
+
+    def revoke_keys(self, name: str) -> int:
+        """Revoke every API key of ``name``; how many there were."""
+        with self.database.transaction() as cursor:
+            cursor.execute("DELETE FROM reader_keys WHERE reader = ?", (name,))
+            return cursor.rowcount
+
+    # -- what a sign-in is checked against --------------------------------------------
+
+    def stored(self, name: str) -> StoredCredentials | None:
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT password_hash, koreader_hash FROM readers WHERE name = ?", (name,)
+            )
+            row = cursor.fetchone()
+        return None if row is None else StoredCredentials(*row)
+
+    def key_hash(self, name: str, key: str) -> tuple[str, str] | None:
+        """The stored hash of API key ``key`` of ``name`` and the secret to check against it."""
+        prefix, _, rest = key.partition("_")
+        key_id, _, secret = rest.partition("_")
+        if prefix != KEY_PREFIX or not key_id or not secret:
+            return None
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT key_hash FROM reader_keys WHERE key_id = ? AND reader = ?", (key_id, name)
+            )
+            row = cursor.fetchone()
+        return None if row is None else (row[0], secret)

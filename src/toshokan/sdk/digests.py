@@ -1,0 +1,28 @@
+"""KOReader's name for a book: the partial MD5 of its file.
+
+KOReader (``frontend/util.lua``, ``util.partialMD5``) hashes 1024-byte samples
+taken at offsets ``1024 << 2*i`` for ``i`` from -1 to 10, stopping at the first
+that reads nothing. Its shift is LuaJIT's 32-bit ``bit.lshift``, which masks the
+count to 5 bits, so ``i = -1`` shifts by 30 and wraps to offset 0: the samples
+start at 0, 1 KiB, 4 KiB, 16 KiB... up to 1 GiB. At most twelve small reads,
+so a library's scan can name every file without reading it whole.
+"""
+
+import hashlib
+from pathlib import Path
+
+SAMPLE = 1024
+OFFSETS = (0, *(SAMPLE << (2 * i) for i in range(11)))
+
+
+def partial_md5(path: Path | str) -> str:
+    """The id KOReader gives the file at ``path`` (its default, binary document matching)."""
+    digest = hashlib.md5()
+    with open(path, "rb") as stream:
+        for offset in OFFSETS:
+            stream.seek(offset)
+            sample = stream.read(SAMPLE)
+            if not sample:
+                break
+            digest.update(sample)
+    return digest.hexdigest()
