@@ -79,7 +79,7 @@ async def main(writes: int, concurrency: int) -> None:
             ref = ChapterRef("local", "bench", "ch-1")
             started = time.perf_counter()
             for n in range(writes):
-                store.record(names[n % READERS], ref, Position(n % 20 + 1, 20, False, time.time()))
+                store.record(names[n % READERS], ref, Position(n % 20, 20, False, time.time()))
             bare = writes / (time.perf_counter() - started)
 
             queue = iter(range(writes))

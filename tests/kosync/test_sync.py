@@ -105,15 +105,15 @@ async def test_a_chapter_read_in_koreader_is_the_chapter_every_face_sees(
     assert (await device.update_progress(digest, 3, 5)).status_code == 200
     position = await host.core.progress.aposition("mika", ref)
     assert position is not None
-    assert (position.page, position.pages, position.finished) == (3, 5, False)
+    assert (position.page, position.pages, position.finished) == (2, 5, False)  # from 0
     assert position.device == "Kobo_frost"
     # Another face moves the same chapter later: KOReader is shown that page.
-    later = Position(5, 5, True, position.updated + 60, "browser-1", "Firefox")
+    later = Position(4, 5, True, position.updated + 60, "browser-1", "Firefox")
     assert await host.core.progress.arecord("mika", ref, later)
     got = (await device.get_progress(digest)).json()
     assert (got["progress"], got["percentage"], got["device"]) == ("5", 1.0, "Firefox")
     # And an older write from anywhere never moves it back.
-    earlier = Position(1, 5, False, position.updated - 60, "browser-2", "Safari")
+    earlier = Position(0, 5, False, position.updated - 60, "browser-2", "Safari")
     assert not await host.core.progress.arecord("mika", ref, earlier)
     assert (await device.get_progress(digest)).json()["progress"] == "5"
 
@@ -140,7 +140,7 @@ async def test_a_book_downloaded_through_opds_is_its_chapter(
     assert (await device.update_progress(digest, 4, 5)).status_code == 200
     ref = ChapterRef("local", found.manga_slug, found.chapter_slug)
     position = await host.core.progress.aposition("mika", ref)
-    assert position is not None and (position.page, position.pages) == (4, 5)
+    assert position is not None and (position.page, position.pages) == (3, 5)  # page 4, from 0
 
 
 async def test_one_reader_never_sees_another(host: ServedHost, library: Path) -> None:

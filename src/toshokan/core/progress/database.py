@@ -44,8 +44,10 @@ SCHEMA = (
         updated DOUBLE PRECISION NOT NULL,
         device_id TEXT NOT NULL,
         device TEXT NOT NULL,
+        inferred INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY(reader, source, manga, chapter)
     )""",
+    "CREATE INDEX IF NOT EXISTS progress_recent ON progress(reader, updated)",
     """CREATE TABLE IF NOT EXISTS document_progress(
         reader TEXT NOT NULL,
         document TEXT NOT NULL,

@@ -4,14 +4,20 @@ Every face that shows or records progress goes through :class:`ProgressStore`,
 so the web reader, OPDS, the Komga API and KOReader all move one position.
 A write carries its time (the client's, where the protocol has one) and an
 older write never overwrites a newer one: the upserts only update ``WHERE``
-the stored time is not newer, and say whether they did.
+the stored time is not newer, and say whether they did. A position *inferred*
+from pages a reader streamed (OPDS-PSE readers preload pages ahead) only ever
+moves forward, and never over a finished chapter; an explicit write always wins
+over an inferred one, whatever the clocks say.
 
 The methods are blocking (a database call); async code awaits the ``a``-prefixed
 twins, which run them in a worker thread so the event loop never waits on disk.
 """
 
 import asyncio
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from toshokan.core.progress.database import Database
 
@@ -30,7 +36,11 @@ class ChapterRef:
 
 @dataclass(frozen=True)
 class Position:
-    """How far a reader got in a chapter: page ``page`` (from 1) of ``pages``, and when, where."""
+    """How far a reader got in a chapter: page ``page`` of ``pages``, and when, where.
+
+    ``page`` counts from 0, as the store does everywhere; each face shows its own
+    protocol's base (PSE ``lastRead`` and Komga pages from 1, KOReader's page number).
+    """
 
     page: int
     pages: int
@@ -51,20 +61,36 @@ class DocumentPosition:
     device: str = ""
 
 
+_POSITION = "page, pages, finished, updated, device_id, device"
+
+
+def _position(row: Sequence[Any]) -> Position:
+    page, pages, finished, updated, device_id, device = row
+    return Position(int(page), int(pages), bool(finished), float(updated), device_id, device)
+
+
 class ProgressStore:
     def __init__(self, database: Database):
         self.database = database
 
-    def record(self, reader: str, ref: ChapterRef, position: Position) -> bool:
-        """Store ``position`` unless a newer one is stored; whether it was stored."""
+    def record(
+        self, reader: str, ref: ChapterRef, position: Position, *, inferred: bool = False
+    ) -> bool:
+        """Store ``position`` unless a newer one is stored (or, ``inferred``, unless it is no
+        further than the stored one); whether it was stored."""
+        condition = (
+            "excluded.page > progress.page AND progress.finished = 0"
+            if inferred
+            else "excluded.updated >= progress.updated OR progress.inferred = 1"
+        )
         with self.database.transaction() as cursor:
             cursor.execute(
                 "INSERT INTO progress(reader, source, manga, chapter, page, pages, finished, "
-                "updated, device_id, device) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "updated, device_id, device, inferred) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(reader, source, manga, chapter) DO UPDATE SET page = excluded.page, "
                 "pages = excluded.pages, finished = excluded.finished, updated = excluded.updated, "
-                "device_id = excluded.device_id, device = excluded.device "
-                "WHERE excluded.updated >= progress.updated",
+                "device_id = excluded.device_id, device = excluded.device, "
+                f"inferred = excluded.inferred WHERE {condition}",
                 (
                     reader,
                     ref.source,
@@ -76,6 +102,7 @@ class ProgressStore:
                     position.updated,
                     position.device_id,
                     position.device,
+                    int(inferred),
                 ),
             )
             return cursor.rowcount > 0
@@ -83,15 +110,34 @@ class ProgressStore:
     def position(self, reader: str, ref: ChapterRef) -> Position | None:
         with self.database.transaction() as cursor:
             cursor.execute(
-                "SELECT page, pages, finished, updated, device_id, device FROM progress "
+                f"SELECT {_POSITION} FROM progress "
                 "WHERE reader = ? AND source = ? AND manga = ? AND chapter = ?",
                 (reader, ref.source, ref.manga, ref.chapter),
             )
             row = cursor.fetchone()
-        if row is None:
-            return None
-        page, pages, finished, updated, device_id, device = row
-        return Position(page, pages, bool(finished), updated, device_id, device)
+        return None if row is None else _position(row)
+
+    def positions(self, reader: str, source: str, manga: str) -> dict[str, Position]:
+        """The reader's position in every chapter of one manga they opened, by chapter slug."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                f"SELECT chapter, {_POSITION} FROM progress "
+                "WHERE reader = ? AND source = ? AND manga = ?",
+                (reader, source, manga),
+            )
+            rows = cursor.fetchall()
+        return {row[0]: _position(row[1:]) for row in rows}
+
+    def recent(self, reader: str, limit: int) -> list[tuple[ChapterRef, Position]]:
+        """The reader's ``limit`` most recently moved chapters, newest first ("continue reading")."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                f"SELECT source, manga, chapter, {_POSITION} FROM progress "
+                "WHERE reader = ? ORDER BY updated DESC LIMIT ?",
+                (reader, limit),
+            )
+            rows = cursor.fetchall()
+        return [(ChapterRef(*row[:3]), _position(row[3:])) for row in rows]
 
     def record_document(self, reader: str, document: str, position: DocumentPosition) -> bool:
         """Store a position in a book known only by its KOReader id, unless a newer one is stored."""
@@ -127,8 +173,18 @@ class ProgressStore:
 
     # -- from async code -------------------------------------------------------------
 
-    async def arecord(self, reader: str, ref: ChapterRef, position: Position) -> bool:
-        return await asyncio.to_thread(self.record, reader, ref, position)
+    async def arecord(
+        self, reader: str, ref: ChapterRef, position: Position, *, inferred: bool = False
+    ) -> bool:
+        return await asyncio.to_thread(
+            functools.partial(self.record, reader, ref, position, inferred=inferred)
+        )
+
+    async def apositions(self, reader: str, source: str, manga: str) -> dict[str, Position]:
+        return await asyncio.to_thread(self.positions, reader, source, manga)
+
+    async def arecent(self, reader: str, limit: int) -> list[tuple[ChapterRef, Position]]:
+        return await asyncio.to_thread(self.recent, reader, limit)
 
     async def aposition(self, reader: str, ref: ChapterRef) -> Position | None:
         return await asyncio.to_thread(self.position, reader, ref)

@@ -106,7 +106,7 @@ async def update_progress(request: Request, core: Core) -> tuple[int, dict[str, 
     page = _page(update.progress, found[1]) if found is not None else None
     if found is not None and page is not None:
         ref, pages = found
-        position = Position(page, pages, page >= pages, now, update.device_id, update.device)
+        position = Position(page, pages, page + 1 >= pages, now, update.device_id, update.device)
         await core.progress.arecord(reader, ref, position)
     else:
         kept = DocumentPosition(
@@ -132,16 +132,18 @@ async def get_progress(request: Request, core: Core) -> tuple[int, dict[str, Any
 
 
 def chapter_progress(position: Position) -> tuple[str, float]:
-    """A chapter's position as KOReader's for a paged document: its page number, and the share."""
-    return str(position.page), round(position.page / max(position.pages, 1), 4)
+    """A chapter's position as KOReader's for a paged document: its page number (from 1, where
+    the store counts from 0), and the share read."""
+    shown = position.page + 1
+    return str(shown), round(shown / max(position.pages, 1), 4)
 
 
 def _page(progress: str, pages: int) -> int | None:
-    """KOReader's progress in a paged document is its page number, from 1."""
+    """The store's page (from 0) of KOReader's progress in a paged document, its page number."""
     if not (progress.isascii() and progress.isdigit() and len(progress) <= len(str(pages))):
         return None
     page = int(progress)
-    return page if 1 <= page <= pages else None
+    return page - 1 if 1 <= page <= pages else None
 
 
 def _shown(
