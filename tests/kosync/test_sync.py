@@ -124,8 +124,10 @@ async def test_a_book_downloaded_through_opds_is_its_chapter(
     await add_reader(host, "mika", "hunter2")
     found = await host.source("local").chapter_of_file(book_digest(first_chapter_file(library)))
     assert found is not None
-    # The reader takes the chapter's acquisition link from its OPDS entry...
-    feed = await host.client.get(f"/_/opds/local/series/{found.manga_slug}/{found.chapter_slug}")
+    # The reader, signed in, takes the chapter's acquisition link from its OPDS entry...
+    feed = await host.client.get(
+        f"/_/opds/local/series/{found.manga_slug}/{found.chapter_slug}", auth=("mika", "hunter2")
+    )
     entry = ElementTree.fromstring(feed.content)
     href = next(
         link.attrib["href"]

@@ -176,13 +176,19 @@ class Readers:
 
     def key_hash(self, name: str, key: str) -> tuple[str, str] | None:
         """The stored hash of API key ``key`` of ``name`` and the secret to check against it."""
+        owned = self.key_owner(key)
+        if owned is None or owned[0] != name:
+            return None
+        return owned[1], owned[2]
+
+    def key_owner(self, key: str) -> tuple[str, str, str] | None:
+        """Whose API key ``key`` claims to be (its id names it), the stored hash and the secret
+        to check against it: a key sent alone (``X-API-Key``) still costs one argon2 check."""
         prefix, _, rest = key.partition("_")
         key_id, _, secret = rest.partition("_")
         if prefix != KEY_PREFIX or not key_id or not secret:
             return None
         with self.database.transaction() as cursor:
-            cursor.execute(
-                "SELECT key_hash FROM reader_keys WHERE key_id = ? AND reader = ?", (key_id, name)
-            )
+            cursor.execute("SELECT reader, key_hash FROM reader_keys WHERE key_id = ?", (key_id,))
             row = cursor.fetchone()
-        return None if row is None else (row[0], secret)
+        return None if row is None else (row[0], row[1], secret)

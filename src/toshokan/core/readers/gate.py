@@ -49,6 +49,10 @@ class ReaderGate:
         """KOReader's Register button: a reader known by KOReader's key (when the host allows it)."""
         await asyncio.to_thread(self.readers.register_koreader, name, userkey)
 
+    async def api_key(self, key: str, client: str) -> str:
+        """The reader whose API key ``key`` is, sent alone (``X-API-Key``): the key names them."""
+        return await self._identify("api_key", "", key, client)
+
     async def _identify(self, kind: str, name: str, secret: str, client: str) -> str:
         any_readers, expected = await asyncio.to_thread(self._look_up, kind, name, secret)
         if not any_readers:
@@ -58,30 +62,36 @@ class ReaderGate:
         digest = hashlib.sha256(
             b"\n".join([self.secret, kind.encode(), name.encode(), secret.encode()])
         ).hexdigest()
-        if expected is not None and self._checked.get(digest) == expected[0]:
-            return name
+        if expected is not None and self._checked.get(digest) == expected[1]:
+            return expected[0]
 
         async def attempt() -> None:
             if expected is None or not await asyncio.to_thread(
-                matches, self.readers.hasher, *expected
+                matches, self.readers.hasher, expected[1], expected[2]
             ):
                 raise InvalidCredentials("Unknown reader or wrong password.")
 
         await self.attempts.check(key, attempt)
         assert expected is not None  # attempt raised otherwise
-        self._checked[digest] = expected[0]
-        return name
+        self._checked[digest] = expected[1]
+        return expected[0]
 
-    def _look_up(self, kind: str, name: str, secret: str) -> tuple[bool, tuple[str, str] | None]:
-        """Whether the host has readers, and the stored hash to check ``secret`` against."""
+    def _look_up(
+        self, kind: str, name: str, secret: str
+    ) -> tuple[bool, tuple[str, str, str] | None]:
+        """Whether the host has readers, and whose stored hash to check ``secret`` against."""
         return self.readers.any(), self._expected_hash(kind, name, secret)
 
-    def _expected_hash(self, kind: str, name: str, secret: str) -> tuple[str, str] | None:
+    def _expected_hash(self, kind: str, name: str, secret: str) -> tuple[str, str, str] | None:
+        """The reader, their stored hash and the secret to check against it."""
+        if kind == "api_key":
+            return self.readers.key_owner(secret)
         stored = self.readers.stored(name)
         if stored is None:
             return None
         if kind == "koreader":
-            return None if stored.koreader_hash is None else (stored.koreader_hash, secret)
+            return None if stored.koreader_hash is None else (name, stored.koreader_hash, secret)
         if secret.startswith(f"{KEY_PREFIX}_"):
-            return self.readers.key_hash(name, secret)
-        return None if stored.password_hash is None else (stored.password_hash, secret)
+            found = self.readers.key_hash(name, secret)
+            return None if found is None else (name, *found)
+        return None if stored.password_hash is None else (name, stored.password_hash, secret)

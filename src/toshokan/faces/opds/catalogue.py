@@ -48,7 +48,7 @@ def search_links(search_base: str) -> list[Link]:
     ]
 
 
-async def root(request: Request) -> Response:
+async def root(request: Request, reader: str) -> Response:
     core = core_of(request)
     caller = caller_of(request)
     base = catalogue_base(caller)
@@ -84,7 +84,7 @@ async def root(request: Request) -> Response:
     return feed_response(feed, NAVIGATION, private=False)
 
 
-async def root_opensearch(request: Request) -> Response:
+async def root_opensearch(request: Request, reader: str) -> Response:
     core = core_of(request)
     base = catalogue_base(caller_of(request))
     body = atom.opensearch_description(
@@ -95,7 +95,7 @@ async def root_opensearch(request: Request) -> Response:
     return Response(body, media_type=atom.OPENSEARCH_TYPE)
 
 
-async def root_search(request: Request) -> Response:
+async def root_search(request: Request, reader: str) -> Response:
     """One search over every source that lets this caller in; a source that fails is skipped."""
     core = core_of(request)
     caller = caller_of(request)
@@ -105,7 +105,8 @@ async def root_search(request: Request) -> Response:
     async def one(hosted: HostedSource) -> tuple[Ctx, list[Listed], bool] | None:
         try:
             config = await core.configuration(hosted)
-            ctx = Ctx(core, hosted, config, await opds_caller(core, hosted, config, caller), base)
+            sent = await opds_caller(core, hosted, config, caller)
+            ctx = Ctx(core, hosted, config, sent, base, reader)
             body = {
                 "query": query,
                 "page": page,

@@ -5,6 +5,7 @@ authorise a source the same way, read the same bounded query parameters and
 build their links on the address the reader used.
 """
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,13 @@ from toshokan.core import Caller, Core, HostedSource
 from toshokan.core.http import caller_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
 from toshokan.faces.opds.access import challenge, opds_caller
+from toshokan.faces.opds.signin import (
+    AUTH_DOCUMENT,
+    SignInRequired,
+    authentication_document,
+    reader_of,
+    refusal,
+)
 from toshokan.models import SourceConfiguration
 
 PREFIX = "/_/opds"
@@ -41,6 +49,8 @@ class Ctx:
     config: SourceConfiguration
     caller: Caller
     base: str  # the catalogue's address: ``<host>/_/opds``
+    #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
+    reader: str
 
     @property
     def slug(self) -> str:
@@ -78,21 +88,50 @@ def cache_control(private: bool) -> dict[str, str]:
 
 
 def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Callable[..., Any]:
-    """Resolve and authorise the source; a refusal becomes the Basic challenge readers answer."""
+    """Tell the reader, resolve and authorise the source; a refusal becomes the Basic challenge
+    readers answer (the host's when no reader signed in, the source's when it stays locked)."""
 
     async def endpoint(request: Request) -> Response:
         core = core_of(request)
+        sent = caller_of(request)
+        base = catalogue_base(sent)
+        try:
+            reader = await reader_of(core, sent)
+        except SignInRequired as refused:
+            return refusal(core, base, refused.message)
         hosted = core.source(request.path_params["source"])
         config = await core.configuration(hosted)
         try:
-            caller = await opds_caller(core, hosted, config, caller_of(request))
+            caller = await opds_caller(core, hosted, config, sent)
             if config.auth.required:
                 await core.authorize(hosted, config, caller)
-            return await handler(request, Ctx(core, hosted, config, caller, catalogue_base(caller)))
+            return await handler(request, Ctx(core, hosted, config, caller, base, reader))
         except InvalidCredentials as refused:
             raise challenge(config, refused.message) from None
 
     return endpoint
+
+
+def signed_in(handler: Callable[[Request, str], Awaitable[Response]]) -> Callable[..., Any]:
+    """A page of no one source (the catalogue's root, its search) for the reader who asks: with
+    readers on the host, only for one of them."""
+
+    async def endpoint(request: Request) -> Response:
+        core, caller = core_of(request), caller_of(request)
+        try:
+            reader = await reader_of(core, caller)
+        except SignInRequired as refused:
+            return refusal(core, catalogue_base(caller), refused.message)
+        return await handler(request, reader)
+
+    return endpoint
+
+
+async def authentication(request: Request) -> Response:
+    """``GET /_/opds/authentication.json``: how to sign in, open to anyone as the draft requires."""
+    base = catalogue_base(caller_of(request))
+    document = authentication_document(core_of(request), base)
+    return Response(json.dumps(document), media_type=AUTH_DOCUMENT)
 
 
 def page_of(request: Request) -> int:

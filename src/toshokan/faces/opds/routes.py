@@ -25,7 +25,8 @@ from typing import Any
 from starlette.routing import BaseRoute, Mount, Route
 
 from toshokan.faces.opds import catalogue, lists, pages, series
-from toshokan.faces.opds.context import PREFIX, source_route
+from toshokan.faces.opds.context import PREFIX, authentication, signed_in, source_route
+from toshokan.faces.opds.signin import DOCUMENT_PATH
 from toshokan.faces.opds.v2_routes import v2_routes
 
 
@@ -38,9 +39,10 @@ def atom_routes() -> list[BaseRoute]:
         return Route(path, endpoint, methods=["GET"])
 
     return [
-        get("/", catalogue.root),
-        get("/opensearch.xml", catalogue.root_opensearch),
-        get("/_search", catalogue.root_search),
+        get("/", signed_in(catalogue.root)),
+        get(f"/{DOCUMENT_PATH}", authentication),
+        get("/opensearch.xml", signed_in(catalogue.root_opensearch)),
+        get("/_search", signed_in(catalogue.root_search)),
         get(source, source_route(catalogue.source_root)),
         get(f"{source}/opensearch.xml", source_route(catalogue.source_opensearch)),
         get(f"{source}/all", source_route(lists.all_titles)),
@@ -55,6 +57,6 @@ def atom_routes() -> list[BaseRoute]:
 def opds_routes() -> list[BaseRoute]:
     """``/_/opds`` itself and everything under it; OPDS 2.0 first, as ``v2`` is no source."""
     return [
-        Route(PREFIX, catalogue.root, methods=["GET"], name="opds"),
+        Route(PREFIX, signed_in(catalogue.root), methods=["GET"], name="opds"),
         Mount(PREFIX, routes=[*v2_routes(), *atom_routes()]),
     ]

@@ -38,7 +38,7 @@ from toshokan.faces.opds.v2_documents import (
 )
 
 
-async def root(request: Request) -> Response:
+async def root(request: Request, reader: str) -> Response:
     core = core_of(request)
     base = f"{catalogue_base(caller_of(request))}/v2"
     navigation = []

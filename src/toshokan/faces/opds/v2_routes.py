@@ -3,7 +3,7 @@
 from starlette.routing import BaseRoute, Route
 
 from toshokan.faces.opds import v2_lists, v2_series
-from toshokan.faces.opds.context import source_route
+from toshokan.faces.opds.context import signed_in, source_route
 
 
 def v2_routes() -> list[BaseRoute]:
@@ -11,7 +11,7 @@ def v2_routes() -> list[BaseRoute]:
     source = "/v2/{source}"
     series_path = f"{source}/series/{{manga}}"
     return [
-        Route("/v2", v2_lists.root, methods=["GET"]),
+        Route("/v2", signed_in(v2_lists.root), methods=["GET"]),
         Route(source, source_route(v2_lists.source_root), methods=["GET"]),
         Route(f"{source}/all", source_route(v2_lists.all_titles), methods=["GET"]),
         Route(f"{source}/presets/{{number}}", source_route(v2_lists.preset), methods=["GET"]),

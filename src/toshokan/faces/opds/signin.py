@@ -1,0 +1,73 @@
+"""Which reader walks the catalogue: HTTP Basic or ``X-API-Key``, refused as OPDS readers expect.
+
+With readers on the host, every request of the face (feeds, pages,
+progression) names one, because what a feed shows depends on who reads it.
+A refusal is a 401 carrying both challenges clients look for: ``WWW-Authenticate:
+Basic`` (OPDS 1.2 readers ask for a name and password on it) and, per
+Authentication for OPDS 1.0, the Authentication Document as the body and in
+a ``Link`` header. The document itself is open, as that draft requires.
+
+A source that is locked with its own credentials still receives the same
+Basic header (:mod:`toshokan.faces.opds.access`): a reader whose name and
+password are that source's opens it.
+"""
+
+import json
+from typing import Any
+
+from starlette.responses import Response
+
+from toshokan.core import Caller, Core
+from toshokan.core.readers import reader_of_headers
+from toshokan.errors import InvalidCredentials
+
+AUTH_DOCUMENT = "application/opds-authentication+json"
+REL_AUTH_DOCUMENT = "http://opds-spec.org/auth/document"
+BASIC_FLOW = "http://opds-spec.org/auth/basic"
+DOCUMENT_PATH = "authentication.json"
+
+
+class SignInRequired(Exception):
+    """The host has readers and the request names none of them."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def document_url(base: str) -> str:
+    """The Authentication Document's address, beside the catalogue at ``base``."""
+    return f"{base}/{DOCUMENT_PATH}"
+
+
+def authentication_document(core: Core, base: str) -> dict[str, Any]:
+    name = core.settings.host.name
+    return {
+        "id": document_url(base),
+        "title": name,
+        "description": f"Sign in as a reader of {name}: your name and password, or an API key "
+        "as the password.",
+        "authentication": [
+            {"type": BASIC_FLOW, "labels": {"login": "Reader", "password": "Password or API key"}}
+        ],
+    }
+
+
+def refusal(core: Core, base: str, message: str) -> Response:
+    """The 401 that makes a reader ask for a name and password (or follow the document)."""
+    body = {**authentication_document(core, base), "error": message}
+    realm = core.settings.host.name
+    headers = {
+        "WWW-Authenticate": f'Basic realm="{realm}", charset="UTF-8"',
+        "Link": f'<{document_url(base)}>; rel="{REL_AUTH_DOCUMENT}"; type="{AUTH_DOCUMENT}"',
+        "Cache-Control": "no-store",
+    }
+    return Response(json.dumps(body), 401, headers=headers, media_type=AUTH_DOCUMENT)
+
+
+async def reader_of(core: Core, caller: Caller) -> str:
+    """The reader of this request, or :class:`SignInRequired`."""
+    try:
+        return await reader_of_headers(core.readers, caller.headers, caller.client)
+    except InvalidCredentials as refused:
+        raise SignInRequired(refused.message) from None
