@@ -1,5 +1,6 @@
 """Fixtures: hosts serving the local library and a fake MangaDex, with their images."""
 
+import asyncio
 import io
 import shutil
 from collections.abc import AsyncIterator
@@ -77,6 +78,29 @@ async def locked_host(library: Path, tmp_path: Path) -> AsyncIterator[ServedHost
         data_dir=tmp_path / "data",
         host={"secret": SECRET},
         limits={"rate_limit": 0},
+    ) as served:
+        yield served
+
+
+#: Failed sign-ins a client may make a minute on ``readers_host``.
+ATTEMPTS = 4
+
+
+async def add_reader(host: ServedHost, name: str, password: str) -> str:
+    """Create a reader; their first API key."""
+    return await asyncio.to_thread(host.core.readers.readers.add, name, password)
+
+
+@pytest.fixture
+async def readers_host(tmp_path: Path) -> AsyncIterator[ServedHost]:
+    """A library of longer chapters (6 pages), on a host that will have readers."""
+    root = tmp_path / "long-chapters"
+    write_demo_library(root, series=1, chapters=3, pages=6)
+    async with serve_host(
+        {"local": (LocalLibrary, LocalSettings(root=root, watch=False))},
+        data_dir=tmp_path / "data",
+        host={"secret": SECRET},
+        limits={"rate_limit": 0, "auth_attempts": ATTEMPTS},
     ) as served:
         yield served
 

@@ -1,37 +1,14 @@
 """A host with readers: the catalogue asks who reads, as OPDS readers sign in (Basic, X-API-Key)."""
 
-import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
-from toshokan.sources.local import LocalLibrary, LocalSettings
-from toshokan.testing import ServedHost, serve_host
+from toshokan.testing import ServedHost
 
-from .conftest import SECRET
+from .conftest import ATTEMPTS, add_reader
 
 pytestmark = pytest.mark.anyio
 
 AUTH_DOCUMENT = "application/opds-authentication+json"
-ATTEMPTS = 4
-
-
-async def add_reader(host: ServedHost, name: str, password: str) -> str:
-    """Create a reader; their first API key."""
-    return await asyncio.to_thread(host.core.readers.readers.add, name, password)
-
-
-@pytest.fixture
-async def readers_host(library: Path, tmp_path: Path) -> AsyncIterator[ServedHost]:
-    spec = (LocalLibrary, LocalSettings(root=library, watch=False))
-    async with serve_host(
-        {"local": spec},
-        data_dir=tmp_path / "data",
-        host={"secret": SECRET},
-        limits={"rate_limit": 0, "auth_attempts": ATTEMPTS},
-    ) as served:
-        yield served
 
 
 FEEDS = ("/_/opds", "/_/opds/local", "/_/opds/v2", "/_/opds/v2/local", "/_/opds/_search?q=a")

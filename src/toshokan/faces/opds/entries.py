@@ -7,8 +7,11 @@ that does not (a remote source, see :mod:`toshokan.faces.opds.chapters`)
 leads to a one-entry feed that carries it.
 """
 
+from datetime import UTC, datetime
+
 from toshokan.core import Download
 from toshokan.core.images import images_of
+from toshokan.core.progress import Position
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, Entry, Link
 from toshokan.faces.opds.chapters import Pages, chapter_title
@@ -67,13 +70,19 @@ def details_entry(ctx: Ctx, manga: Manga) -> Entry:
     )
 
 
-def stream_link(ctx: Ctx, manga_slug: str, chapter_slug: str, count: int) -> Link:
+def stream_link(
+    ctx: Ctx, manga_slug: str, chapter_slug: str, count: int, position: Position | None
+) -> Link:
+    """The PSE stream link, with where the reader is in it: ``pse:lastRead`` counts pages
+    from 1 (PSE 1.1) where the store counts from 0, and ``pse:lastReadDate`` (PSE 1.2) says when."""
     pages = ctx.url("series", manga_slug, chapter_slug, "pages")
+    extra = {f"{{{atom.PSE}}}count": str(count)}
+    if position is not None:
+        extra[f"{{{atom.PSE}}}lastRead"] = str(position.page + 1)
+        read_at = datetime.fromtimestamp(position.updated, UTC)
+        extra[f"{{{atom.PSE}}}lastReadDate"] = atom.timestamp(read_at)
     return Link(
-        atom.REL_STREAM,
-        f"{pages}/{{pageNumber}}?maxWidth={{maxWidth}}",
-        "image/jpeg",
-        extra={f"{{{atom.PSE}}}count": str(count)},
+        atom.REL_STREAM, f"{pages}/{{pageNumber}}?maxWidth={{maxWidth}}", "image/jpeg", extra=extra
     )
 
 
@@ -96,11 +105,12 @@ def chapter_entry(
     chapter: Chapter,
     pages: Pages | None,
     download: Download | None,
+    position: Position | None,
 ) -> Entry:
     """A chapter: streamed from here when its page count is known, else through its own feed."""
     if pages is not None and pages.count:
         links = [
-            stream_link(ctx, manga_slug, chapter.slug, pages.count),
+            stream_link(ctx, manga_slug, chapter.slug, pages.count, position),
             *first_page_thumbnail(ctx, pages.first),
         ]
         content = f"{manga.title}, {chapter_title(chapter)}: {pages.count} pages"

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core.images import images_of
+from toshokan.core.progress import ChapterRef
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
@@ -38,14 +39,22 @@ async def series(request: Request, ctx: Ctx) -> Response:
     manga_slug = request.path_params["manga"]
     found = await series_page(ctx, manga_slug, page_of(request), lead=1)
     manga, page, shown = found.manga, found.page, found.shown
-    counts, files = await asyncio.gather(
-        page_counts(ctx, manga_slug, shown), downloads(ctx, manga_slug, shown)
+    counts, files, positions = await asyncio.gather(
+        page_counts(ctx, manga_slug, shown),
+        downloads(ctx, manga_slug, shown),
+        ctx.core.progress.apositions(ctx.reader, ctx.slug, manga_slug),
     )
     url = ctx.url("series", manga_slug)
     entries = [details_entry(ctx, manga)] if found.leading else []
     entries += [
         chapter_entry(
-            ctx, manga, manga_slug, chapter, counts.get(chapter.slug), files.get(chapter.slug)
+            ctx,
+            manga,
+            manga_slug,
+            chapter,
+            counts.get(chapter.slug),
+            files.get(chapter.slug),
+            positions.get(chapter.slug),
         )
         for chapter in shown
     ]
@@ -76,6 +85,8 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
     chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
     urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
     download = (await downloads(ctx, manga_slug, [chapter])).get(chapter_slug)
+    ref = ChapterRef(ctx.slug, manga_slug, chapter_slug)
+    position = await ctx.core.progress.aposition(ctx.reader, ref)
     here = ctx.url("series", manga_slug, chapter_slug)
     entry = Entry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}:pages",
@@ -85,7 +96,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
         language=chapter.language,
         content=f"{len(urls)} pages",
         links=[
-            stream_link(ctx, manga_slug, chapter_slug, len(urls)),
+            stream_link(ctx, manga_slug, chapter_slug, len(urls), position),
             *first_page_thumbnail(ctx, urls[0] if urls else None),
             *([acquisition_link(download)] if download else []),
             Link("alternate", chapter.url, "text/html", "On the source's site"),
