@@ -2,7 +2,7 @@
 
 from starlette.routing import BaseRoute, Route
 
-from toshokan.faces.opds import v2_lists, v2_series
+from toshokan.faces.opds import v2_lists, v2_progression, v2_series
 from toshokan.faces.opds.context import signed_in, source_route
 
 
@@ -21,5 +21,15 @@ def v2_routes() -> list[BaseRoute]:
             f"{series_path}/{{chapter}}/manifest.json",
             source_route(v2_series.manifest),
             methods=["GET"],
+        ),
+        Route(
+            f"{series_path}/{{chapter}}/progression",
+            source_route(v2_progression.opds_progression),
+            methods=["GET", "PUT"],
+        ),
+        Route(
+            f"{series_path}/{{chapter}}/readium-progression",
+            source_route(v2_progression.readium_progression),
+            methods=["GET", "PUT"],
         ),
     ]

@@ -30,6 +30,7 @@ from toshokan.faces.opds.v2_documents import (
     v2_url,
     way_back,
 )
+from toshokan.faces.opds.v2_progression import progression_links
 from toshokan.models import Chapter, Manga
 
 
@@ -69,7 +70,10 @@ def chapter_publication(
     }
     described(ctx, metadata, manga)
     manifest = v2_url(ctx, "series", manga.slug, chapter.slug, "manifest.json")
-    links = [link(manifest, DIVINA, rel=OPEN_ACCESS)]
+    links = [
+        link(manifest, DIVINA, rel=OPEN_ACCESS),
+        *progression_links(v2_url(ctx, "series", manga.slug, chapter.slug)),
+    ]
     if file is not None:
         links.append(link(file.url, file.media_type, rel=atom.REL_ACQUISITION))
     publication: dict[str, Any] = {"metadata": metadata, "links": links}
@@ -130,7 +134,10 @@ async def manifest(request: Request, ctx: Ctx) -> Response:
             "published": atom.timestamp(chapter.date),
             "numberOfPages": len(urls),
         },
-        "links": [link(here, DIVINA, rel="self")],
+        "links": [
+            link(here, DIVINA, rel="self"),
+            *progression_links(v2_url(ctx, "series", manga_slug, chapter_slug)),
+        ],
         "readingOrder": [{"href": f"{pages}/{n}", "type": "image/jpeg"} for n in range(len(urls))],
     }
     return json_response(document, DIVINA, private=True)

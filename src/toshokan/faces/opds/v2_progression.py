@@ -1,0 +1,253 @@
+"""Where the reader is in a publication, in the two progression documents OPDS 2 readers use.
+
+- OPDS Progression 1.0 (draft, ``application/opds-progression+json``): ``modified``,
+  ``device {id, name}``, ``progression`` from 0 to 1 and ``references`` such as
+  ``#page=17`` (PDF's fragment, pages from 1). ``GET`` answers the document, or
+  200 with an empty payload when there is none, as the draft allows; ``PUT``
+  answers 201 (created) or 200 (updated) with the stored document, and 409 when
+  its ``modified`` is older than the stored position's.
+- The Readium progression Komga serves (rel ``http://www.cantook.com/api/progression``,
+  ``application/vnd.readium.progression+json``): ``{modified, device, locator}``
+  where the locator's ``locations.position`` is the page, from 1. As Komga does,
+  ``GET`` answers 204 when there is none and ``PUT`` answers 204, 409 when stale,
+  400 for a position outside the chapter.
+
+Both move the one position every face shows (pages from 0 in the store), with
+the client's time, so the newest write wins whichever face made it. Refusals are
+problem details (RFC 9457, ``application/problem+json``), as the OPDS drafts use.
+"""
+
+import json
+import math
+import re
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.images import images_of
+from toshokan.core.progress import ChapterRef, Position
+from toshokan.faces.opds.context import Ctx
+
+OPDS_PROGRESSION = "application/opds-progression+json"
+REL_PROGRESSION = "http://opds-spec.org/progression"
+READIUM_PROGRESSION = "application/vnd.readium.progression+json"
+REL_CANTOOK_PROGRESSION = "http://www.cantook.com/api/progression"
+PROBLEM = "application/problem+json"
+#: A progression document is a few hundred bytes; anything far larger is not one.
+MAX_BODY = 16 * 1024
+MAX_TEXT = 256
+PAGE_REFERENCE = re.compile(r"#page=(\d{1,6})$")
+URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+NO_STORE = {"Cache-Control": "no-store"}
+Body = TypeVar("Body", bound=BaseModel)
+
+
+class Device(BaseModel):
+    id: str = Field(min_length=1, max_length=MAX_TEXT)
+    name: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class Progression(BaseModel):
+    """An OPDS Progression 1.0 document."""
+
+    model_config = ConfigDict(extra="ignore")
+    modified: AwareDatetime
+    device: Device
+    progression: float = Field(ge=0, le=1, allow_inf_nan=False)
+    references: list[str] = Field(default_factory=list, max_length=16)
+
+
+class Locations(BaseModel):
+    position: int | None = Field(None, ge=1)
+    progression: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
+    totalProgression: float | None = Field(None, ge=0, le=1, allow_inf_nan=False)
+
+
+class Locator(BaseModel):
+    href: str = Field(max_length=2048)
+    type: str = Field(max_length=MAX_TEXT)
+    locations: Locations | None = None
+
+
+class ReadiumProgression(BaseModel):
+    """A Readium progression: a Locator, with when and where it was reached."""
+
+    model_config = ConfigDict(extra="ignore")
+    modified: AwareDatetime
+    device: Device
+    locator: Locator
+
+
+class Problem(Exception):
+    def __init__(self, status: int, title: str, detail: str):
+        super().__init__(detail)
+        self.status, self.title, self.detail = status, title, detail
+
+    def response(self) -> Response:
+        body = {"type": "about:blank", "title": self.title, "status": self.status}
+        body["detail"] = self.detail
+        return Response(json.dumps(body), self.status, headers=NO_STORE, media_type=PROBLEM)
+
+
+def progression_links(chapter_url: str) -> list[dict[str, Any]]:
+    """The links to both documents, for a publication whose address is ``chapter_url``."""
+    return [
+        {"href": f"{chapter_url}/progression", "type": OPDS_PROGRESSION, "rel": REL_PROGRESSION},
+        {
+            "href": f"{chapter_url}/readium-progression",
+            "type": READIUM_PROGRESSION,
+            "rel": REL_CANTOOK_PROGRESSION,
+        },
+    ]
+
+
+def _modified(updated: float) -> str:
+    """RFC 3339 to the millisecond, rounded up: a client that sends back what it read is not
+    older than the stored position."""
+    moment = datetime.fromtimestamp(math.ceil(updated * 1000) / 1000, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _device(position: Position) -> dict[str, str]:
+    """The device as the documents name it: an id that is a URI, a name to show."""
+    device_id = position.device_id
+    if not URI_SCHEME.match(device_id):
+        device_id = f"urn:toshokan:device:{quote(device_id or 'unknown', safe='')}"
+    return {"id": device_id, "name": position.device or "Unknown device"}
+
+
+def opds_document(position: Position) -> dict[str, Any]:
+    share = 1.0 if position.finished else position.page / max(position.pages, 1)
+    return {
+        "modified": _modified(position.updated),
+        "device": _device(position),
+        "progression": round(share, 6),
+        "references": [f"#page={position.page + 1}"],
+    }
+
+
+def readium_document(ctx: Ctx, ref: ChapterRef, position: Position) -> dict[str, Any]:
+    pages = ctx.url("series", ref.manga, ref.chapter, "pages")
+    shown = position.page + 1
+    return {
+        "modified": _modified(position.updated),
+        "device": _device(position),
+        "locator": {
+            "href": f"{pages}/{position.page}",
+            "type": "image/jpeg",
+            "locations": {
+                "position": shown,
+                "progression": 0.0,
+                "totalProgression": round(shown / max(position.pages, 1), 6),
+            },
+        },
+    }
+
+
+def _json(document: dict[str, Any], media_type: str, status: int = 200) -> Response:
+    return Response(json.dumps(document), status, headers=NO_STORE, media_type=media_type)
+
+
+async def _body(request: Request, model: type[Body]) -> Body:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise Problem(413, "Too large", f"A progression document is at most {MAX_BODY} bytes.")
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "body"
+        raise Problem(400, "Not a progression document", f"{where}: {first['msg']}") from None
+
+
+def _chapter(request: Request, ctx: Ctx) -> ChapterRef:
+    params = request.path_params
+    return ChapterRef(ctx.slug, params["manga"], params["chapter"])
+
+
+async def _pages(ctx: Ctx, ref: ChapterRef) -> int:
+    urls = await images_of(ctx.core).page_urls(ref.source, ref.manga, ref.chapter, ctx.caller)
+    if not urls:
+        raise Problem(409, "No pages", "This chapter has no pages to be in.")
+    return len(urls)
+
+
+async def opds_progression(request: Request, ctx: Ctx) -> Response:
+    """``GET``/``PUT`` the OPDS Progression 1.0 document of a chapter."""
+    try:
+        ref = _chapter(request, ctx)
+        if request.method == "GET":
+            position = await ctx.core.progress.aposition(ctx.reader, ref)
+            if position is None:
+                return Response(b"", headers=NO_STORE)
+            return _json(opds_document(position), OPDS_PROGRESSION)
+        sent = await _body(request, Progression)
+        pages = await _pages(ctx, ref)
+        page = _referenced_page(sent.references, pages)
+        if page is None:
+            page = min(pages - 1, int(sent.progression * pages))
+        finished = sent.progression >= 1 or page + 1 >= pages
+        moved = Position(
+            page, pages, finished, sent.modified.timestamp(), sent.device.id, sent.device.name
+        )
+        return await _store(
+            ctx, ref, moved, lambda kept: _json(opds_document(kept), OPDS_PROGRESSION)
+        )
+    except Problem as problem:
+        return problem.response()
+
+
+async def readium_progression(request: Request, ctx: Ctx) -> Response:
+    """``GET``/``PUT`` the Readium progression of a chapter, as Komga answers them."""
+    try:
+        ref = _chapter(request, ctx)
+        if request.method == "GET":
+            position = await ctx.core.progress.aposition(ctx.reader, ref)
+            if position is None:
+                return Response(status_code=204, headers=NO_STORE)
+            return _json(readium_document(ctx, ref, position), READIUM_PROGRESSION)
+        sent = await _body(request, ReadiumProgression)
+        pages = await _pages(ctx, ref)
+        shown = sent.locator.locations.position if sent.locator.locations else None
+        if shown is None or not 1 <= shown <= pages:
+            raise Problem(400, "No such page", f"locator.locations.position is from 1 to {pages}.")
+        moved = Position(
+            shown - 1,
+            pages,
+            shown == pages,
+            sent.modified.timestamp(),
+            sent.device.id,
+            sent.device.name,
+        )
+        return await _store(ctx, ref, moved, lambda _: Response(status_code=204, headers=NO_STORE))
+    except Problem as problem:
+        return problem.response()
+
+
+async def _store(ctx: Ctx, ref: ChapterRef, moved: Position, answer: Any) -> Response:
+    """Record ``moved`` unless a newer position is stored (409); ``answer`` the stored one."""
+    before = await ctx.core.progress.aposition(ctx.reader, ref)
+    if not await ctx.core.progress.arecord(ctx.reader, ref, moved):
+        raise Problem(409, "Stale progression", "A newer position is stored for this chapter.")
+    kept = await ctx.core.progress.aposition(ctx.reader, ref)
+    assert kept is not None  # just stored
+    response: Response = answer(kept)
+    if before is None and response.status_code == 200:
+        response.status_code = 201
+    return response
+
+
+def _referenced_page(references: list[str], pages: int) -> int | None:
+    """The page (from 0) a ``#page=N`` reference names; a page outside the chapter is refused."""
+    for reference in references:
+        match = PAGE_REFERENCE.search(reference)
+        if match is not None:
+            shown = int(match.group(1))
+            if not 1 <= shown <= pages:
+                raise Problem(400, "No such page", f"#page= is from 1 to {pages}.")
+            return shown - 1
+    return None
