@@ -20,6 +20,8 @@ import pytest
 import uvicorn
 
 from tests.local.helpers import cbz
+from toshokan.core import Core
+from toshokan.core.progress import IMPLICIT_READER
 from toshokan.sdk import RequestContext, SearchRequest, SearchResponse, UpstreamError
 from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.testing import build_app
@@ -71,7 +73,7 @@ def browser(chromium_path: Path) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Core]]:
     """The host serving the sample library open (``local``) and behind a password (``locked``),
     and a library of many one-page series (``shelf``)."""
     port = _free_port()
@@ -107,7 +109,20 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # The tests click faster than any person; the per-client limit is the edge's own tests' concern.
         limits={"rate_limit": 0},
     )
-    yield from listening(app, port)
+    for address in listening(app, port):
+        yield address, app.state.core
+
+
+@pytest.fixture(scope="session")
+def host(served: tuple[str, Core]) -> str:
+    return served[0]
+
+
+@pytest.fixture
+def nothing_read(served: tuple[str, Core]) -> None:
+    """The host keeps the place of its one reader (it has no accounts) across browsers: each
+    test starts as someone who has read nothing there yet."""
+    served[1].readers.readers.remove(IMPLICIT_READER)
 
 
 class FailingLibrary(LocalLibrary):
@@ -191,10 +206,10 @@ def watched_page(browser: Any, base: str, viewport: dict[str, int]) -> Iterator[
 
 
 @pytest.fixture
-def desktop(browser: Any, host: str) -> Iterator[Watched]:
+def desktop(browser: Any, host: str, nothing_read: None) -> Iterator[Watched]:
     yield from watched_page(browser, host, DESKTOP)
 
 
 @pytest.fixture
-def phone(browser: Any, host: str) -> Iterator[Watched]:
+def phone(browser: Any, host: str, nothing_read: None) -> Iterator[Watched]:
     yield from watched_page(browser, host, PHONE)

@@ -5,10 +5,13 @@ build step and nothing fetched from elsewhere, so a host on a LAN with no
 internet serves all of it, and changing it means editing the files in
 ``static/``. Everything it shows comes from the same endpoints reader apps
 call (``/``, ``/:source``, search, details, chapters, pages, authenticate), so
-validation, authorisation, caching and errors are the core's, once.
+validation, authorisation, caching and errors are the core's, once. Only who is
+reading and where they are come from the face's own endpoints under ``/_/web``,
+over the core's readers and progress store, so a place follows the reader from
+one browser to the next.
 """
 
-from toshokan.core.face import Face
+from toshokan.core.face import Face, Need
 from toshokan.faces.web.address import reader_address
 from toshokan.faces.web.routes import ASSETS_PATH, READER_PATH, web_routes
 
@@ -16,9 +19,10 @@ FACE = Face(
     name="web",
     prefix=READER_PATH,
     routes=web_routes,
-    # "web" is served by nothing, and kept so no source is taken for the reader.
+    # "web" holds the reader's own endpoints: its session and each reader's place.
     names=frozenset({"assets", "web"}),
     image_routes=(f"{ASSETS_PATH}/",),
+    needs=frozenset({Need.CORE}),
 )
 
 __all__ = ["FACE", "READER_PATH", "reader_address"]

@@ -1,4 +1,4 @@
-"""The reader's two routes: the page shell and its hashed assets.
+"""The reader's routes: the page shell, its hashed assets, and the reader's session and place.
 
 Exact paths rather than a mount on ``/_``, so every other face and source
 route under the host's namespace keeps working whatever order they are listed in.
@@ -11,10 +11,14 @@ from starlette.routing import BaseRoute, Route
 from toshokan.core.hashing import etag_of
 from toshokan.errors import NotFound
 from toshokan.faces.web.assets import IMMUTABLE, STATIC, Assets
+from toshokan.faces.web.progress import positions, recent, record
+from toshokan.faces.web.session import sign_in, sign_out, who
 
 READER_PATH = "/_/"
 READER_RAW = READER_PATH.encode()
 ASSETS_PATH = "/_/assets"
+#: The reader's own JSON endpoints (session, progress), apart from the spec's interface.
+API_PATH = "/_/web"
 #: The shell is small and names the current assets: browsers check it on every visit.
 SHELL_CACHE = "no-cache"
 
@@ -57,4 +61,10 @@ def web_routes() -> list[BaseRoute]:
     return [
         Route(READER_PATH, page, methods=["GET"], name="reader"),
         Route(ASSETS_PATH + "/{name}", asset, methods=["GET"], name="reader-asset"),
+        Route(API_PATH + "/session", who, methods=["GET"]),
+        Route(API_PATH + "/session", sign_in, methods=["POST"]),
+        Route(API_PATH + "/session", sign_out, methods=["DELETE"]),
+        Route(API_PATH + "/progress/recent", recent, methods=["GET"]),
+        Route(API_PATH + "/progress/{source}/{manga}", positions, methods=["GET"]),
+        Route(API_PATH + "/progress/{source}/{manga}/{chapter}", record, methods=["PUT"]),
     ]

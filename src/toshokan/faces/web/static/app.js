@@ -1,8 +1,11 @@
 // toshokan's web reader: one module, no framework, no build step.
-// Every view is drawn from the spec's JSON interface (the same endpoints reader apps call);
-// what belongs to this browser (sign-ins, reading positions, preferences) lives in localStorage.
+// Every view is drawn from the spec's JSON interface (the same endpoints reader apps call).
+// Who is reading and where they are in each chapter are kept by the host (the face's own
+// endpoints under /_/web), so a place follows the reader from one device to the next; what
+// belongs to this browser (sources' sign-ins, preferences, names of what was read) lives in localStorage.
 
 const API = location.pathname.replace(/\/_\/?$/, ""); // "/_/" -> "": paths below start with "/"
+const WEB = API + "/_/web";
 const PAGE_SIZE = 24;
 const SHELF_SIZE = 12;
 const RECENT_MAX = 12;
@@ -96,6 +99,76 @@ const pagesOf = (src, manga, chapter) => api(`/${seg(src)}/${seg(manga)}/chapter
 const search = (src, request) => api(`/${seg(src)}/search`, { source: src, body: request });
 const signedIn = (src) => Object.keys(store.get("auth:" + src, {})).length > 0;
 
+// -- the reader's session and place, kept by the host ---------------------------------------
+
+// { readers: whether the host has readers, reader: who is signed in here ("" for the one
+// reader of a host without readers, null for no one) }, asked once per page load.
+let session = null;
+
+async function web(path, { method = "GET", body, keepalive = false } = {}) {
+  const init = { method, headers: { Accept: "application/json" }, cache: "no-store", keepalive };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(WEB + path, init);
+  } catch {
+    throw new ApiError(0, "NETWORK", "The host could not be reached. Check the connection and try again.", null);
+  }
+  let data = null;
+  try { data = await response.json(); } catch { /* not JSON */ }
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    // The session ended (expired, or the reader was removed): ask who is reading again.
+    if (response.status === 401 && path !== "/session") session = { readers: true, reader: null };
+    throw new ApiError(response.status, error.code || "HTTP_" + response.status,
+      error.message || `The host answered with status ${response.status}.`, null);
+  }
+  return data;
+}
+
+const mustSignIn = () => session && session.readers && session.reader === null;
+const progressOf = (src, manga) => web(`/progress/${seg(src)}/${seg(manga)}`).then((answer) => answer.chapters);
+const recentlyRead = () => web("/progress/recent?limit=50").then((answer) => answer.chapters);
+
+// Positions are written one after another, in the order they were reached, and survive the
+// page being left (keepalive): the host keeps the newest by the browser's clock.
+let writing = Promise.resolve();
+function keepPlace(src, manga, chapter, position) {
+  const body = { ...position, updated: Date.now() / 1000 };
+  const path = `/progress/${seg(src)}/${seg(manga)}/${seg(chapter)}`;
+  writing = writing.then(() => web(path, { method: "PUT", body, keepalive: true })).catch(() => { /* kept next turn */ });
+  return writing;
+}
+
+// The names of what was read, so "continue reading" shows them without asking the source again.
+const namesKey = (src, manga, chapter) => `names:${src}/${manga}/${chapter}`;
+async function namesOf(item) {
+  const known = store.get(namesKey(item.source, item.manga, item.chapter), null);
+  if (known) return known;
+  const [manga, chapters] = await Promise.all([mangaOf(item.source, item.manga), chaptersOf(item.source, item.manga)]);
+  const chapter = chapters.find((c) => c.slug === item.chapter);
+  const names = { title: manga.title, label: chapter ? chapterLabel(chapter) : item.chapter };
+  store.set(namesKey(item.source, item.manga, item.chapter), names);
+  return names;
+}
+
+function showWho() {
+  const who = document.getElementById("who");
+  if (!who) return;
+  who.replaceChildren(session && session.reader ? h("span", {}, h("span", { class: "muted" }, session.reader), " ",
+    h("button", { type: "button", class: "link", onclick: signOut }, "Sign out")) : "");
+}
+
+async function signOut() {
+  try { session = await web("/session", { method: "DELETE" }); } catch (error) { fail(error); return; }
+  showWho();
+  location.hash = "#/";
+  render();
+}
+
 // -- DOM -----------------------------------------------------------------------------------
 
 function h(tag, attrs, ...children) {
@@ -181,15 +254,36 @@ async function home(token) {
         h("span", { class: "meta", style: "display:block" }, config.languages.join(", "))))));
     shelves.append(...sourceShelves(slug, config, token));
   });
-  const recent = store.get("recent", []);
+  const continuing = h("div", {});
   screen(null,
     h("h1", {}, manifest.name || "toshokan"),
     h("h2", {}, "Sources"), list,
-    recent.length ? h("section", { "aria-labelledby": "continue" }, h("h2", { id: "continue" }, "Continue reading"),
-      h("ul", { class: "recent" }, recent.map((item) => h("li", {}, h("a", {
-        href: `#/r/${seg(item.source)}/${seg(item.manga)}/${seg(item.chapter)}`,
-      }, h("strong", {}, item.title), ` · ${item.label} · page ${item.page + 1} of ${item.pages}`))))) : null,
+    continuing,
     shelves);
+  continueReading(continuing, token);
+}
+
+// The newest chapter read in each manga, newest first, from the host; names are filled in as known.
+async function continueReading(container, token) {
+  let read;
+  try { read = await recentlyRead(); } catch (error) {
+    if (token === generation) container.replaceChildren(errorBox(error, null, "Continue reading is unavailable"));
+    return;
+  }
+  const seen = new Set();
+  const latest = read.filter((item) => {
+    const key = `${item.source}/${item.manga}`;
+    return !seen.has(key) && seen.add(key);
+  }).slice(0, RECENT_MAX);
+  if (token !== generation || !latest.length) return;
+  container.replaceChildren(h("section", { "aria-labelledby": "continue" }, h("h2", { id: "continue" }, "Continue reading"),
+    h("ul", { class: "recent" }, latest.map((item) => {
+      const title = h("strong", {}, item.manga);
+      const label = h("span", {}, item.chapter);
+      namesOf(item).then((names) => { title.textContent = names.title; label.textContent = names.label; }, () => { /* the slugs stay */ });
+      return h("li", {}, h("a", { href: `#/r/${seg(item.source)}/${seg(item.manga)}/${seg(item.chapter)}` },
+        title, " · ", label, ` · page ${item.page + 1} of ${item.pages}`));
+    }))));
 }
 
 function sourceShelves(slug, config, token) {
@@ -410,9 +504,7 @@ function pick(versions, preference) {
 }
 
 const prefKey = (src, manga) => `pref:${src}/${manga}`;
-const positionKey = (src, manga, chapter) => `pos:${src}/${manga}/${chapter}`;
-
-function chapterList(src, mangaSlug, chapters) {
+function chapterList(src, mangaSlug, chapters, positions) {
   const groups = groupByNumber(chapters);
   const languages = [...new Set(chapters.map((c) => c.language))];
   const scanlators = [...new Set(chapters.map((c) => c.scanlator))];
@@ -424,7 +516,7 @@ function chapterList(src, mangaSlug, chapters) {
     const pref = store.get(prefKey(src, mangaSlug), {});
     const list = h("ol", { class: "chapters", "aria-label": "Chapters, newest first" }, groups.map(({ versions }) => {
       const chosen = pick(versions, pref);
-      const position = store.get(positionKey(src, mangaSlug, chosen.slug), null);
+      const position = positions[chosen.slug];
       const others = versions.filter((v) => v !== chosen);
       return h("li", {}, link(chosen, chapterLabel(chosen)),
         position ? h("span", { class: "read" }, ` · read to page ${position.page + 1} of ${position.pages}`) : null,
@@ -448,14 +540,16 @@ function chapterList(src, mangaSlug, chapters) {
 }
 
 async function seriesPage(token, src, mangaSlug) {
-  const [config, manga, chapters] = await Promise.all([configuration(src), mangaOf(src, mangaSlug), chaptersOf(src, mangaSlug)]);
+  const [config, manga, chapters, positions] = await Promise.all([configuration(src), mangaOf(src, mangaSlug),
+    chaptersOf(src, mangaSlug), progressOf(src, mangaSlug)]);
   if (token !== generation) return;
   const tagNames = new Map((config.search.tags || []).map((tag) => [tag.slug, tag.name]));
   const pref = store.get(prefKey(src, mangaSlug), {});
   const groups = groupByNumber(chapters);
   const oldest = groups.length ? pick(groups[groups.length - 1].versions, pref) : null;
-  const recent = store.get("recent", []).find((r) => r.source === src && r.manga === mangaSlug);
-  const start = recent ? h("a", { class: "button primary", href: `#/r/${seg(src)}/${seg(mangaSlug)}/${seg(recent.chapter)}` }, `Continue: ${recent.label}`)
+  const [latest] = Object.entries(positions).sort(([, a], [, b]) => b.updated - a.updated);
+  const recent = latest && chapters.find((c) => c.slug === latest[0]);
+  const start = recent ? h("a", { class: "button primary", href: `#/r/${seg(src)}/${seg(mangaSlug)}/${seg(recent.slug)}` }, `Continue: ${chapterLabel(recent)}`)
     : oldest ? h("a", { class: "button primary", href: `#/r/${seg(src)}/${seg(mangaSlug)}/${seg(oldest.slug)}` }, "Start reading") : null;
   const facts = [
     ["Authors", manga.authors.join(", ")], ["Status", manga.publication], ["Rating", manga.classification],
@@ -473,7 +567,7 @@ async function seriesPage(token, src, mangaSlug) {
         h("p", { class: "synopsis" }, manga.synopsis),
         start)),
     h("h2", {}, `Chapters (${groups.length})`),
-    chapters.length ? chapterList(src, mangaSlug, chapters) : h("p", { class: "muted" }, "No chapters yet."));
+    chapters.length ? chapterList(src, mangaSlug, chapters, positions) : h("p", { class: "muted" }, "No chapters yet."));
 }
 
 // -- reader --------------------------------------------------------------------------------
@@ -498,23 +592,23 @@ function preload(urls) {
 }
 
 async function readerPage(token, src, mangaSlug, chapterSlug) {
-  const [config, manga, chapters, firstPages] = await Promise.all([configuration(src), mangaOf(src, mangaSlug),
-    chaptersOf(src, mangaSlug), pagesOf(src, mangaSlug, chapterSlug)]);
+  const [config, manga, chapters, firstPages, positions] = await Promise.all([configuration(src), mangaOf(src, mangaSlug),
+    chaptersOf(src, mangaSlug), pagesOf(src, mangaSlug, chapterSlug), progressOf(src, mangaSlug)]);
   if (token !== generation) return;
   let pages = firstPages;
   const chapter = chapters.find((c) => c.slug === chapterSlug) || { slug: chapterSlug, number: -1, title: "", language: "", scanlator: "" };
   const { previous, next } = neighbours(chapters, chapter);
   const settings = { mode: "paged", direction: "ltr", fit: "width", ...store.get("reader", {}) };
-  const saved = store.get(positionKey(src, mangaSlug, chapterSlug), null);
+  const saved = positions[chapterSlug];
   let index = saved && saved.page < pages.length ? saved.page : 0;
   const chapterHref = (c) => `#/r/${seg(src)}/${seg(mangaSlug)}/${seg(c.slug)}`;
 
+  store.set(namesKey(src, mangaSlug, chapterSlug), { title: manga.title, label: chapterLabel(chapter) });
+  let kept = saved ? saved.page : null;
   function remember() {
-    const position = { page: index, pages: pages.length };
-    store.set(positionKey(src, mangaSlug, chapterSlug), position);
-    const entry = { source: src, manga: mangaSlug, chapter: chapterSlug, title: manga.title, label: chapterLabel(chapter), ...position, at: Date.now() };
-    const recent = store.get("recent", []).filter((r) => !(r.source === src && r.manga === mangaSlug));
-    store.set("recent", [entry, ...recent].slice(0, RECENT_MAX));
+    if (index === kept || !pages.length) return;
+    kept = index;
+    keepPlace(src, mangaSlug, chapterSlug, { page: index, pages: pages.length, finished: index === pages.length - 1 });
   }
 
   let nextPrefetched = false;
@@ -696,6 +790,33 @@ async function signInPage(token, src) {
       signedIn(src) ? h("p", { class: "muted" }, "You are signed in on this browser.") : null, message, form]);
 }
 
+// The host's own sign-in, when it has readers: who is reading, so their place is theirs.
+function readerSignIn() {
+  const message = h("div", { "aria-live": "assertive" });
+  const form = h("form", { class: "signin" },
+    h("label", { class: "field" }, h("span", {}, "Name"),
+      h("input", { name: "name", type: "text", required: true, maxlength: 64, autocomplete: "username" })),
+    h("label", { class: "field" }, h("span", {}, "Password or API key"),
+      h("input", { name: "secret", type: "password", required: true, maxlength: 4096, autocomplete: "current-password" })),
+    h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Sign in")));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    message.replaceChildren(h("p", { class: "status" }, "Signing in…"));
+    try {
+      session = await web("/session", { method: "POST", body: Object.fromEntries(new FormData(form)) });
+    } catch (error) {
+      const title = error.status === 401 ? "Sign-in refused" : error.status === 429 ? "Too many attempts" : null;
+      message.replaceChildren(errorBox(error, null, title));
+      return;
+    }
+    showWho();
+    render();
+  });
+  screen("Sign in", h("h1", {}, "Sign in"),
+    h("p", { class: "muted" }, "Sign in to read here: the host keeps your place in every chapter, on every device."),
+    message, form);
+}
+
 // -- routing -------------------------------------------------------------------------------
 
 const ROUTES = [
@@ -718,10 +839,26 @@ async function render() {
   const [match, draw] = found;
   view.replaceChildren(h("p", { class: "status" }, "Loading…"));
   try {
+    if (session === null || mustSignIn()) {
+      session = await web("/session");
+      showWho();
+    }
+    if (token !== generation) return;
+    if (mustSignIn()) {
+      readerSignIn();
+      return;
+    }
     await draw(token, ...match.slice(1).map(decodeURIComponent));
     if (token === generation && !path.startsWith("r/")) view.focus({ preventScroll: true });
   } catch (error) {
-    if (token === generation) fail(error);
+    if (token !== generation) return;
+    // A session that ended while reading (expired, or the reader removed) asks who reads again.
+    if (mustSignIn()) {
+      showWho();
+      readerSignIn();
+    } else {
+      fail(error);
+    }
   }
 }
 

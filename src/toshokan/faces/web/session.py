@@ -1,0 +1,115 @@
+"""Who is reading in this browser: signing in and out, and the reader a request's cookie names.
+
+With no readers the host is open and the web reader keeps one implicit
+reader's place, with no sign-in. With readers, the browser signs in once with
+a name and a password or API key (checked by the core, which counts failures
+against the attempt budget and answers 429 past it); the host then sets a
+session cookie (HttpOnly, so no script reads it; SameSite=Lax, so no other
+site's form or script sends it along with a write) holding a signed token that
+names the reader, never the password.
+"""
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from toshokan.core.bodies import read_json
+from toshokan.core.cache_control import NO_STORE
+from toshokan.core.core import Core
+from toshokan.core.http import client_of, core_of
+from toshokan.core.progress import IMPLICIT_READER
+from toshokan.core.readers import SESSION_COOKIE, Sessions
+from toshokan.errors import InvalidCredentials, InvalidRequest
+
+#: Where the cookie is sent: the host's own namespace, every face that signs browsers in.
+COOKIE_PATH = "/_/"
+#: Longer than any reader's name or API key; a longer body is no sign-in.
+MAX_NAME = 64
+MAX_SECRET = 4096
+
+
+class SignIn(BaseModel):
+    """A sign-in: the reader's name and their password or one of their API keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+    secret: str = Field(min_length=1, max_length=MAX_SECRET)
+
+
+def invalid_body(error: ValidationError) -> InvalidRequest:
+    """The first problem of a body, in words, as a 400."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the body"
+    return InvalidRequest(f"Invalid request body at {where}: {first['msg']}.")
+
+
+def answer(body: dict[str, Any], status: int = 200) -> JSONResponse:
+    """A JSON answer about one reader: never stored by a cache, shared or not."""
+    return JSONResponse(body, status_code=status, headers={"Cache-Control": NO_STORE})
+
+
+async def has_readers(core: Core) -> bool:
+    return await asyncio.to_thread(core.readers.readers.any)
+
+
+async def signed_in(request: Request, core: Core) -> str | None:
+    """The reader this browser's session names, if it is genuine and they still exist."""
+    token = request.cookies.get(SESSION_COOKIE)
+    return None if not token else await Sessions(core.readers).reader(token)
+
+
+async def reader_of(request: Request) -> str:
+    """The reader whose place a request reads or moves: the session's, or with no readers on
+    the host the implicit reader's; 401 when the host has readers and the browser no session."""
+    core = core_of(request)
+    reader = await signed_in(request, core)
+    if reader is not None:
+        return reader
+    if not await has_readers(core):
+        return IMPLICIT_READER
+    raise InvalidCredentials("Sign in to keep your place in what you read.")
+
+
+async def who(request: Request) -> Response:
+    """Whether the host has readers, and who is signed in here (null for no one)."""
+    core = core_of(request)
+    readers = await has_readers(core)
+    reader = await signed_in(request, core) if readers else IMPLICIT_READER
+    return answer({"readers": readers, "reader": reader})
+
+
+async def sign_in(request: Request) -> Response:
+    core = core_of(request)
+    try:
+        credentials = SignIn.model_validate(await read_json(request))
+    except ValidationError as error:
+        raise invalid_body(error) from None
+    reader = await core.readers.basic(credentials.name, credentials.secret, client_of(request))
+    response = answer({"readers": reader != IMPLICIT_READER, "reader": reader})
+    if reader != IMPLICIT_READER:
+        sessions = Sessions(core.readers)
+        response.set_cookie(
+            SESSION_COOKIE,
+            sessions.issue(reader),
+            max_age=sessions.seconds,
+            path=COOKIE_PATH,
+            secure=request.url.scheme == "https",
+            httponly=True,
+            samesite="lax",
+        )
+    return response
+
+
+async def sign_out(request: Request) -> Response:
+    response = answer({"readers": await has_readers(core_of(request)), "reader": None})
+    response.delete_cookie(
+        SESSION_COOKIE,
+        path=COOKIE_PATH,
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="lax",
+    )
+    return response
