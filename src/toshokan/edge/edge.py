@@ -37,6 +37,7 @@ from toshokan.edge.paths import PathBudgets, answers_auth_failures, reaches_no_r
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
+from toshokan.errors import error_body
 from toshokan.models.auth import AUTH_HEADERS
 
 log = logging.getLogger("toshokan.errors")
@@ -65,8 +66,7 @@ def error_answer(
 ) -> tuple[int, Headers, bytes]:
     """An Error object answer (or the authenticate endpoint's failure form), built once where
     it can be."""
-    error = {"error": {"code": code, "message": message}}
-    body = json.dumps({"success": False, **error} if auth_form else error).encode()
+    body = json.dumps(error_body(code, message, auth_form=auth_form)).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
