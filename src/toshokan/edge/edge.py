@@ -192,7 +192,7 @@ class Edge:
             if allowed is None:
                 refused = error_answer(403, "INVALID_REQUEST", "This origin may not call the host.")
                 return await _answer(send, refused)
-            return await _answer(send, (204, allowed, b""))
+            return await _answer(send, (204, [*allowed, NOSNIFF], b""))
 
         kind = self.budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
         limiter = (
@@ -297,7 +297,8 @@ class Edge:
                 if status == 200 and (reading or key is not None):
                     etag = next((v for k, v in raw if k == b"etag"), None)
                     if etag is None and reading and _is_json(raw):
-                        untagged = {**message, "headers": raw}  # tagged once its body is known
+                        # Tagged once its body is known, then sent through here again.
+                        untagged = message
                         return
                     if conditional and etag is not None and matches(if_none_match or b"", etag):
                         dropping = True
@@ -318,7 +319,10 @@ class Edge:
                 if message.get("more_body"):
                     return
                 body = b"".join(chunks)
-                tagged: Headers = [*untagged["headers"], (b"etag", etag_of(body).encode())]
+                tagged: Headers = [
+                    *untagged.get("headers", ()),
+                    (b"etag", etag_of(body).encode()),
+                ]
                 untagged, start = None, None
                 await edge_send({"type": "http.response.start", "status": 200, "headers": tagged})
                 if not dropping:
