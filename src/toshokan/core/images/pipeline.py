@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import httpx
 
-from toshokan.core.core import Caller, Core
+from toshokan.core.host import HostedSource
 from toshokan.core.images.pictures import (
     SIGNATURE_PARAMS,
     THUMBNAIL_WIDTH,
@@ -27,8 +27,8 @@ from toshokan.core.images.pictures import (
     transform,
 )
 from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
+from toshokan.core.service import Caller, Core
 from toshokan.core.signing import expiry, sign, verify
-from toshokan.core.sources import HostedSource
 from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds

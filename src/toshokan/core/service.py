@@ -1,4 +1,4 @@
-"""The core every face calls: sources, validation, authorisation, cache, links.
+"""The service every face calls: sources, validation, authorisation, cache, links.
 
 A face (the spec's JSON interface, the Alethia dialect, OPDS, the web reader)
 translates requests into calls on :class:`Core` and its answers back into its
@@ -26,13 +26,13 @@ from toshokan.core.access import AttemptGate, fingerprint
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.hashing import etag_of
+from toshokan.core.host import Host, HostedSource
 from toshokan.core.limits import Limiter
 from toshokan.core.progress import Database, ProgressStore, default_database_path
 from toshokan.core.readers import ReaderGate, Readers
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
 from toshokan.core.signing import ExpiredLink, expiry, sign
-from toshokan.core.sources import Host, HostedSource
 from toshokan.errors import (
     ChapterNotFound,
     HostError,
