@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable
 
-from toshokan.core.limits import Limiter
+from toshokan.core.limits import MovingWindowLimit
 from toshokan.errors import HostError, RateLimited
 
 
@@ -24,7 +24,7 @@ def fingerprint(headers: dict[str, str]) -> str:
 
 
 class AttemptGate:
-    def __init__(self, limiter: Limiter):
+    def __init__(self, limiter: MovingWindowLimit):
         self.limiter = limiter
         self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
 

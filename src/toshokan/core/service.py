@@ -27,7 +27,7 @@ from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.hashing import etag_of
 from toshokan.core.host import Host, HostedSource
-from toshokan.core.limits import Limiter
+from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import Database, ProgressStore, default_database_path
 from toshokan.core.readers import ReaderGate, Readers
 from toshokan.core.search import parse_search
@@ -121,7 +121,9 @@ class Core:
             cache.max_entries,
         )
         self.attempts = AttemptGate(
-            Limiter(settings.limits.auth_attempts, settings.limits.storage, "toshokan-auth")
+            MovingWindowLimit(
+                settings.limits.auth_attempts, settings.limits.storage, "toshokan-auth"
+            )
         )
         host.services.on_content_changed(self.cache.invalidate)
         # Readers and their progress: one database every face reads and writes.

@@ -32,8 +32,7 @@ from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
-from toshokan.edge.paths import Budget as Kind
-from toshokan.edge.paths import PathBudgets, answers_auth_failures, reaches_no_route
+from toshokan.edge.paths import BudgetKind, PathBudgets, answers_auth_failures, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
@@ -194,9 +193,13 @@ class Edge:
                 return await _answer(send, refused)
             return await _answer(send, (204, [*allowed, NOSNIFF], b""))
 
-        kind = self.budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
+        kind = self.budget_of(path) if method != "OPTIONS" else BudgetKind.EXEMPT
         limiter = (
-            self.requests if kind is Kind.REQUESTS else self.images if kind is Kind.IMAGES else None
+            self.requests
+            if kind is BudgetKind.REQUESTS
+            else self.images
+            if kind is BudgetKind.IMAGES
+            else None
         )
         if limiter is not None:
             client = scope.get("client")
