@@ -177,7 +177,6 @@ class UpstreamClient:
         self.limiter: UpstreamLimiter | None = limiter
         # A long retry hint holds this budget (by default the whole limiter) until it expires.
         self.paused_by_hints: UpstreamLimiter | None = paused_by_hints or limiter
-        self.requests_sent = 0
         self._http = httpx.AsyncClient(
             base_url=base_url,
             headers={"User-Agent": user_agent, "Accept": "application/json", **(headers or {})},
@@ -281,7 +280,6 @@ class UpstreamClient:
                     "The upstream asked this host to slow down; not asking again before it said to.",
                     retry_after=paused.seconds,
                 ) from None
-        self.requests_sent += 1
 
     async def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """The response with its whole (decoded) body, refused past ``max_body_bytes``."""

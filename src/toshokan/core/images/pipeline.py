@@ -71,8 +71,6 @@ class ImagePipeline:
         self._page_lists: OrderedDict[Hashable, tuple[float, list[str]]] = OrderedDict()
         self._gates = HostGates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
         self._local: dict[str, httpx.AsyncClient] = {}
-        #: Upstream fetches made, for tests and the bench.
-        self.fetched = 0
 
     # -- page lists ------------------------------------------------------------------
 
@@ -200,19 +198,21 @@ class ImagePipeline:
         config = await self.core.configuration(hosted)
         headers = {"Referer": config.referer} if config.referer else {}
         try:
-            async with asyncio.timeout(self.deadline), self._gates.hold(parts.netloc):
-                self.fetched += 1
-                async with self.upstream.stream("GET", url, headers=headers) as response:
-                    _check_status(response)
-                    declared = response.headers.get("content-length", "")
-                    if declared.isdigit() and int(declared) > MAX_SOURCE_BYTES:
+            async with (
+                asyncio.timeout(self.deadline),
+                self._gates.hold(parts.netloc),
+                self.upstream.stream("GET", url, headers=headers) as response,
+            ):
+                _check_status(response)
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > MAX_SOURCE_BYTES:
+                    raise UpstreamError(_too_big())
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_SOURCE_BYTES:
                         raise UpstreamError(_too_big())
-                    body = bytearray()
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > MAX_SOURCE_BYTES:
-                            raise UpstreamError(_too_big())
-                    kind = response.headers.get("content-type", "application/octet-stream")
+                kind = response.headers.get("content-type", "application/octet-stream")
         except (TimeoutError, httpx.TimeoutException):
             raise UpstreamTimeout(
                 f"The image server did not answer within {self.deadline:g} s."
