@@ -28,7 +28,7 @@ from toshokan.core.images.pictures import (
 )
 from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
 from toshokan.core.service import Caller, Core
-from toshokan.core.signing import expiry, sign, verify
+from toshokan.core.signing import credential_key, signed_query, verify
 from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
@@ -76,11 +76,14 @@ class ImagePipeline:
 
     async def page_urls(self, slug: str, manga: str, chapter: str, caller: Caller) -> list[str]:
         """The chapter's page URLs through the core, remembered briefly for this caller."""
-        credentials = hashlib.sha256(
-            "\n".join(
-                f"{k}:{caller.headers.get(k, '')}" for k in ("authorization", "cookie", "x-api-key")
-            ).encode()
-        ).hexdigest()
+        credentials = credential_key(
+            self.core.host.services.secret,
+            {
+                k: v
+                for k in ("authorization", "cookie", "x-api-key")
+                if (v := caller.headers.get(k))
+            },
+        )
         # The source's generation: a changed chapter's list is asked afresh at once.
         generation = self.core.cache.generation(slug)
         key = (slug, generation, manga, chapter, credentials, caller.base_url)
@@ -236,11 +239,10 @@ class ImagePipeline:
     ) -> str:
         """A header-free, expiring host link to the image ``url`` of source ``slug``."""
         services = self.core.host.services
-        expires = expiry(self.core.settings.host.link_ttl)
         shown_width = THUMBNAIL_WIDTH if thumbnail else width
         query = {"u": url, **({"w": str(shown_width)} if shown_width else {})}
-        signature = sign(services.secret, _signed_message(slug, query), expires)
-        query.update(exp=str(expires), sig=signature)
+        ttl = self.core.settings.host.link_ttl
+        query.update(signed_query(services.secret, _signed_message(slug, query), ttl))
         return f"{base_url.rstrip('/')}/_/image/{slug}?{urlencode(query)}"
 
     def verify(self, slug: str, query: dict[str, str]) -> int:
