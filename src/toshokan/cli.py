@@ -73,7 +73,7 @@ class ToshokanGroup(click.Group):
 @click.pass_context
 def main(ctx: click.Context, config: Path | None) -> None:
     def services() -> HostServices:
-        from toshokan.core.sources import host_services
+        from toshokan.core.host import host_services
 
         return host_services(_or_exit(lambda: load_settings(config)))
 
@@ -209,7 +209,7 @@ def list_sources(show_settings: bool) -> None:
 @click.argument("config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 def check_config(config_file: Path) -> None:
     from toshokan.core.face import names_of
-    from toshokan.core.sources import Host, host_services
+    from toshokan.core.host import Host, host_services
     from toshokan.faces import FACES
 
     settings = _or_exit(lambda: load_settings(config_file))
@@ -308,7 +308,7 @@ def _or_exit(action: Any) -> Any:
     """Run ``action``; a configuration problem ends the command with its message, not a traceback."""
     from pydantic import ValidationError
 
-    from toshokan.core.sources import ConfigurationError
+    from toshokan.core.host import ConfigurationError
 
     try:
         return action()

@@ -5,7 +5,7 @@ with its status and ``{"error": {"code", "message"}}``. Messages are shown to
 clients, so they never carry credentials or internals.
 """
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 
 class HostError(Exception):
@@ -80,5 +80,8 @@ class UpstreamTimeout(HostError):
     code, status, default_message = "UPSTREAM_TIMEOUT", 504, "The upstream did not answer in time."
 
 
-class InternalError(HostError):
-    pass
+def error_body(code: str, message: str, *, auth_form: bool = False) -> dict[str, Any]:
+    """The Error object, or the authenticate endpoint's failure form
+    ``{"success": false, "error": ...}``: every failure body the host sends is built here."""
+    error = {"error": {"code": code, "message": message}}
+    return {"success": False, **error} if auth_form else error

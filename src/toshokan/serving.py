@@ -13,6 +13,7 @@ each builds its application from the settings passed in the environment.
 
 import asyncio
 import fcntl
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from toshokan.config import HostSettings
 from toshokan.edge.proxy import TrustedProxies
+from toshokan.errors import error_body
 from toshokan.logs import configure_logging
 
 #: How the parent hands its settings and log level to worker processes.
@@ -51,7 +53,7 @@ class ConnectionBounds:
 
 def raw_error(status: int, reason: str, code: str, message: str, extra: str = "") -> bytes:
     """A whole HTTP answer carrying the Error object, for a connection about to be closed."""
-    body = f'{{"error":{{"code":"{code}","message":"{message}"}}}}'.encode()
+    body = json.dumps(error_body(code, message), separators=(",", ":")).encode()
     return (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\ncache-control: no-store\r\n{extra}"

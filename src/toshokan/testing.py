@@ -31,7 +31,7 @@ from starlette.applications import Starlette
 from toshokan.application import create_app
 from toshokan.config import load_settings
 from toshokan.core import Core, Host, HostedSource
-from toshokan.core.sources import host_services
+from toshokan.core.host import host_services
 from toshokan.models import SourceStatus
 from toshokan.sdk import HostServices, Source
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.core.catalog import Catalog, CatalogSettings
-from toshokan.core.sources import Host
+from toshokan.core.host import Host
 from toshokan.testing import serve_host
 
 HostFactory = Callable[..., Any]

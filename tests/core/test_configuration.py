@@ -10,7 +10,7 @@ from tests.core.plugins import activate, install_plugin
 from toshokan.cli import main
 from toshokan.config import load_settings
 from toshokan.core.face import names_of
-from toshokan.core.sources import ConfigurationError, Host
+from toshokan.core.host import ConfigurationError, Host
 from toshokan.faces import FACES
 from toshokan.registry import AdapterLoadError, adapter, installed_adapters
 

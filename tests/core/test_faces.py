@@ -15,7 +15,7 @@ from toshokan import faces
 from toshokan.application import create_app
 from toshokan.config import load_settings
 from toshokan.core import ConfigurationError
-from toshokan.edge.paths import Budget, PathBudgets
+from toshokan.edge.paths import BudgetKind, PathBudgets
 from toshokan.faces import FACES
 from toshokan.sdk.slugs import RESERVED_SLUGS, slugify
 
@@ -55,8 +55,8 @@ def test_a_name_a_face_takes_is_not_budgeted_as_a_sources_images(name):
     face = next(face for face in FACES if name in face.names)
     path = f"/_/{name}/anything"
     declared = any(re.match(route, path) for route in face.image_routes)
-    assert budgets.of(path) is (Budget.IMAGES if declared else Budget.REQUESTS)
-    assert budgets.of("/_/shelf/anything") is Budget.IMAGES  # a source's own route
+    assert budgets.of(path) is (BudgetKind.IMAGES if declared else BudgetKind.REQUESTS)
+    assert budgets.of("/_/shelf/anything") is BudgetKind.IMAGES  # a source's own route
 
 
 @pytest.mark.parametrize("face", FACES, ids=lambda face: face.name)

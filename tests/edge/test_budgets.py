@@ -4,7 +4,7 @@ import logging
 
 import pytest
 
-from toshokan.edge.paths import Budget, PathBudgets
+from toshokan.edge.paths import BudgetKind, PathBudgets
 from toshokan.edge.ratelimit import LocalBudget
 from toshokan.faces import FACES
 
@@ -42,26 +42,26 @@ async def test_over_budget_answer_is_the_error_object_with_retry_after(make_host
 @pytest.mark.parametrize(
     ("path", "budget"),
     [
-        ("/catalog/search", Budget.REQUESTS),
-        ("/", Budget.REQUESTS),
-        ("/catalog/health", Budget.EXEMPT),
-        ("/health/health", Budget.EXEMPT),
-        ("/catalog/title/health", Budget.REQUESTS),
-        ("/_/catalog/pages/3", Budget.IMAGES),
-        ("/_/local/covers/a-title", Budget.IMAGES),
-        ("/_/image", Budget.IMAGES),
-        ("/_/image/abc", Budget.IMAGES),
-        ("/_/opds/local/series/a-title/ch-1/pages/0", Budget.IMAGES),
-        ("/_/opds/local/series/a-title/ch-1", Budget.REQUESTS),
-        ("/_/assets/app.0123abcd.js", Budget.IMAGES),
-        ("/_/docs/assets/swagger-ui.css", Budget.IMAGES),
-        ("/_/opds/v2/catalog", Budget.REQUESTS),
-        ("/_/docs", Budget.REQUESTS),
-        ("/_/alethia/catalog/search", Budget.REQUESTS),
-        ("/openapi.json", Budget.REQUESTS),
-        ("/_/imagery/x", Budget.IMAGES),  # a source slugged "imagery"
-        ("/_/docs/asset.css", Budget.REQUESTS),
-        ("/_/", Budget.REQUESTS),
+        ("/catalog/search", BudgetKind.REQUESTS),
+        ("/", BudgetKind.REQUESTS),
+        ("/catalog/health", BudgetKind.EXEMPT),
+        ("/health/health", BudgetKind.EXEMPT),
+        ("/catalog/title/health", BudgetKind.REQUESTS),
+        ("/_/catalog/pages/3", BudgetKind.IMAGES),
+        ("/_/local/covers/a-title", BudgetKind.IMAGES),
+        ("/_/image", BudgetKind.IMAGES),
+        ("/_/image/abc", BudgetKind.IMAGES),
+        ("/_/opds/local/series/a-title/ch-1/pages/0", BudgetKind.IMAGES),
+        ("/_/opds/local/series/a-title/ch-1", BudgetKind.REQUESTS),
+        ("/_/assets/app.0123abcd.js", BudgetKind.IMAGES),
+        ("/_/docs/assets/swagger-ui.css", BudgetKind.IMAGES),
+        ("/_/opds/v2/catalog", BudgetKind.REQUESTS),
+        ("/_/docs", BudgetKind.REQUESTS),
+        ("/_/alethia/catalog/search", BudgetKind.REQUESTS),
+        ("/openapi.json", BudgetKind.REQUESTS),
+        ("/_/imagery/x", BudgetKind.IMAGES),  # a source slugged "imagery"
+        ("/_/docs/asset.css", BudgetKind.REQUESTS),
+        ("/_/", BudgetKind.REQUESTS),
     ],
 )
 def test_budget_of_path(path, budget):

@@ -3,7 +3,8 @@ bodies."""
 
 import pytest
 
-from toshokan.core.bodies import MAX_BODY_BYTES, MAX_JSON_DEPTH
+from toshokan.config import LimitsSection
+from toshokan.core.bodies import MAX_JSON_DEPTH
 
 pytestmark = pytest.mark.anyio
 
@@ -38,7 +39,7 @@ def nested_objects(depth: int) -> bytes:
     ids=["just-too-deep", "arrays-1000", "arrays-30000", "objects-1000", "objects-5000", "field"],
 )
 async def test_deep_json_is_400_naming_the_depth_limit(make_host, path, body):
-    assert len(body) <= MAX_BODY_BYTES
+    assert len(body) <= LimitsSection().max_body_bytes
     async with make_host(auth="api_key", limits={"rate_limit": 0}) as host:
         answer = await host.client.post(
             path, content=body, headers={"content-type": "application/json"}

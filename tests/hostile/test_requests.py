@@ -19,6 +19,19 @@ async def test_body_over_the_limit_is_413_naming_it(make_host):
     assert ok.status_code == 200
 
 
+async def test_a_raised_body_limit_lets_a_larger_body_through(make_host):
+    """``max_body_bytes`` is the one limit: raised past 64 KiB, a larger search is read, and
+    the OpenAPI document states the limit set."""
+    limit = 256 * 1024
+    search = {"page": 1, "sort": "title", "note": "x" * (128 * 1024)}
+    async with make_host(limits={"max_body_bytes": limit}) as host:
+        answer = await host.client.post("/catalog/search", json=search)
+        document = (await host.client.get("/openapi.json")).json()
+    assert answer.status_code == 200, answer.text[:300]
+    body = document["paths"]["/{source}/search"]["post"]["requestBody"]
+    assert f"At most {limit} bytes" in body["description"]
+
+
 async def test_streamed_body_over_the_limit_is_413(make_host):
     async def chunks():
         for _ in range(10):

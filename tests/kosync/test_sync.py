@@ -10,7 +10,7 @@ import pytest
 from argon2 import PasswordHasher
 
 from toshokan.core.progress import ChapterRef, Position
-from toshokan.edge.paths import Budget, PathBudgets
+from toshokan.edge.paths import BudgetKind, PathBudgets
 from toshokan.faces import FACES
 from toshokan.testing import ServedHost
 
@@ -222,7 +222,7 @@ async def test_a_reader_pays_argon2_once(host: ServedHost) -> None:
 def test_kosync_spends_the_request_budget() -> None:
     """The host's rate limit covers the face: requests, not the larger image budget."""
     for path in ("/_/kosync/syncs/progress", "/_/kosync/users/auth", "/_/kosync/healthcheck"):
-        assert PathBudgets(FACES).of(path) is Budget.REQUESTS
+        assert PathBudgets(FACES).of(path) is BudgetKind.REQUESTS
 
 
 async def test_rate_limit_applies(library: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from toshokan.cli import main
 from toshokan.core.access import AttemptGate
-from toshokan.core.limits import Limiter
+from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import (
     ChapterRef,
     Database,
@@ -44,7 +44,7 @@ def gate_for(config: Path, attempts: int = 10) -> ReaderGate:
     """The gate ``serve`` would build for this configuration."""
     database = Database(default_database_path(config.parent / "data"))
     return ReaderGate(
-        Readers(database), AttemptGate(Limiter(attempts, "memory://", "test")), b"secret"
+        Readers(database), AttemptGate(MovingWindowLimit(attempts, "memory://", "test")), b"secret"
     )
 
 

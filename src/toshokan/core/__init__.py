@@ -7,8 +7,8 @@ Nothing here knows how a face shapes its answers.
 """
 
 from toshokan.core.chapter_keys import chapter_key, chapter_of
-from toshokan.core.core import Access, Answer, Caller, Core, check_slug
-from toshokan.core.sources import ConfigurationError, Host, HostedSource
+from toshokan.core.host import ConfigurationError, Host, HostedSource
+from toshokan.core.service import Access, Answer, Caller, Core, check_slug
 from toshokan.sdk.auth import Credentials
 from toshokan.sdk.source import Download
 

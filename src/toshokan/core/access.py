@@ -1,4 +1,4 @@
-"""Counting authentication attempts, and keying answers by the credentials behind them.
+"""Counting authentication attempts.
 
 Every path that checks credentials (authenticate, content endpoints, a
 source's own routes) goes through one :class:`AttemptGate` per host, so a
@@ -8,23 +8,14 @@ one client and source run one at a time, each only after the count allowed it.
 """
 
 import asyncio
-import hashlib
-import json
 from collections.abc import Awaitable, Callable
 
-from toshokan.core.limits import Limiter
+from toshokan.core.limits import MovingWindowLimit
 from toshokan.errors import HostError, RateLimited
 
 
-def fingerprint(headers: dict[str, str]) -> str:
-    """A key for answers that depended on these credentials ("" when there are none)."""
-    if not headers:
-        return ""
-    return hashlib.sha256(json.dumps(sorted(headers.items())).encode()).hexdigest()
-
-
 class AttemptGate:
-    def __init__(self, limiter: Limiter):
+    def __init__(self, limiter: MovingWindowLimit):
         self.limiter = limiter
         self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
 

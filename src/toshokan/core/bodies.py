@@ -1,28 +1,32 @@
-"""Request bodies as JSON, bounded in size and depth before any face or source reads them."""
+"""Request bodies as JSON, bounded in size and depth before any face or source reads them.
+
+The size bound is ``[limits] max_body_bytes``, the one the edge enforces before the
+application runs; it is checked here again for a body read past the edge.
+"""
 
 import json
 from typing import Any
 
 from starlette.requests import Request
 
+from toshokan.config import HostSettings
 from toshokan.errors import InvalidRequest, PayloadTooLarge
 
-#: A search or authentication body larger than this is refused before it is parsed.
-MAX_BODY_BYTES = 64 * 1024
 #: JSON nested deeper than this is refused: no search or credential needs more than three levels.
 MAX_JSON_DEPTH = 16
 
 
 async def read_json(request: Request) -> Any:
     """The body as JSON, bounded in size and depth; ``None`` when it is empty."""
+    limit = max_body_bytes(request)
     declared = request.headers.get("content-length", "")
-    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise _too_large()
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
     raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise _too_large()
+        if len(raw) > limit:
+            raise _too_large(limit)
     if not raw.strip():
         return None
     too_deep = InvalidRequest(f"The request body nests deeper than {MAX_JSON_DEPTH} levels.")
@@ -37,8 +41,14 @@ async def read_json(request: Request) -> Any:
     return body
 
 
-def _too_large() -> PayloadTooLarge:
-    return PayloadTooLarge(f"The request body is larger than {MAX_BODY_BYTES // 1024} KiB.")
+def max_body_bytes(request: Request) -> int:
+    """The operator's ``[limits] max_body_bytes``."""
+    settings: HostSettings = request.app.state.core.settings
+    return settings.limits.max_body_bytes
+
+
+def _too_large(limit: int) -> PayloadTooLarge:
+    return PayloadTooLarge(f"The request body is larger than the host's limit of {limit} bytes.")
 
 
 def _depth(value: Any) -> int:

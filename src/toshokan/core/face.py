@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.routing import BaseRoute
 
 if TYPE_CHECKING:
-    from toshokan.core.core import Core
+    from toshokan.core.service import Core
 
 
 class Need(Enum):

@@ -18,9 +18,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.core import Caller, Core
+from toshokan.core.host import HostedSource
+from toshokan.core.service import Caller, Core
 from toshokan.core.signing import verify
-from toshokan.core.sources import HostedSource
 from toshokan.errors import NotFound
 from toshokan.sdk.source import is_public
 

@@ -17,7 +17,7 @@ def async_storage_uri(uri: str) -> str:
     return uri if uri.startswith("async+") else f"async+{uri}"
 
 
-class Limiter:
+class MovingWindowLimit:
     """A moving-window limit per key, shared by the rate-limit middleware and auth attempts."""
 
     def __init__(

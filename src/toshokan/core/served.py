@@ -17,7 +17,7 @@ from toshokan.core.cache import ResultCache
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
+class CacheEntry:
     """One cache entry: where it lives, and the source it is about (None: every source)."""
 
     cache: ResultCache
@@ -36,7 +36,7 @@ class Served:
     __slots__ = ("entry",)
 
     def __init__(self) -> None:
-        self.entry: Entry | None = None
+        self.entry: CacheEntry | None = None
 
 
 SERVED: ContextVar[Served | None] = ContextVar("toshokan_served", default=None)
@@ -46,4 +46,4 @@ def note(cache: ResultCache, kind: str, key: Hashable, answer: Any, source: str 
     """Record that the current request was answered with ``answer`` cached under ``key``."""
     served = SERVED.get()
     if served is not None:
-        served.entry = Entry(cache, kind, key, answer, source)
+        served.entry = CacheEntry(cache, kind, key, answer, source)

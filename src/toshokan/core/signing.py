@@ -1,14 +1,21 @@
-"""Signed, expiring URLs for what the host serves itself (page images, covers).
+"""What the host derives from its ``[host] secret``: signed, expiring URLs for what it serves
+itself (page images, covers), and the keys it files answers and sessions under by credentials.
 
 Image loaders send no auth headers, so when a source requires authentication
 the links the host hands out carry an expiry and an HMAC of their path
 (``?exp=...&sig=...``) instead. A leaked URL stops working after the TTL, and
 every replica with the same ``[host] secret`` verifies it.
+
+Answers, page lists and sessions that depended on a caller's credentials are
+kept under :func:`credential_key`: an HMAC under the secret, so a cache (or a
+Redis holding it) never holds anything a password could be guessed from offline.
 """
 
 import hashlib
 import hmac
+import json
 import time
+from collections.abc import Mapping
 
 from toshokan.errors import InvalidCredentials
 
@@ -24,6 +31,22 @@ def sign(secret: bytes, path: str, expires: int) -> str:
     """The signature of ``path`` valid until ``expires`` (Unix seconds)."""
     message = f"{path}\n{expires}".encode()
     return hmac.new(secret, message, hashlib.sha256).hexdigest()[:40]
+
+
+def credential_key(secret: bytes, credentials: Mapping[str, str]) -> str:
+    """The key of what depended on these credentials (header or field names to values);
+    ``""`` when there are none."""
+    if not credentials:
+        return ""
+    message = json.dumps(sorted(credentials.items())).encode("utf-8", "surrogatepass")
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def signed_query(secret: bytes, message: str, ttl: int) -> dict[str, str]:
+    """The ``exp`` and ``sig`` query parameters of a link to ``message``, valid ``ttl`` seconds
+    (rounded up to the minute)."""
+    expires = expiry(ttl)
+    return {"exp": str(expires), "sig": sign(secret, message, expires)}
 
 
 def expiry(ttl: int, now: float | None = None) -> int:

@@ -32,11 +32,11 @@ from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
-from toshokan.edge.paths import Budget as Kind
-from toshokan.edge.paths import PathBudgets, answers_auth_failures, reaches_no_route
+from toshokan.edge.paths import BudgetKind, PathBudgets, answers_auth_failures, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
+from toshokan.errors import error_body
 from toshokan.models.auth import AUTH_HEADERS
 
 log = logging.getLogger("toshokan.errors")
@@ -65,8 +65,7 @@ def error_answer(
 ) -> tuple[int, Headers, bytes]:
     """An Error object answer (or the authenticate endpoint's failure form), built once where
     it can be."""
-    error = {"error": {"code": code, "message": message}}
-    body = json.dumps({"success": False, **error} if auth_form else error).encode()
+    body = json.dumps(error_body(code, message, auth_form=auth_form)).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
@@ -192,11 +191,15 @@ class Edge:
             if allowed is None:
                 refused = error_answer(403, "INVALID_REQUEST", "This origin may not call the host.")
                 return await _answer(send, refused)
-            return await _answer(send, (204, allowed, b""))
+            return await _answer(send, (204, [*allowed, NOSNIFF], b""))
 
-        kind = self.budget_of(path) if method != "OPTIONS" else Kind.EXEMPT
+        kind = self.budget_of(path) if method != "OPTIONS" else BudgetKind.EXEMPT
         limiter = (
-            self.requests if kind is Kind.REQUESTS else self.images if kind is Kind.IMAGES else None
+            self.requests
+            if kind is BudgetKind.REQUESTS
+            else self.images
+            if kind is BudgetKind.IMAGES
+            else None
         )
         if limiter is not None:
             client = scope.get("client")
@@ -297,7 +300,8 @@ class Edge:
                 if status == 200 and (reading or key is not None):
                     etag = next((v for k, v in raw if k == b"etag"), None)
                     if etag is None and reading and _is_json(raw):
-                        untagged = {**message, "headers": raw}  # tagged once its body is known
+                        # Tagged once its body is known, then sent through here again.
+                        untagged = message
                         return
                     if conditional and etag is not None and matches(if_none_match or b"", etag):
                         dropping = True
@@ -318,7 +322,10 @@ class Edge:
                 if message.get("more_body"):
                     return
                 body = b"".join(chunks)
-                tagged: Headers = [*untagged["headers"], (b"etag", etag_of(body).encode())]
+                tagged: Headers = [
+                    *untagged.get("headers", ()),
+                    (b"etag", etag_of(body).encode()),
+                ]
                 untagged, start = None, None
                 await edge_send({"type": "http.response.start", "status": 200, "headers": tagged})
                 if not dropping:

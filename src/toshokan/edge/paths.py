@@ -19,7 +19,7 @@ from enum import Enum
 from toshokan.core.face import Face, names_of
 
 
-class Budget(Enum):
+class BudgetKind(Enum):
     REQUESTS = "requests"
     IMAGES = "images"
     EXEMPT = "exempt"
@@ -38,12 +38,12 @@ class PathBudgets:
         routes.append(rf"/_/(?!(?:{taken})/)[a-z]+/")  # a source's own routes
         self._image = re.compile("|".join(f"(?:{route})" for route in routes))
 
-    def of(self, path: str) -> Budget:
+    def of(self, path: str) -> BudgetKind:
         if path.startswith("/_/"):
-            return Budget.IMAGES if self._image.match(path) else Budget.REQUESTS
+            return BudgetKind.IMAGES if self._image.match(path) else BudgetKind.REQUESTS
         if path.endswith(("/health", "/health/")) and _HEALTH.fullmatch(path):
-            return Budget.EXEMPT
-        return Budget.REQUESTS
+            return BudgetKind.EXEMPT
+        return BudgetKind.REQUESTS
 
 
 #: The spec's authenticate endpoint, as the JSON interface and the Alethia face route it.

@@ -11,13 +11,13 @@ counts in Redis, so that every replica and worker shares one budget.
 import time
 from typing import Protocol
 
-from toshokan.core.limits import Limiter
+from toshokan.core.limits import MovingWindowLimit
 
 #: Clients remembered per budget; past this, idle ones are forgotten first (bounded memory).
 MAX_CLIENTS = 100_000
 
 
-class Budget(Protocol):
+class ClientBudget(Protocol):
     async def hit(self, key: str) -> float | None:
         """Count one request; None when allowed, else seconds until the client may retry."""
 
@@ -58,13 +58,13 @@ class SharedBudget:
     """A moving window in the configured store (Redis), shared by every process using it."""
 
     def __init__(self, per_minute: int, storage: str, namespace: str):
-        self.limiter = Limiter(per_minute, storage, namespace)
+        self.limiter = MovingWindowLimit(per_minute, storage, namespace)
 
     async def hit(self, key: str) -> float | None:
         return await self.limiter.hit(key)
 
 
-def budget(per_minute: int, storage: str, namespace: str) -> Budget | None:
+def budget(per_minute: int, storage: str, namespace: str) -> ClientBudget | None:
     """The budget for ``per_minute`` requests per client; None when 0 (unlimited)."""
     if per_minute <= 0:
         return None

@@ -19,7 +19,7 @@ import hashlib
 import time
 from collections.abc import Hashable
 
-from toshokan.core.served import Entry
+from toshokan.core.served import CacheEntry
 
 Headers = list[tuple[bytes, bytes]]
 #: Bodies longer than this are keyed by their digest, so keys stay small.
@@ -30,7 +30,7 @@ RECHECK_SECONDS = 0.1
 class Stored:
     __slots__ = ("body", "checked_until", "entry", "etag", "headers")
 
-    def __init__(self, entry: Entry, headers: Headers, body: bytes, etag: bytes):
+    def __init__(self, entry: CacheEntry, headers: Headers, body: bytes, etag: bytes):
         self.entry = entry
         self.checked_until = time.monotonic() + RECHECK_SECONDS
         self.headers = headers

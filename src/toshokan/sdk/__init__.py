@@ -54,7 +54,7 @@ from toshokan.sdk.http import (
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
-from toshokan.sdk.throttle import AllOf, BudgetPaused, Limiter, Throttle, windows_for_rate
+from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
 
 __all__ = [
     "EPOCH",
@@ -75,7 +75,6 @@ __all__ = [
     "HostServices",
     "InvalidCredentials",
     "InvalidRequest",
-    "Limiter",
     "Manga",
     "MangaNotFound",
     "NoSettings",
@@ -94,6 +93,7 @@ __all__ = [
     "Throttle",
     "UpstreamClient",
     "UpstreamError",
+    "UpstreamLimiter",
     "UpstreamTimeout",
     "clean_text",
     "default_error_detail",

@@ -50,7 +50,7 @@ from toshokan.errors import (
 )
 from toshokan.sdk import deadline
 from toshokan.sdk.payloads import parse_json, parse_payload
-from toshokan.sdk.throttle import BudgetPaused, Limiter, Throttle
+from toshokan.sdk.throttle import BudgetPaused, Throttle, UpstreamLimiter
 
 T = TypeVar("T")
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
@@ -152,8 +152,8 @@ class UpstreamClient:
         retries: int = 2,
         backoff: float = 0.25,
         rate_per_second: float | None = None,
-        limiter: Limiter | None = None,
-        paused_by_hints: Limiter | None = None,
+        limiter: UpstreamLimiter | None = None,
+        paused_by_hints: UpstreamLimiter | None = None,
         max_retry_wait: float = 5.0,
         max_connections: int = 50,
         max_body_bytes: int = MAX_BODY_BYTES,
@@ -174,10 +174,9 @@ class UpstreamClient:
         if limiter is None and rate_per_second:
             host = httpx.URL(base_url).host or base_url or "upstream"
             limiter = Throttle.per_second(f"{host} rate", rate_per_second)
-        self.limiter: Limiter | None = limiter
+        self.limiter: UpstreamLimiter | None = limiter
         # A long retry hint holds this budget (by default the whole limiter) until it expires.
-        self.paused_by_hints: Limiter | None = paused_by_hints or limiter
-        self.requests_sent = 0
+        self.paused_by_hints: UpstreamLimiter | None = paused_by_hints or limiter
         self._http = httpx.AsyncClient(
             base_url=base_url,
             headers={"User-Agent": user_agent, "Accept": "application/json", **(headers or {})},
@@ -281,7 +280,6 @@ class UpstreamClient:
                     "The upstream asked this host to slow down; not asking again before it said to.",
                     retry_after=paused.seconds,
                 ) from None
-        self.requests_sent += 1
 
     async def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """The response with its whole (decoded) body, refused past ``max_body_bytes``."""

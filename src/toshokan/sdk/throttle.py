@@ -48,7 +48,7 @@ class BudgetPaused(Exception):
         self.seconds = seconds
 
 
-class Limiter(Protocol):
+class UpstreamLimiter(Protocol):
     """What :class:`~toshokan.sdk.UpstreamClient` waits on before every attempt.
 
     ``acquire`` raises :class:`BudgetPaused` while a pause asked for by the upstream lasts.
@@ -187,7 +187,7 @@ class AllOf:
     (put it first) never holds up requests that only need the others.
     """
 
-    def __init__(self, *limiters: Limiter):
+    def __init__(self, *limiters: UpstreamLimiter):
         self.limiters = limiters
 
     async def acquire(self) -> None:

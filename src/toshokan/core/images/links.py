@@ -6,10 +6,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
-from toshokan.core.core import Core
 from toshokan.core.http import caller_of
 from toshokan.core.images.pictures import Picture, clamp_width
 from toshokan.core.images.pipeline import images_of
+from toshokan.core.service import Core
 from toshokan.errors import InvalidRequest
 
 #: The longest image URL a signed link may carry.

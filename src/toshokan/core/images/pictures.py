@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from PIL import ExifTags, Image, ImageOps, UnidentifiedImageError
 
 from toshokan.errors import UpstreamError
+from toshokan.sdk.pictures import bounded_image, narrowed
 
 #: More pixels than this (a 1,000 x 60,000 webtoon strip) is refused before decoding.
 MAX_PIXELS = 60_000_000
@@ -42,6 +43,13 @@ class Picture:
     media_type: str
 
 
+def _too_many_pixels(columns: int, rows: int) -> UpstreamError:
+    return UpstreamError(
+        f"The image is {columns} x {rows} pixels; the host decodes at most "
+        f"{MAX_PIXELS // 1_000_000} million."
+    )
+
+
 def transform(data: bytes, width: int | None, *, as_jpeg: bool = False) -> tuple[Picture, bool]:
     """A picture every PSE reader shows upright, at most ``width`` wide (JPEG when ``as_jpeg``);
     and whether it was re-encoded.
@@ -49,13 +57,8 @@ def transform(data: bytes, width: int | None, *, as_jpeg: bool = False) -> tuple
     Runs in a worker thread: decoding and resizing are CPU work.
     """
     try:
-        with Image.open(io.BytesIO(data)) as image:
+        with bounded_image(data, MAX_PIXELS, _too_many_pixels) as image:
             columns, rows = image.size
-            if columns * rows > MAX_PIXELS:
-                raise UpstreamError(
-                    f"The image is {columns} x {rows} pixels; the host decodes at most "
-                    f"{MAX_PIXELS // 1_000_000} million."
-                )
             orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
             shown_columns = rows if orientation in QUARTER_TURNS else columns
             too_wide = width is not None and shown_columns > width
@@ -69,9 +72,8 @@ def transform(data: bytes, width: int | None, *, as_jpeg: bool = False) -> tuple
                 image.draft("RGB", (math.ceil(columns * scale), math.ceil(rows * scale)))
             image.load()
             picture = _to_rgb(ImageOps.exif_transpose(image))
-            if width is not None and picture.width > width:
-                height = max(1, round(picture.height * width / picture.width))
-                picture = picture.resize((width, height), Image.Resampling.LANCZOS)
+            if width is not None:
+                picture = narrowed(picture, width)
             out = io.BytesIO()
             picture.save(out, "JPEG", quality=JPEG_QUALITY)
             return Picture(out.getvalue(), "image/jpeg"), True

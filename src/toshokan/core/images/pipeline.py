@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import httpx
 
-from toshokan.core.core import Caller, Core
+from toshokan.core.host import HostedSource
 from toshokan.core.images.pictures import (
     SIGNATURE_PARAMS,
     THUMBNAIL_WIDTH,
@@ -27,8 +27,8 @@ from toshokan.core.images.pictures import (
     transform,
 )
 from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
-from toshokan.core.signing import expiry, sign, verify
-from toshokan.core.sources import HostedSource
+from toshokan.core.service import Caller, Core
+from toshokan.core.signing import credential_key, signed_query, verify
 from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
@@ -71,18 +71,19 @@ class ImagePipeline:
         self._page_lists: OrderedDict[Hashable, tuple[float, list[str]]] = OrderedDict()
         self._gates = HostGates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
         self._local: dict[str, httpx.AsyncClient] = {}
-        #: Upstream fetches made, for tests and the bench.
-        self.fetched = 0
 
     # -- page lists ------------------------------------------------------------------
 
     async def page_urls(self, slug: str, manga: str, chapter: str, caller: Caller) -> list[str]:
         """The chapter's page URLs through the core, remembered briefly for this caller."""
-        credentials = hashlib.sha256(
-            "\n".join(
-                f"{k}:{caller.headers.get(k, '')}" for k in ("authorization", "cookie", "x-api-key")
-            ).encode()
-        ).hexdigest()
+        credentials = credential_key(
+            self.core.host.services.secret,
+            {
+                k: v
+                for k in ("authorization", "cookie", "x-api-key")
+                if (v := caller.headers.get(k))
+            },
+        )
         # The source's generation: a changed chapter's list is asked afresh at once.
         generation = self.core.cache.generation(slug)
         key = (slug, generation, manga, chapter, credentials, caller.base_url)
@@ -200,19 +201,21 @@ class ImagePipeline:
         config = await self.core.configuration(hosted)
         headers = {"Referer": config.referer} if config.referer else {}
         try:
-            async with asyncio.timeout(self.deadline), self._gates.hold(parts.netloc):
-                self.fetched += 1
-                async with self.upstream.stream("GET", url, headers=headers) as response:
-                    _check_status(response)
-                    declared = response.headers.get("content-length", "")
-                    if declared.isdigit() and int(declared) > MAX_SOURCE_BYTES:
+            async with (
+                asyncio.timeout(self.deadline),
+                self._gates.hold(parts.netloc),
+                self.upstream.stream("GET", url, headers=headers) as response,
+            ):
+                _check_status(response)
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > MAX_SOURCE_BYTES:
+                    raise UpstreamError(_too_big())
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_SOURCE_BYTES:
                         raise UpstreamError(_too_big())
-                    body = bytearray()
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > MAX_SOURCE_BYTES:
-                            raise UpstreamError(_too_big())
-                    kind = response.headers.get("content-type", "application/octet-stream")
+                kind = response.headers.get("content-type", "application/octet-stream")
         except (TimeoutError, httpx.TimeoutException):
             raise UpstreamTimeout(
                 f"The image server did not answer within {self.deadline:g} s."
@@ -236,11 +239,10 @@ class ImagePipeline:
     ) -> str:
         """A header-free, expiring host link to the image ``url`` of source ``slug``."""
         services = self.core.host.services
-        expires = expiry(self.core.settings.host.link_ttl)
         shown_width = THUMBNAIL_WIDTH if thumbnail else width
         query = {"u": url, **({"w": str(shown_width)} if shown_width else {})}
-        signature = sign(services.secret, _signed_message(slug, query), expires)
-        query.update(exp=str(expires), sig=signature)
+        ttl = self.core.settings.host.link_ttl
+        query.update(signed_query(services.secret, _signed_message(slug, query), ttl))
         return f"{base_url.rstrip('/')}/_/image/{slug}?{urlencode(query)}"
 
     def verify(self, slug: str, query: dict[str, str]) -> int:

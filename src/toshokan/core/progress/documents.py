@@ -2,8 +2,8 @@
 
 import logging
 
+from toshokan.core.host import Host
 from toshokan.core.progress.store import ChapterRef
-from toshokan.core.sources import Host
 
 log = logging.getLogger("toshokan.progress")
 

@@ -13,13 +13,13 @@ runs in a worker thread, off the event loop.
 """
 
 import asyncio
-import hashlib
 
 from cachetools import TTLCache
 
 from toshokan.core.access import AttemptGate
 from toshokan.core.progress.store import IMPLICIT_READER
 from toshokan.core.readers.accounts import KEY_PREFIX, Readers, matches
+from toshokan.core.signing import credential_key
 from toshokan.errors import InvalidCredentials
 
 #: Seconds a successful check is remembered, and how many are.
@@ -59,9 +59,7 @@ class ReaderGate:
             return IMPLICIT_READER
         key = f"{client}:readers"
         await self.attempts.refuse_if_over(key)
-        digest = hashlib.sha256(
-            b"\n".join([self.secret, kind.encode(), name.encode(), secret.encode()])
-        ).hexdigest()
+        digest = credential_key(self.secret, {"kind": kind, "name": name, "secret": secret})
         if expected is not None and self._checked.get(digest) == expected[1]:
             return expected[0]
 

@@ -12,7 +12,6 @@ authorises an OPDS request exactly as it would the JSON interface's:
   authenticate for the session's cookies, remembered briefly per credential.
 """
 
-import hashlib
 import time
 from collections import OrderedDict
 from dataclasses import replace
@@ -21,6 +20,7 @@ from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Core, HostedSource
 from toshokan.core.credentials import SECRET_FIELDS, basic_credentials, secret_headers
+from toshokan.core.signing import credential_key
 from toshokan.errors import InvalidCredentials
 from toshokan.models import AuthType, SourceConfiguration
 from toshokan.models.auth import AUTH_HEADERS
@@ -68,9 +68,7 @@ async def opds_caller(
 async def _session(
     core: Core, hosted: HostedSource, caller: Caller, username: str, password: str
 ) -> dict[str, str]:
-    digest = hashlib.sha256(
-        core.host.services.secret + f"\n{username}\n{password}".encode()
-    ).hexdigest()
+    digest = credential_key(core.host.services.secret, {"username": username, "password": password})
     key = (id(core), hosted.slug, digest)
     kept = _sessions.get(key)
     if kept is not None and kept[0] > time.monotonic():

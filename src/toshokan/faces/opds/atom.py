@@ -30,7 +30,6 @@ for _prefix, _uri in {
 CATALOG = "application/atom+xml;profile=opds-catalog"
 NAVIGATION = f"{CATALOG};kind=navigation"
 ACQUISITION = f"{CATALOG};kind=acquisition"
-ENTRY_TYPE = "application/atom+xml;type=entry;profile=opds-catalog"
 OPENSEARCH_TYPE = "application/opensearchdescription+xml"
 
 REL_IMAGE = "http://opds-spec.org/image"

@@ -6,6 +6,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from toshokan.core.http import core_of
 from toshokan.faces.spec.openapi import openapi_document
 from toshokan.faces.spec.swagger_ui import DIST, VERSION
 
@@ -30,11 +31,11 @@ PAGE = """<!doctype html>
 
 
 def docs_routes() -> list[BaseRoute]:
-    document = openapi_document()
     html = PAGE.format(assets=ASSETS_PATH, version=VERSION, openapi=OPENAPI_PATH)
 
     async def openapi(request: Request) -> Response:
-        return JSONResponse(document)
+        limits = core_of(request).settings.limits
+        return JSONResponse(openapi_document(limits.max_body_bytes))
 
     async def page(request: Request) -> Response:
         return HTMLResponse(html)

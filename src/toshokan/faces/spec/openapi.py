@@ -9,12 +9,13 @@ and nesting). Each body has examples the host accepts, which the docs page's
 "Try it out" sends as they are.
 """
 
+from functools import cache
 from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
 from toshokan import __version__
-from toshokan.core.bodies import MAX_BODY_BYTES, MAX_JSON_DEPTH
+from toshokan.core.bodies import MAX_JSON_DEPTH
 from toshokan.models import (
     AuthResponse,
     Chapter,
@@ -60,10 +61,15 @@ ERRORS = {
 
 #: Path parameters are slugs, accepted exactly in the alphabet they are emitted in (else 404).
 PATH_PATTERNS = {"source": SOURCE_SLUG_PATTERN, "manga": SLUG_PATTERN, "chapter": SLUG_PATTERN}
-BODY_BOUNDS = (
-    f"At most {MAX_BODY_BYTES // 1024} KiB (less where the operator sets "
-    f"`[limits] max_body_bytes` lower; 413 beyond), nesting at most {MAX_JSON_DEPTH} levels."
-)
+
+
+def body_bounds(max_body_bytes: int) -> str:
+    return (
+        f"At most {max_body_bytes} bytes (this host's `[limits] max_body_bytes`; 413 beyond), "
+        f"nesting at most {MAX_JSON_DEPTH} levels."
+    )
+
+
 #: What an authenticate body may carry: the fields the source's ``auth.fields`` names.
 CREDENTIALS = {
     "type": "object",
@@ -112,6 +118,7 @@ def _operation(
     *,
     path_params: tuple[str, ...] = ("source",),
     body: tuple[dict[str, Any], dict[str, Any]] | None = None,
+    max_body_bytes: int = 0,
     error_schema: str = "ErrorResponse",
 ) -> dict[str, Any]:
     """One operation; ``body`` is the request body's schema and its examples."""
@@ -136,13 +143,15 @@ def _operation(
         schema, examples = body
         operation["requestBody"] = {
             "required": True,
-            "description": BODY_BOUNDS,
+            "description": body_bounds(max_body_bytes),
             "content": {"application/json": {"schema": schema, "examples": examples}},
         }
     return operation
 
 
-def openapi_document() -> dict[str, Any]:
+@cache
+def openapi_document(max_body_bytes: int) -> dict[str, Any]:
+    """The OpenAPI document of a host taking bodies of at most ``max_body_bytes``."""
     _, definitions = models_json_schema(
         [(model, "serialization") for model in MODELS], ref_template=REF
     )
@@ -162,6 +171,7 @@ def openapi_document() -> dict[str, Any]:
                 _ref("AuthResponse"),
                 (400, 401, 404, 408, 413, 429, 500, 502, 504),
                 body=(CREDENTIALS, CREDENTIAL_EXAMPLES),
+                max_body_bytes=max_body_bytes,
                 error_schema="AuthResponse",
             )
         },
@@ -171,6 +181,7 @@ def openapi_document() -> dict[str, Any]:
                 _ref("SearchResponse"),
                 (400, 408, 413, *content),
                 body=(_ref("SearchRequest"), SEARCH_EXAMPLES),
+                max_body_bytes=max_body_bytes,
             )
         },
         "/{source}/{manga}": {

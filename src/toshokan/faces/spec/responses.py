@@ -3,7 +3,7 @@ endpoint's failure form."""
 
 from starlette.responses import JSONResponse
 
-from toshokan.errors import HostError
+from toshokan.errors import HostError, error_body
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -16,9 +16,8 @@ def error_response(
     *,
     auth_form: bool = False,
 ) -> JSONResponse:
-    error = {"error": {"code": code, "message": message}}
     return JSONResponse(
-        {"success": False, **error} if auth_form else error,
+        error_body(code, message, auth_form=auth_form),
         status_code=status,
         headers={**NO_STORE, **(headers or {})},
     )

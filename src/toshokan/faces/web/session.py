@@ -16,9 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from toshokan.core import Core
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.core import Core
 from toshokan.core.http import client_of, core_of
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.core.readers import SESSION_COOKIE, Sessions

@@ -13,6 +13,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from toshokan.sdk.archives.base import ArchiveError
 from toshokan.sdk.archives.streams import sniff_media_type
+from toshokan.sdk.pictures import bounded_image
 
 #: Page types served converted to PNG.
 CONVERTED_TYPES = frozenset({"image/bmp", "image/tiff"})
@@ -25,6 +26,10 @@ def needs_conversion(data: bytes, declared: str) -> bool:
     return (sniff_media_type(data[:16]) or declared) in CONVERTED_TYPES
 
 
+def _too_many_pixels(columns: int, rows: int) -> ArchiveError:
+    return ArchiveError(f"page is {columns} x {rows} pixels")
+
+
 def displayable(data: bytes, declared: str) -> tuple[bytes, str]:
     """The page as bytes and media type every reader displays; BMP and TIFF become PNG.
 
@@ -33,10 +38,7 @@ def displayable(data: bytes, declared: str) -> tuple[bytes, str]:
     if not needs_conversion(data, declared):
         return data, sniff_media_type(data[:16]) or declared
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            columns, rows = image.size
-            if columns * rows > MAX_CONVERTED_PIXELS:
-                raise ArchiveError(f"page is {columns} x {rows} pixels")
+        with bounded_image(data, MAX_CONVERTED_PIXELS, _too_many_pixels) as image:
             image.load()
             upright = ImageOps.exif_transpose(image)
             if upright.mode not in ("1", "L", "LA", "I", "I;16", "P", "RGB", "RGBA"):

@@ -64,8 +64,6 @@ class Scanner:
         self.workers = default_workers() if workers is None else workers
         #: Chapters opened since this scanner was made (tests assert on it).
         self.reads = 0
-        #: series.json files parsed since this scanner was made.
-        self.metadata_reads = 0
         self._lock = threading.Lock()
         #: Set to stop a running scan between two chapters (the host is shutting down).
         self.stop = threading.Event()
@@ -174,5 +172,4 @@ class Scanner:
 
     def read_series_json(self, relpath: str) -> SeriesJson:
         """Parse one series.json; raises SeriesJsonError or OSError when unusable."""
-        self.metadata_reads += 1
         return reading.read_series_json(self.root, relpath)

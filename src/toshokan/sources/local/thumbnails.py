@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.sdk import NotFound
 from toshokan.sdk.archives import MAX_BUFFERED_BYTES, ArchiveError, DiskCache, open_chapter
+from toshokan.sdk.pictures import bounded_image, narrowed
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.pages import IMMUTABLE, _etag_matches, series_with_cover
 
@@ -37,13 +38,15 @@ class CoverUnreadable(Exception):
     """The cover's image cannot be read or decoded."""
 
 
+def _too_many_pixels(columns: int, rows: int) -> CoverUnreadable:
+    return CoverUnreadable(f"cover is {columns} x {rows} pixels")
+
+
 def thumbnail(data: bytes, width: int = THUMBNAIL_WIDTH) -> bytes:
     """A JPEG at most ``width`` wide, keeping the aspect ratio; transparency on white."""
     try:
-        with Image.open(io.BytesIO(data)) as image:
+        with bounded_image(data, MAX_PIXELS, _too_many_pixels) as image:
             columns, rows = image.size
-            if columns * rows > MAX_PIXELS:
-                raise CoverUnreadable(f"cover is {columns} x {rows} pixels")
             if image.format == "JPEG":
                 # The shorter side at least ``width``: whichever way the EXIF orientation turns
                 # the picture, the decoded draft is still as wide as the thumbnail.
@@ -54,11 +57,8 @@ def thumbnail(data: bytes, width: int = THUMBNAIL_WIDTH) -> bytes:
             rgba = ImageOps.exif_transpose(image).convert("RGBA")
         picture = Image.new("RGB", rgba.size, (255, 255, 255))
         picture.paste(rgba, mask=rgba.getchannel("A"))
-        if picture.width > width:
-            height = max(1, round(picture.height * width / picture.width))
-            picture = picture.resize((width, height), Image.Resampling.LANCZOS)
         out = io.BytesIO()
-        picture.save(out, "JPEG", quality=JPEG_QUALITY)
+        narrowed(picture, width).save(out, "JPEG", quality=JPEG_QUALITY)
         return out.getvalue()
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError) as error:
         raise CoverUnreadable(type(error).__name__) from None

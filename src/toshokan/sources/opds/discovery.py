@@ -7,12 +7,23 @@ series, else the first. Facets of the browsed feed whose titles say how they
 sort become declared sorts. The catalogue's own order is ``relevance``.
 """
 
+import re
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
-from toshokan.sdk import Publication, SortOption, slugify
+from toshokan.sdk import (
+    InvalidRequest,
+    Publication,
+    SearchRequest,
+    SortOption,
+    UpstreamError,
+    slugify,
+)
 from toshokan.sources.opds.atom import plain_title
 from toshokan.sources.opds.feed import Facet, Feed
 
+#: Optional OpenSearch parameters (``{startPage?}``) left unfilled.
+_OPTIONAL_PARAMETER = re.compile(r"\{[^}]*\?\}")
 #: Words in a facet's title, and the sort they mean (first match wins).
 SORT_WORDS: tuple[tuple[tuple[str, ...], SortOption], ...] = (
     (("title", "alphabet", "a-z", "name"), SortOption.TITLE),
@@ -144,3 +155,28 @@ def pick_shelf(shelves: dict[str, Shelf], preferred: str = "") -> str | None:
             if title == word or title.startswith(word + " ") or title.endswith(" " + word):
                 return shelf.href
     return None
+
+
+def search_feed(offer: Offer, request: SearchRequest) -> str:
+    """The feed a search reads: the catalogue's search for a query, else the one shelf, tag or
+    status it names, else the feed to browse (sorted afterwards by the feed's own facets)."""
+    query = request.query.strip()
+    if query:
+        if offer.search_template is None:
+            raise InvalidRequest("This catalogue offers no search; browse its shelves instead.")
+        filled = offer.search_template.replace("{searchTerms}", quote(query, safe=""))
+        return _OPTIONAL_PARAMETER.sub("", filled)
+    tags, known = request.filters.includeTag or [], offer.tags()
+    chosen = [known[slug].href for slug in tags if slug in known]
+    for status in request.filters.status or []:
+        href = next((h for p, h in offer.statuses.items() if p.lower() == status.lower()), None)
+        if href is None:
+            offered = ", ".join(offer.statuses) or "none"
+            raise InvalidRequest(f"This catalogue filters by these statuses only: {offered}.")
+        chosen.append(href)
+    if len(chosen) > 1:
+        raise InvalidRequest("This catalogue browses one shelf, tag or status at a time.")
+    url = chosen[0] if chosen else offer.browse
+    if url is None:
+        raise UpstreamError("The catalogue's root could not be read.")
+    return url

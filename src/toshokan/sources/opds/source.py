@@ -12,11 +12,9 @@ search reads only as many upstream pages as its page of results needs.
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import ClassVar
-from urllib.parse import quote
 
 from cachetools import TTLCache
 from starlette.requests import Request
@@ -34,7 +32,6 @@ from toshokan.sdk import (
     HostError,
     HostServices,
     InvalidCredentials,
-    InvalidRequest,
     Manga,
     MangaNotFound,
     NotFound,
@@ -60,6 +57,7 @@ from toshokan.sources.opds.discovery import (
     browse_target,
     filter_facets,
     pick_shelf,
+    search_feed,
     shelves_of,
     sort_facets,
 )
@@ -70,8 +68,6 @@ from toshokan.sources.opds.settings import Settings
 
 log = logging.getLogger("toshokan.sources.opds")
 
-#: Optional OpenSearch parameters (``{startPage?}``) left unfilled.
-_OPTIONAL_PARAMETER = re.compile(r"\{[^}]*\?\}")
 #: Longest the host's start waits for a catalogue's root.
 STARTUP_SECONDS = 10.0
 #: Largest image passed through from the catalogue.
@@ -271,26 +267,8 @@ class Opds(Source[Settings]):
         return SearchResponse(results=window, page=request.page, more=len(found) >= wanted)
 
     async def _start(self, offer: Offer, request: SearchRequest, account: Account) -> str:
-        query = request.query.strip()
-        if query:
-            if offer.search_template is None:
-                raise InvalidRequest("This catalogue offers no search; browse its shelves instead.")
-            filled = offer.search_template.replace("{searchTerms}", quote(query, safe=""))
-            return _OPTIONAL_PARAMETER.sub("", filled)
-        tags, known = request.filters.includeTag or [], offer.tags()
-        chosen = [known[slug].href for slug in tags if slug in known]
-        for status in request.filters.status or []:
-            href = next((h for p, h in offer.statuses.items() if p.lower() == status.lower()), None)
-            if href is None:
-                offered = ", ".join(offer.statuses) or "none"
-                raise InvalidRequest(f"This catalogue filters by these statuses only: {offered}.")
-            chosen.append(href)
-        if len(chosen) > 1:
-            raise InvalidRequest("This catalogue browses one shelf, tag or status at a time.")
-        url = chosen[0] if chosen else offer.browse
-        if url is None:
-            raise UpstreamError("The catalogue's root could not be read.")
-        if request.sort != SortOption.RELEVANCE:
+        url = search_feed(offer, request)
+        if not request.query.strip() and request.sort != SortOption.RELEVANCE:
             first = await self.catalogue.page(url, account)
             url = sort_facets(first).get(request.sort, url)
         return url

@@ -1,4 +1,4 @@
-"""The core every face calls: sources, validation, authorisation, cache, links.
+"""The service every face calls: sources, validation, authorisation, cache, links.
 
 A face (the spec's JSON interface, the Alethia dialect, OPDS, the web reader)
 translates requests into calls on :class:`Core` and its answers back into its
@@ -18,21 +18,22 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
+from urllib.parse import urlencode
 
 from pydantic import BaseModel, TypeAdapter
 
 from toshokan.config import HostSettings
-from toshokan.core.access import AttemptGate, fingerprint
+from toshokan.core.access import AttemptGate
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.hashing import etag_of
-from toshokan.core.limits import Limiter
+from toshokan.core.host import Host, HostedSource
+from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import Database, ProgressStore, default_database_path
 from toshokan.core.readers import ReaderGate, Readers
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
-from toshokan.core.signing import ExpiredLink, expiry, sign
-from toshokan.core.sources import Host, HostedSource
+from toshokan.core.signing import ExpiredLink, credential_key, signed_query
 from toshokan.errors import (
     ChapterNotFound,
     HostError,
@@ -121,7 +122,9 @@ class Core:
             cache.max_entries,
         )
         self.attempts = AttemptGate(
-            Limiter(settings.limits.auth_attempts, settings.limits.storage, "toshokan-auth")
+            MovingWindowLimit(
+                settings.limits.auth_attempts, settings.limits.storage, "toshokan-auth"
+            )
         )
         host.services.on_content_changed(self.cache.invalidate)
         # Readers and their progress: one database every face reads and writes.
@@ -146,8 +149,7 @@ class Core:
         secret, ttl = self.host.services.secret, self.settings.host.link_ttl
 
         def signed(path: str) -> str:
-            expires = expiry(ttl)
-            return f"exp={expires}&sig={sign(secret, path, expires)}"
+            return urlencode(signed_query(secret, path, ttl))
 
         return signed
 
@@ -220,7 +222,7 @@ class Core:
     ) -> Access:
         """The caller's auth headers for this source, checked when the source requires them."""
         auth = auth_headers_from(config.auth.type, caller.headers)
-        key = fingerprint(auth)
+        key = credential_key(self.host.services.secret, auth)
         if not config.auth.required:
             return Access(auth, key)
         if not auth:

@@ -1,4 +1,5 @@
-"""The running host: its adapters, their validated configurations and the manifest."""
+"""The running host: its hosted sources (adapters and their validated configurations) and the
+manifest."""
 
 import logging
 import re
