@@ -1,7 +1,9 @@
 """Server-side cache of adapter results, with coalescing of identical requests.
 
-Each kind of result (search, manga, chapters, configuration) has its own TTL
-from the configuration. While a result is being computed, every identical
+Each kind of result (search, manga, chapters, configuration, and what faces
+keep through the core: rendered translations, sign-in sessions) has its own
+TTL from the configuration; a kind holding bodies may instead be bounded by
+their total size (:class:`Kind`), so memory stays bounded whatever they weigh. While a result is being computed, every identical
 request awaits the same task instead of calling the adapter again, so a burst
 of N readers opening the same title costs one upstream round trip. Failures
 are not cached: the next request tries again. When every request waiting for
@@ -14,12 +16,24 @@ so nothing cached about it before is found again, at once and in O(1).
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable, Hashable
+import contextlib
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cachetools import TTLCache
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of result kept ``ttl`` seconds; with ``max_bytes``, bounded by the total length of
+    its values (bytes) rather than by their number. A value longer than the bound is answered
+    but not kept."""
+
+    ttl: int
+    max_bytes: int | None = None
 
 
 class _Flight:
@@ -33,12 +47,16 @@ class _Flight:
 
 
 class ResultCache:
-    def __init__(self, ttls: dict[str, int], max_entries: int):
-        self._stores: dict[str, TTLCache[Hashable, Any]] = {
-            kind: TTLCache(maxsize=max_entries, ttl=ttl)
-            for kind, ttl in ttls.items()
-            if ttl > 0 and max_entries > 0
-        }
+    def __init__(self, kinds: Mapping[str, int | Kind], max_entries: int):
+        self._stores: dict[str, TTLCache[Hashable, Any]] = {}
+        for name, given in kinds.items():
+            kind = given if isinstance(given, Kind) else Kind(given)
+            if kind.ttl <= 0 or max_entries <= 0:
+                continue
+            if kind.max_bytes is None:
+                self._stores[name] = TTLCache(maxsize=max_entries, ttl=kind.ttl)
+            else:
+                self._stores[name] = TTLCache(maxsize=kind.max_bytes, ttl=kind.ttl, getsizeof=len)
         self._in_flight: dict[tuple[str, Hashable], _Flight] = {}
         self._generations: dict[str, int] = {}
         self._listeners: list[Callable[[str], None]] = []
@@ -95,7 +113,8 @@ class ResultCache:
         try:
             value = await compute()
             if store is not None:
-                store[flight_key[1]] = value
+                with contextlib.suppress(ValueError):  # longer than a byte-bounded kind holds
+                    store[flight_key[1]] = value
             return value
         finally:
             del self._in_flight[flight_key]

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.routing import BaseRoute
 
+from toshokan.core.cache import Kind
+
 if TYPE_CHECKING:
     from toshokan.core.service import Core
 
@@ -50,6 +52,14 @@ class Face:
     exception_handlers: Mapping[Any, Callable[..., Any]] = field(default_factory=dict)
     #: What its handlers read from the application's state.
     needs: frozenset[Need] = frozenset()
+    #: What it keeps through the core's cache (rendered answers, sessions), by kind: one cache
+    #: for the whole host, so a shared store replaces it in one place.
+    kept: Mapping[str, Kind] = field(default_factory=dict)
+
+
+def kept_by(faces: Iterable[Face]) -> dict[str, Kind]:
+    """Every kind the faces keep through the core's cache."""
+    return {name: kind for face in faces for name, kind in face.kept.items()}
 
 
 def names_of(faces: Iterable[Face]) -> frozenset[str]:

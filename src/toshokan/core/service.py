@@ -1,110 +1,60 @@
-"""The service every face calls: sources, validation, authorisation, cache, links.
+"""The service every face calls: sources, validation, authorisation, cache, images, links.
 
 A face (the spec's JSON interface, the Alethia dialect, OPDS, the web reader)
 translates requests into calls on :class:`Core` and its answers back into its
 own shapes; it never validates, authorises, caches or maps errors itself. So
-the same search is valid or invalid on every face, and a request passes each
-layer exactly once: one configuration lookup, one parse of the auth headers,
-one cache lookup.
+the same search is valid or invalid on every face. A request for a source's
+content comes in through one door, :meth:`Core.visit`, and passes each layer
+once: one source lookup, one configuration lookup, one authorisation, one
+upstream deadline (:class:`~toshokan.core.visit.Visit`).
 """
 
 import asyncio
-import hashlib
-import json
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from contextlib import AbstractAsyncContextManager
 from functools import cached_property
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
-
-from pydantic import BaseModel, TypeAdapter
 
 from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate
-from toshokan.core.cache import ResultCache
-from toshokan.core.chapter_keys import chapter_of
-from toshokan.core.hashing import etag_of
+from toshokan.core.answers import Access, Answer, Caller, check_slug, dumped, shown
+from toshokan.core.cache import Kind, ResultCache
 from toshokan.core.host import Host, HostedSource
+from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import Database, ProgressStore, default_database_path
 from toshokan.core.readers import ReaderGate, Readers
-from toshokan.core.search import parse_search
 from toshokan.core.served import note
 from toshokan.core.signing import ExpiredLink, credential_key, signed_query
+from toshokan.core.visit import Visit
 from toshokan.errors import (
-    ChapterNotFound,
     HostError,
     InvalidCredentials,
     InvalidRequest,
-    MangaNotFound,
     MissingFields,
     NotFound,
     SourceNotFound,
 )
-from toshokan.models import AuthType, Chapter, Manga, Ping, SearchResponse, SourceConfiguration
+from toshokan.models import AuthType, Ping, SourceConfiguration
 from toshokan.models.auth import AUTH_FIELDS
-from toshokan.models.base import SLUG_PATTERN, SOURCE_SLUG_PATTERN
-from toshokan.models.content import newest_first
+from toshokan.models.base import SOURCE_SLUG_PATTERN
 from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers
-from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
-from toshokan.sdk.source import Download
 
 T = TypeVar("T")
-CHAPTER_LIST = TypeAdapter(list[Chapter])
-PAGE_LIST = TypeAdapter(list[str])
-_SLUG = re.compile(SLUG_PATTERN)
 _SOURCE = re.compile(SOURCE_SLUG_PATTERN)
 #: Seconds the core memoises configurations, the manifest and authorisation decisions.
 MEMO_SECONDS = 30
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Who is asking, as every face can tell: their headers, the address they used, their address.
-
-    ``base_url`` is the host's public address as this caller reached it (no
-    trailing slash): links in answers are built on it.
-    """
-
-    headers: Mapping[str, str]
-    base_url: str
-    client: str = "unknown"
-
-
-@dataclass(frozen=True)
-class Answer(Generic[T]):
-    """A result and its JSON, serialised once when computed and shared by every cache hit.
-
-    ``private`` says the answer depended on the caller's credentials, so no
-    shared cache may keep it.
-    """
-
-    value: T
-    body: bytes
-    private: bool = False
-
-    @cached_property
-    def etag(self) -> str:
-        """Computed once per answer: every cache hit shares it."""
-        return etag_of(self.body)
-
-
-@dataclass(frozen=True)
-class Access:
-    """What authorisation decided for one request: the auth headers to forward, and their key."""
-
-    auth: dict[str, str]
-    key: str
-
-
 class Core:
     """The sources and everything a face needs from them."""
 
-    def __init__(self, settings: HostSettings, host: Host):
+    def __init__(self, settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = None):
+        """``kept``: what the faces keep through the core's cache, by kind."""
         self.settings = settings
         self.host = host
         cache = settings.cache
@@ -118,6 +68,9 @@ class Core:
                 "chapters": cache.chapters,
                 # A file's link is handed out for half its life at most, so it stays valid.
                 "download": settings.host.link_ttl // 2,
+                # Never longer than a signed page link lives.
+                "page-list": min(PAGE_LIST_SECONDS, settings.host.link_ttl),
+                **(kept or {}),
             },
             cache.max_entries,
         )
@@ -145,6 +98,11 @@ class Core:
         await self.host.shutdown()
         self.database.close()
 
+    @cached_property
+    def images(self) -> ImagePipeline:
+        """The host's one image pipeline, made on first use (after the sources started)."""
+        return ImagePipeline(self.settings, self.host.services)
+
     def link_signer(self) -> Callable[[str], str]:
         secret, ttl = self.host.services.secret, self.settings.host.link_ttl
 
@@ -158,8 +116,15 @@ class Core:
     def source(self, slug: str) -> HostedSource:
         """The serving source ``slug``; ``SOURCE_NOT_FOUND`` for anything else."""
         if not _SOURCE.fullmatch(slug):
-            raise SourceNotFound(f"No source has the slug {_shown(slug)}.")
+            raise SourceNotFound(f"No source has the slug {shown(slug)}.")
         return self.host.get(slug)
+
+    async def visit(self, slug: str, caller: Caller) -> Visit:
+        """The one door to a source's content for one request: the source ``slug`` resolved,
+        its configuration read, the request's upstream deadline started. The caller is
+        authorised when the visit first needs it, once."""
+        hosted = self.source(slug)
+        return Visit(self, hosted, await self.configuration(hosted), caller)
 
     async def configuration(self, hosted: HostedSource) -> SourceConfiguration:
         async def compute() -> SourceConfiguration:
@@ -173,7 +138,7 @@ class Core:
         hosted = self.source(slug)
         config = await self.configuration(hosted)
         # Keyed by the hash, so the bytes follow the configuration the moment it changes.
-        return await self._answer(
+        return await self.answer(
             "configuration",
             (slug, config.hash),
             lambda: _ready(config),
@@ -186,7 +151,7 @@ class Core:
             return self.host.manifest()
 
         generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
-        return await self._answer("manifest", generations, compute, source=None)
+        return await self.answer("manifest", generations, compute, source=None)
 
     def health(self, slug: str) -> str | None:
         """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked.
@@ -290,138 +255,11 @@ class Core:
         await self.attempts.check(f"{caller.client}:{slug}", attempt)
         return headers
 
-    def context(self, caller: Caller, access: Access) -> RequestContext:
-        return RequestContext(base_url=caller.base_url, auth=access.auth)
-
-    async def check_route_access(self, hosted: HostedSource, caller: Caller) -> None:
-        """Authorise a request to one of the source's own routes that carries no signature."""
-        config = await self.configuration(hosted)
-        await self.authorize(hosted, config, caller)
-
-    # -- content ---------------------------------------------------------------------
-
-    async def search(self, slug: str, body: Any, caller: Caller) -> Answer[SearchResponse]:
-        hosted = self.source(slug)
-        config = await self.configuration(hosted)
-        request = parse_search(body, config.search)
-        filters = request.filters.model_dump_json(exclude_none=True)
-        key = (request.page, request.limit, request.sort, request.direction)
-        wording = bounded_key(request.query, filters)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> SearchResponse:
-                async with self.upstream_deadline():
-                    result = await hosted.source.search(request, ctx)
-                result.page = request.page
-                return result
-
-            return await self._content("search", hosted, (*key, *wording), access, caller, compute)
-
-    async def manga(self, slug: str, manga_slug: str, caller: Caller) -> Answer[Manga]:
-        hosted, config = await self._work_of(slug, manga_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> Manga:
-                async with self.upstream_deadline():
-                    return await hosted.source.manga(manga_slug, ctx)
-
-            return await self._content("manga", hosted, (manga_slug,), access, caller, compute)
-
-    async def chapters(self, slug: str, manga_slug: str, caller: Caller) -> Answer[list[Chapter]]:
-        hosted, config = await self._work_of(slug, manga_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> list[Chapter]:
-                async with self.upstream_deadline():
-                    return newest_first(await hosted.source.chapters(manga_slug, ctx))
-
-            return await self._content("chapters", hosted, (manga_slug,), access, caller, compute)
-
-    async def pages(
-        self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
-    ) -> Answer[list[str]]:
-        """Page image URLs in reading order; never cached, since they may be temporary."""
-        hosted, config = await self._work_of(slug, manga_slug, chapter_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-            urls = await hosted.source.pages(manga_slug, chapter_slug, ctx)
-        return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
-
-    def offers_downloads(self, slug: str) -> bool:
-        """Whether asking :meth:`download` of this source's chapters can find anything."""
-        return self.source(slug).source.offers_downloads()
-
-    async def download(
-        self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
-    ) -> Download | None:
-        """The chapter's original file, when its source offers one; remembered for half a
-        link's life (per source generation, credentials and address), so feeds listing many
-        chapters ask the source once in a while."""
-        hosted, config = await self._work_of(slug, manga_slug, chapter_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> Download | None:
-                return await hosted.source.download(manga_slug, chapter_slug, ctx)
-
-            generation = self.cache.generation(hosted.slug)
-            key = (hosted.slug, generation, manga_slug, chapter_slug, access.key, caller.base_url)
-            return await self.cache.get_or_compute("download", key, compute)
-
-    async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
-        """Pages of the chapter a :func:`~toshokan.core.chapter_keys.chapter_key` names."""
-        self.source(slug)  # an unknown source is SOURCE_NOT_FOUND, whatever the key
-        manga_slug, chapter_slug = chapter_of(key)
-        return await self.pages(slug, manga_slug, chapter_slug, caller)
-
-    async def _work_of(
-        self, slug: str, manga_slug: str, chapter_slug: str | None = None
-    ) -> tuple[HostedSource, SourceConfiguration]:
-        """The source of a work (or one of its chapters) and its configuration; slugs checked."""
-        hosted = self.source(slug)
-        check_slug(manga_slug, MangaNotFound)
-        if chapter_slug is not None:
-            check_slug(chapter_slug, ChapterNotFound)
-        return hosted, await self.configuration(hosted)
-
-    @asynccontextmanager
-    async def _authorized(
-        self, hosted: HostedSource, config: SourceConfiguration, caller: Caller
-    ) -> AsyncIterator[tuple[Access, RequestContext]]:
-        """The caller's access, under the request's one deadline, which the content call shares:
-        checking credentials upstream and fetching the content are one budget."""
-        async with self.upstream_deadline():
-            access = await self.authorize(hosted, config, caller)
-            yield access, self.context(caller, access)
-
     def upstream_deadline(self) -> AbstractAsyncContextManager[None]:
         """``[server] upstream_timeout`` for everything one adapter call asks upstream."""
         return upstream_deadline(self.settings.server.upstream_timeout)
 
-    # -- caching -----------------------------------------------------------------------
-
-    async def _content(
-        self,
-        kind: str,
-        hosted: HostedSource,
-        key: tuple[Hashable, ...],
-        access: Access,
-        caller: Caller,
-        compute: Callable[[], Awaitable[T]],
-    ) -> Answer[T]:
-        # What an adapter returns may depend on the credentials and, for links back to the
-        # host, on the address it was reached at: both are part of the key.
-        full_key = (
-            hosted.slug,
-            self.cache.generation(hosted.slug),
-            *key,
-            access.key,
-            caller.base_url,
-        )
-        answer = await self._answer(kind, full_key, compute, source=hosted.slug)
-        if access.key and not answer.private:
-            return Answer(answer.value, answer.body, private=True)
-        return answer
-
-    async def _answer(
+    async def answer(
         self,
         kind: str,
         key: Hashable,
@@ -430,50 +268,19 @@ class Core:
         source: str | None,
         exclude_none: bool = False,
     ) -> Answer[T]:
+        """The answer of ``kind`` under ``key``: cached, or computed now and serialised once."""
+
         async def serialised() -> Answer[T]:
             value = await compute()
-            return Answer(value, _dump(value, exclude_none))
+            return Answer(value, dumped(value, exclude_none))
 
         answer = await self.cache.get_or_compute(kind, key, serialised)
         note(self.cache, kind, key, answer, source)
         return answer
 
 
-#: Longer query and filter texts are keyed by their digest, so a cache entry's key stays small.
-MAX_KEY_TEXT = 256
-
-
-def bounded_key(*texts: str) -> tuple[str, ...]:
-    """``texts`` as a cache key part of bounded size: themselves when short, else one digest."""
-    if sum(len(text) for text in texts) <= MAX_KEY_TEXT:
-        return texts
-    digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
-    return (digest,)
-
-
-def _dump(value: Any, exclude_none: bool) -> bytes:
-    if isinstance(value, BaseModel):
-        return value.model_dump_json(exclude_none=exclude_none).encode()
-    if isinstance(value, list) and all(isinstance(item, Chapter) for item in value):
-        return CHAPTER_LIST.dump_json(value)
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
 async def _ready(value: T) -> T:
     return value
-
-
-def _shown(value: str) -> str:
-    """A client's string, short and safe to echo in a message."""
-    return repr(value[:60] + ("…" if len(value) > 60 else ""))
-
-
-def check_slug(slug: str, not_found: type[HostError]) -> None:
-    """Anything outside the slug alphabet cannot exist; it never reaches an adapter."""
-    if not _SLUG.fullmatch(slug):
-        raise not_found(
-            f"{not_found.default_message.rstrip('.')}: {_shown(slug)} is not a valid slug."
-        )
 
 
 def parse_credentials(auth_type: AuthType, body: Any) -> Credentials:
@@ -489,4 +296,4 @@ def parse_credentials(auth_type: AuthType, body: Any) -> Credentials:
     return Credentials(type=auth_type, **fields)
 
 
-__all__ = ["Access", "Answer", "Caller", "Core", "NotFound", "check_slug"]
+__all__ = ["Access", "Answer", "Caller", "Core", "NotFound", "Visit", "check_slug"]

@@ -52,6 +52,7 @@ from toshokan.sdk.http import (
     text_of,
 )
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
+from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
@@ -79,6 +80,7 @@ __all__ = [
     "MangaNotFound",
     "NoSettings",
     "NotFound",
+    "Picture",
     "Preset",
     "Publication",
     "RateLimited",

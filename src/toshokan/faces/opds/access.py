@@ -9,27 +9,26 @@ authorises an OPDS request exactly as it would the JSON interface's:
 - ``basic``: the reader's ``Authorization: Basic`` header is already the one.
 - ``api_key``, ``bearer``, ``cookie``: the password is the key, token or cookie.
 - ``session``: the name and password are exchanged through the core's
-  authenticate for the session's cookies, remembered briefly per credential.
+  authenticate for the session's cookies, remembered briefly per credential
+  in the core's cache (:data:`SESSIONS`).
 """
 
-import time
-from collections import OrderedDict
 from dataclasses import replace
 
 from starlette.datastructures import Headers
 
-from toshokan.core import Caller, Core, HostedSource
+from toshokan.core import Caller, Visit
+from toshokan.core.cache import Kind
 from toshokan.core.credentials import SECRET_FIELDS, basic_credentials, secret_headers
 from toshokan.core.signing import credential_key
 from toshokan.errors import InvalidCredentials
 from toshokan.models import AuthType, SourceConfiguration
 from toshokan.models.auth import AUTH_HEADERS
 
+#: The kind of the core's cache that keeps the session cookies readers' Basic pairs obtained.
+SESSIONS = "opds-session"
 #: Seconds a session's cookies obtained for a reader's Basic credentials are reused.
-SESSION_SECONDS = 600
-SESSION_ENTRIES = 256
-
-_sessions: OrderedDict[tuple[int, str, str], tuple[float, dict[str, str]]] = OrderedDict()
+KEPT = {SESSIONS: Kind(ttl=600)}
 
 
 def challenge(config: SourceConfiguration, message: str | None = None) -> InvalidCredentials:
@@ -40,10 +39,10 @@ def challenge(config: SourceConfiguration, message: str | None = None) -> Invali
     )
 
 
-async def opds_caller(
-    core: Core, hosted: HostedSource, config: SourceConfiguration, caller: Caller
-) -> Caller:
-    """The caller as the core should see it for this source: Basic mapped to the source's auth."""
+async def opds_caller(visit: Visit, caller: Caller) -> Caller:
+    """The caller as the core should see it for the visit's source: Basic mapped to the source's
+    auth."""
+    config = visit.config
     auth_type = config.auth.type
     if auth_type in (AuthType.NONE, AuthType.BASIC) or not config.auth.required:
         return caller
@@ -59,24 +58,18 @@ async def opds_caller(
     if auth_type in SECRET_FIELDS:
         headers = secret_headers(auth_type, password)
     else:
-        headers = await _session(core, hosted, caller, username, password)
+        headers = await _session(visit, caller, username, password)
     kept = {k: v for k, v in caller.headers.items() if k.lower() != "authorization"}
     merged = {**kept, **{k.lower(): v for k, v in headers.items()}}
     return replace(caller, headers=Headers(headers=merged))
 
 
-async def _session(
-    core: Core, hosted: HostedSource, caller: Caller, username: str, password: str
-) -> dict[str, str]:
+async def _session(visit: Visit, caller: Caller, username: str, password: str) -> dict[str, str]:
+    core = visit.core
     digest = credential_key(core.host.services.secret, {"username": username, "password": password})
-    key = (id(core), hosted.slug, digest)
-    kept = _sessions.get(key)
-    if kept is not None and kept[0] > time.monotonic():
-        return kept[1]
-    headers = await core.authenticate(
-        hosted.slug, {"username": username, "password": password}, caller
-    )
-    _sessions[key] = (time.monotonic() + SESSION_SECONDS, headers)
-    while len(_sessions) > SESSION_ENTRIES:
-        _sessions.popitem(last=False)
-    return headers
+
+    async def sign_in() -> dict[str, str]:
+        body = {"username": username, "password": password}
+        return await core.authenticate(visit.slug, body, caller)
+
+    return await core.cache.get_or_compute(SESSIONS, (visit.slug, digest), sign_in)

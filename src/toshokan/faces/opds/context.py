@@ -14,8 +14,8 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import Caller, Core, HostedSource
-from toshokan.core.http import caller_of
+from toshokan.core import Caller, Core, HostedSource, Visit
+from toshokan.core.http import caller_of, core_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
 from toshokan.faces.opds.access import challenge, opds_caller
 from toshokan.faces.opds.signin import (
@@ -42,19 +42,33 @@ MAX_PAGE = 10_000
 
 @dataclass
 class Ctx:
-    """One request to a source's part of the catalogue, authorised."""
+    """One request to a source's part of the catalogue, authorised: its content is asked of
+    the request's one :class:`~toshokan.core.Visit`."""
 
-    core: Core
-    hosted: HostedSource
-    config: SourceConfiguration
-    caller: Caller
+    visit: Visit
     base: str  # the catalogue's address: ``<host>/_/opds``
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
     reader: str
 
     @property
+    def core(self) -> Core:
+        return self.visit.core
+
+    @property
+    def hosted(self) -> HostedSource:
+        return self.visit.hosted
+
+    @property
+    def config(self) -> SourceConfiguration:
+        return self.visit.config
+
+    @property
+    def caller(self) -> Caller:
+        return self.visit.caller
+
+    @property
     def slug(self) -> str:
-        return self.hosted.slug
+        return self.visit.slug
 
     @property
     def private(self) -> bool:
@@ -67,15 +81,10 @@ class Ctx:
         Then a feed may ask the core about every title or chapter it lists: each
         answer is a read of the source's own index, never an upstream request.
         """
-        return self.core.offers_downloads(self.slug)
+        return self.visit.offers_downloads
 
     def url(self, *parts: str) -> str:
         return "/".join([self.base, quote(self.slug), *(quote(p) for p in parts)])
-
-
-def core_of(request: Request) -> Core:
-    core: Core = request.app.state.core
-    return core
 
 
 def catalogue_base(caller: Caller) -> str:
@@ -99,15 +108,13 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
             reader = await reader_of(core, sent)
         except SignInRequired as refused:
             return refusal(core, base, refused.message)
-        hosted = core.source(request.path_params["source"])
-        config = await core.configuration(hosted)
+        visit = await core.visit(request.path_params["source"], sent)
         try:
-            caller = await opds_caller(core, hosted, config, sent)
-            if config.auth.required:
-                await core.authorize(hosted, config, caller)
-            return await handler(request, Ctx(core, hosted, config, caller, base, reader))
+            visit = visit.as_caller(await opds_caller(visit, sent))
+            await visit.access()
+            return await handler(request, Ctx(visit, base, reader))
         except InvalidCredentials as refused:
-            raise challenge(config, refused.message) from None
+            raise challenge(visit.config, refused.message) from None
 
     return endpoint
 

@@ -1,0 +1,93 @@
+"""What the core hands faces: who asks (:class:`Caller`), what authorisation decided
+(:class:`Access`), and answers serialised once (:class:`Answer`); and the checks every request's
+slugs pass before anything is asked of a source."""
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, TypeAdapter
+
+from toshokan.core.hashing import etag_of
+from toshokan.errors import HostError
+from toshokan.models import Chapter
+from toshokan.models.base import SLUG_PATTERN
+
+T = TypeVar("T")
+CHAPTER_LIST = TypeAdapter(list[Chapter])
+PAGE_LIST = TypeAdapter(list[str])
+_SLUG = re.compile(SLUG_PATTERN)
+#: Longer query and filter texts are keyed by their digest, so a cache entry's key stays small.
+MAX_KEY_TEXT = 256
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking, as every face can tell: their headers, the address they used, their address.
+
+    ``base_url`` is the host's public address as this caller reached it (no
+    trailing slash): links in answers are built on it.
+    """
+
+    headers: Mapping[str, str]
+    base_url: str
+    client: str = "unknown"
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """A result and its JSON, serialised once when computed and shared by every cache hit.
+
+    ``private`` says the answer depended on the caller's credentials, so no
+    shared cache may keep it.
+    """
+
+    value: T
+    body: bytes
+    private: bool = False
+
+    @cached_property
+    def etag(self) -> str:
+        """Computed once per answer: every cache hit shares it."""
+        return etag_of(self.body)
+
+
+@dataclass(frozen=True)
+class Access:
+    """What authorisation decided for one request: the auth headers to forward, and their key."""
+
+    auth: dict[str, str]
+    key: str
+
+
+def bounded_key(*texts: str) -> tuple[str, ...]:
+    """``texts`` as a cache key part of bounded size: themselves when short, else one digest."""
+    if sum(len(text) for text in texts) <= MAX_KEY_TEXT:
+        return texts
+    digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    return (digest,)
+
+
+def dumped(value: Any, exclude_none: bool) -> bytes:
+    if isinstance(value, BaseModel):
+        return value.model_dump_json(exclude_none=exclude_none).encode()
+    if isinstance(value, list) and all(isinstance(item, Chapter) for item in value):
+        return CHAPTER_LIST.dump_json(value)
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def shown(value: str) -> str:
+    """A client's string, short and safe to echo in a message."""
+    return repr(value[:60] + ("…" if len(value) > 60 else ""))
+
+
+def check_slug(slug: str, not_found: type[HostError]) -> None:
+    """Anything outside the slug alphabet cannot exist; it never reaches an adapter."""
+    if not _SLUG.fullmatch(slug):
+        raise not_found(
+            f"{not_found.default_message.rstrip('.')}: {shown(slug)} is not a valid slug."
+        )
