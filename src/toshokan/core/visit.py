@@ -191,7 +191,9 @@ class Visit:
 
     async def image(self, url: str, *, width: int | None = None, as_jpeg: bool = False) -> Picture:
         """The image at ``url`` (one of the source's pages or covers) through the core's image
-        pipeline: in a format every reader shows (JPEG when ``as_jpeg``), at most ``width`` wide."""
+        pipeline: in a format every reader shows (JPEG when ``as_jpeg``), at most ``width`` wide.
+        Only for a caller the visit lets in, whether or not the source reads the image itself."""
+        await self.access()
         return await self.core.images.render(self, url, width=width, as_jpeg=as_jpeg)
 
     # -- keys ------------------------------------------------------------------------

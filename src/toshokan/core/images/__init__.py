@@ -18,7 +18,8 @@ ratio (never enlarging); thumbnails are at most 300 px wide. Images with more
 pixels than :data:`MAX_PIXELS` are refused before they are decoded, so a
 decompression bomb costs nothing.
 
-Upstream bytes are kept briefly in memory (bounded in bytes) and concurrent
+Upstream bytes, and upstream images as they were served, are kept briefly in
+memory (bounded in bytes) and concurrent
 requests for the same image share one fetch; converted or resized images are
 kept on disk under the data directory, with a size cap. Page lists are
 remembered for a couple of minutes per caller in the core's cache

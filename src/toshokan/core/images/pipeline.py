@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 #: The largest image read from anywhere; a bigger one is an upstream error, never memory.
 MAX_SOURCE_BYTES = 32 * 1024 * 1024
-#: Upstream images kept in memory, in bytes, and for how long (seconds).
+#: Upstream images kept in memory (as fetched, and as served), in bytes, and for how long (seconds).
 MEMORY_BYTES = 64 * 1024 * 1024
 MEMORY_SECONDS = 300
 #: Converted and resized images kept on disk, in bytes.
@@ -77,26 +77,34 @@ class ImagePipeline:
         stable = stable_key(url)
         key = f"{visit.slug}\n{stable}\n{width or 0}\n{'jpeg' if as_jpeg else ''}"
         disk_key = hashlib.sha256(key.encode()).hexdigest()
+        # An upstream image as it was served a moment ago: no thread for the disk or the decoder.
+        served = self.memory.get(disk_key)
+        if served is not None:
+            return served
+        own_path = self._own_path(visit, url)
 
         async def compute() -> Picture:
             cached = await asyncio.to_thread(self.disk.get, disk_key)
             if cached is not None:
-                return Picture(cached, "image/jpeg")
-            raw = await self.fetch(visit, url)
-            picture, converted = await asyncio.to_thread(
-                functools.partial(transform, raw.data, width, as_jpeg=as_jpeg)
-            )
-            if converted:
-                await asyncio.to_thread(self.disk.put, disk_key, picture.data)
+                picture = Picture(cached, "image/jpeg")
+            else:
+                if own_path is not None:
+                    raw = await self._read_own(visit, own_path)
+                else:
+                    raw = await self._fetch_upstream_once(visit, url)
+                picture, converted = await asyncio.to_thread(
+                    functools.partial(transform, raw.data, width, as_jpeg=as_jpeg)
+                )
+                if converted:
+                    await asyncio.to_thread(self.disk.put, disk_key, picture.data)
+            if own_path is None:
+                self.memory.put(disk_key, picture)
             return picture
 
         return await self._renders.run(disk_key, compute)
 
-    async def fetch(self, visit: "Visit", url: str) -> Picture:
-        """The bytes at ``url`` as they are: read by the source itself, or from its upstream."""
-        own_path = self._own_path(visit, url)
-        if own_path is not None:
-            return await self._read_own(visit, own_path)
+    async def _fetch_upstream_once(self, visit: "Visit", url: str) -> Picture:
+        """The upstream's bytes at ``url``: kept a few minutes, one fetch for concurrent asks."""
         key = f"{visit.slug}\n{stable_key(url)}"
         cached = self.memory.get(key)
         if cached is not None:
