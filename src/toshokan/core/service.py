@@ -10,13 +10,13 @@ upstream deadline (:class:`~toshokan.core.visit.Visit`).
 """
 
 import asyncio
+import functools
 import re
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from contextlib import AbstractAsyncContextManager
 from functools import cached_property
 from typing import Any, TypeVar
-from urllib.parse import urlencode
 
 from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate
@@ -43,6 +43,7 @@ from toshokan.models.auth import AUTH_FIELDS
 from toshokan.models.base import SOURCE_SLUG_PATTERN
 from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers
 from toshokan.sdk.deadline import upstream_deadline
+from toshokan.sdk.urls import Urls
 
 T = TypeVar("T")
 _SOURCE = re.compile(SOURCE_SLUG_PATTERN)
@@ -80,6 +81,10 @@ class Core:
             )
         )
         host.services.on_content_changed(self.cache.invalidate)
+        # Every signed link the host hands out, of any face or source, is signed this one way.
+        host.services.link_signer = functools.partial(
+            signed_query, host.services.secret, ttl=settings.host.link_ttl
+        )
         # Readers and their progress: one database every face reads and writes.
         self.database = Database(default_database_path(settings.host.data_dir))
         self.progress = ProgressStore(self.database)
@@ -92,7 +97,7 @@ class Core:
         await self.host.startup()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
-                self.host.services.sign_links(hosted.slug, self.link_signer())
+                self.host.services.sign_links(hosted.slug)
 
     async def shutdown(self) -> None:
         await self.host.shutdown()
@@ -103,13 +108,9 @@ class Core:
         """The host's one image pipeline, made on first use (after the sources started)."""
         return ImagePipeline(self.settings, self.host.services)
 
-    def link_signer(self) -> Callable[[str], str]:
-        secret, ttl = self.host.services.secret, self.settings.host.link_ttl
-
-        def signed(path: str) -> str:
-            return urlencode(signed_query(secret, path, ttl))
-
-        return signed
+    def urls(self, caller: Caller) -> Urls:
+        """The host's one link builder, on the address ``caller`` reached the host at."""
+        return self.host.services.urls(caller.base_url)
 
     # -- sources -------------------------------------------------------------------
 

@@ -56,6 +56,7 @@ from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
+from toshokan.sdk.urls import Urls
 
 __all__ = [
     "EPOCH",
@@ -97,6 +98,7 @@ __all__ = [
     "UpstreamError",
     "UpstreamLimiter",
     "UpstreamTimeout",
+    "Urls",
     "clean_text",
     "default_error_detail",
     "gather",

@@ -14,19 +14,20 @@ import functools
 import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
 from toshokan.config import HostSettings
 from toshokan.core.images.pictures import THUMBNAIL_WIDTH, stable_key, transform
 from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
-from toshokan.core.signing import signed_query, verify
+from toshokan.core.signing import verify
 from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.context import HostServices
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
 from toshokan.sdk.pictures import Picture
+from toshokan.sdk.urls import image_message
 
 if TYPE_CHECKING:
     from toshokan.core.service import Core
@@ -184,24 +185,16 @@ class ImagePipeline:
     ) -> str:
         """A header-free, expiring host link to the image ``url`` of source ``slug``."""
         shown_width = THUMBNAIL_WIDTH if thumbnail else width
-        query = {"u": url, **({"w": str(shown_width)} if shown_width else {})}
-        ttl = self.settings.host.link_ttl
-        query.update(signed_query(self.services.secret, _signed_message(slug, query), ttl))
-        return f"{base_url.rstrip('/')}/_/image/{slug}?{urlencode(query)}"
+        return self.services.urls(base_url).image(slug, url, shown_width)
 
     def verify(self, slug: str, query: dict[str, str]) -> int:
         """The expiry of a genuine, unexpired link's query; ``INVALID_CREDENTIALS`` otherwise."""
-        shown = {k: v for k, v in query.items() if k in ("u", "w")}
         return verify(
             self.services.secret,
-            _signed_message(slug, shown),
+            image_message(slug, query.get("u", ""), query.get("w", "")),
             query.get("exp", ""),
             query.get("sig", ""),
         )
-
-
-def _signed_message(slug: str, query: dict[str, str]) -> str:
-    return f"/_/image/{slug}\n{query.get('u', '')}\n{query.get('w', '')}"
 
 
 def _too_big() -> str:
