@@ -1,0 +1,175 @@
+"""Books (one per chapter version), their pages and page images, and each reader's progress.
+
+Pages count from 1 (Komga's way) and come from the core's image pipeline: the
+host fetches upstream pages itself, with the source's Referer and
+credentials, and answers JPEG, the type the page list declares, or PNG when
+the app asks ``?convert=png``. A book's ``readProgress`` is the reader's place
+in the chapter from the progress store every face shares, where pages count
+from 0.
+"""
+
+import asyncio
+import time
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.bodies import read_json
+from toshokan.core.progress import ChapterRef, Position
+from toshokan.errors import InvalidRequest, NotFound
+from toshokan.faces.komga import content
+from toshokan.faces.komga.answers import as_json, no_content, picture
+from toshokan.faces.komga.content import Library, Visit
+from toshokan.faces.komga.dto import BookDto, PageDto, page_of
+from toshokan.faces.komga.ids import book_of, series_of
+from toshokan.faces.komga.listing import page_params
+from toshokan.faces.komga.shapes import book_of_chapter, reading_order
+from toshokan.models import Chapter
+
+#: The longest page number written in a path: more digits than any chapter has pages.
+MAX_PAGE_DIGITS = 6
+#: The longest device name kept with a position.
+MAX_DEVICE = 128
+
+
+class ReadProgressUpdate(BaseModel):
+    """Komga's ``ReadProgressUpdateDto``: a page (from 1), or the book marked read or not."""
+
+    model_config = ConfigDict(strict=True)
+    page: int | None = None
+    completed: bool | None = None
+
+
+async def _book(visit: Visit, text: str) -> tuple[Library, ChapterRef, Chapter, list[Chapter], str]:
+    """The book an id names: its source, chapter, its work's chapters in order, and title."""
+    ref = book_of(text)
+    shelf = await content.library(visit, ref.source)
+    chapter, every = await content.chapter(visit, shelf, ref)
+    work = await content.manga(visit, shelf, ref.manga)
+    return shelf, ref, chapter, reading_order(every), work.title
+
+
+async def series_books(request: Request, visit: Visit) -> Response:
+    source, manga_slug = series_of(request.path_params["id"])
+    page, size = page_params(request.query_params)
+    shelf = await content.library(visit, source)
+    work, chapters, places = await asyncio.gather(
+        content.manga(visit, shelf, manga_slug),
+        content.chapters(visit, shelf, manga_slug),
+        content.positions(visit, source, manga_slug),
+    )
+    ordered = reading_order(chapters)
+    numbers = {c.slug: n for n, c in enumerate(ordered, start=1)}
+    if request.query_params.get("sort", "").endswith(",desc"):
+        ordered.reverse()
+    if request.query_params.get("unpaged") == "true":
+        # Every book at once, as Mihon asks: a source's chapter list is bounded by the source.
+        page, size = 0, max(len(ordered), 1)
+    books = [
+        book_of_chapter(
+            ChapterRef(source, manga_slug, chapter.slug),
+            chapter,
+            numbers[chapter.slug],
+            work.title,
+            None,
+            places.get(chapter.slug),
+        )
+        for chapter in ordered[page * size : (page + 1) * size]
+    ]
+    last = (page + 1) * size >= len(ordered)
+    return as_json(page_of(books, page, size, last=last, total=len(ordered)))
+
+
+async def one_book(request: Request, visit: Visit) -> Response:
+    shelf, ref, chapter, ordered, title = await _book(visit, request.path_params["id"])
+    urls, place = await asyncio.gather(
+        content.page_urls(visit, shelf, ref), content.position(visit, ref)
+    )
+    return as_json(_book_dto(ref, chapter, ordered, title, len(urls), place))
+
+
+def _book_dto(
+    ref: ChapterRef,
+    chapter: Chapter,
+    ordered: list[Chapter],
+    title: str,
+    pages: int | None,
+    place: Position | None,
+) -> BookDto:
+    number = next(n for n, c in enumerate(ordered, start=1) if c.slug == chapter.slug)
+    return book_of_chapter(ref, chapter, number, title, pages, place)
+
+
+async def book_pages(request: Request, visit: Visit) -> Response:
+    ref = book_of(request.path_params["id"])
+    shelf = await content.library(visit, ref.source)
+    urls = await content.page_urls(visit, shelf, ref)
+    return as_json(
+        [
+            PageDto(number=n, fileName=f"{n:04d}.jpg", mediaType="image/jpeg")
+            for n in range(1, len(urls) + 1)
+        ]
+    )
+
+
+async def page_image(request: Request, visit: Visit) -> Response:
+    ref = book_of(request.path_params["id"])
+    number = request.path_params["number"]
+    if not (number.isascii() and number.isdigit()) or len(number) > MAX_PAGE_DIGITS:
+        raise NotFound("A page number is a whole number from 1.")
+    shelf = await content.library(visit, ref.source)
+    urls = await content.page_urls(visit, shelf, ref)
+    if not 1 <= int(number) <= len(urls):
+        raise NotFound(f"This book has pages 1 to {len(urls)}.")
+    png = request.query_params.get("convert") == "png"
+    return picture(await content.page_image(visit, shelf, urls[int(number) - 1], png=png))
+
+
+async def book_thumbnail(request: Request, visit: Visit) -> Response:
+    """The book's first page, small."""
+    ref = book_of(request.path_params["id"])
+    shelf = await content.library(visit, ref.source)
+    urls = await content.page_urls(visit, shelf, ref)
+    if not urls:
+        raise NotFound("This book has no pages.")
+    return picture(await content.thumbnail(visit, shelf, urls[0]))
+
+
+async def mark_progress(request: Request, visit: Visit) -> Response:
+    """``PATCH``: Komga's rules: ``completed`` marks the book read (at its last page) or
+    unread; a ``page`` (from 1) is the place, and the book is read at its last page."""
+    try:
+        update = ReadProgressUpdate.model_validate(await read_json(request))
+    except ValidationError:
+        raise InvalidRequest(
+            "Send page (a whole number from 1) or completed (true or false)."
+        ) from None
+    if update.page is None and update.completed is None:
+        raise InvalidRequest("Send page or completed.")
+    ref = book_of(request.path_params["id"])
+    shelf = await content.library(visit, ref.source)
+    await content.chapter(visit, shelf, ref)  # a chapter the source no longer has is 404
+    pages = len(await content.page_urls(visit, shelf, ref))
+    if update.completed is False and update.page is None:
+        await content.forget(visit, ref)
+        return no_content()
+    if update.completed:
+        page = pages
+    else:
+        assert update.page is not None
+        page = update.page
+        if not 1 <= page <= pages:
+            raise InvalidRequest(f"page must be from 1 to {pages}.")
+    device = request.headers.get("user-agent", "")[:MAX_DEVICE]
+    place = Position(page - 1, pages, page >= pages, time.time(), device=device)
+    await content.record(visit, ref, place)
+    return no_content()
+
+
+async def forget_progress(request: Request, visit: Visit) -> Response:
+    """``DELETE``: the book is unread again."""
+    ref = book_of(request.path_params["id"])
+    await content.library(visit, ref.source)
+    await content.forget(visit, ref)
+    return no_content()

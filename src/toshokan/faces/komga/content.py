@@ -1,0 +1,151 @@
+"""Everything this face asks of the core, in one place: sources, works, chapters, pages, images.
+
+The rest of the face only shapes answers; these calls are the whole of its
+traffic with the core, so they can move with it as a unit.
+
+A Komga request carries the host's reader credentials, not a source's. A
+source open to everyone is asked with none of them (its answers stay shared
+in the cache); a source locked with ``basic`` auth receives the request's Basic
+header, so a source that accepts the host's readers (or whose own account the
+reader typed) opens, and any other locked source refuses, and is not listed.
+"""
+
+import asyncio
+import io
+from dataclasses import dataclass, replace
+from typing import Any
+
+from starlette.datastructures import Headers
+
+from toshokan.core import Caller, Core, HostedSource
+from toshokan.core.images import images_of
+from toshokan.core.images.pictures import MAX_PIXELS, Picture
+from toshokan.core.progress import ChapterRef, Position
+from toshokan.errors import ChapterNotFound, InvalidCredentials, RateLimited, UpstreamError
+from toshokan.models import AuthType, Chapter, Manga, SearchResponse, SourceConfiguration
+from toshokan.sdk.pictures import bounded_image
+
+#: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
+READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
+
+
+@dataclass(frozen=True)
+class Visit:
+    """One request to the face: the core, who reads, as whom the sources are asked."""
+
+    core: Core
+    caller: Caller
+    reader: str
+
+    def source_caller(self, config: SourceConfiguration) -> Caller:
+        """The caller as a source should see it: its Basic header only if the source wants it."""
+        keep_basic = config.auth.required and config.auth.type is AuthType.BASIC
+        kept = {
+            name: value
+            for name, value in self.caller.headers.items()
+            if name.lower() not in READER_HEADERS
+            or (keep_basic and name.lower() == "authorization")
+        }
+        return replace(self.caller, headers=Headers(kept))
+
+
+@dataclass(frozen=True)
+class Library:
+    hosted: HostedSource
+    config: SourceConfiguration
+
+    @property
+    def slug(self) -> str:
+        return self.hosted.slug
+
+
+async def library(visit: Visit, slug: str) -> Library:
+    """One source, as this reader may open it (401 from the core when it stays locked)."""
+    hosted = visit.core.source(slug)
+    return Library(hosted, await visit.core.configuration(hosted))
+
+
+async def libraries(visit: Visit) -> list[Library]:
+    """The serving sources this reader can open: every open one, and each locked one whose
+    check passes with what the request sent (decided once per half minute by the core)."""
+    found = [await library(visit, hosted.slug) for hosted in visit.core.host.serving()]
+    opened = await asyncio.gather(*(_opens(visit, shelf) for shelf in found))
+    return [shelf for shelf, opens in zip(found, opened, strict=True) if opens]
+
+
+async def _opens(visit: Visit, shelf: Library) -> bool:
+    if not shelf.config.auth.required:
+        return True
+    try:
+        await visit.core.authorize(shelf.hosted, shelf.config, visit.source_caller(shelf.config))
+    except (InvalidCredentials, RateLimited, UpstreamError):
+        return False
+    return True
+
+
+async def search(visit: Visit, shelf: Library, body: dict[str, Any]) -> SearchResponse:
+    caller = visit.source_caller(shelf.config)
+    return (await visit.core.search(shelf.slug, body, caller)).value
+
+
+async def manga(visit: Visit, shelf: Library, slug: str) -> Manga:
+    caller = visit.source_caller(shelf.config)
+    return (await visit.core.manga(shelf.slug, slug, caller)).value
+
+
+async def chapters(visit: Visit, shelf: Library, manga_slug: str) -> list[Chapter]:
+    caller = visit.source_caller(shelf.config)
+    return (await visit.core.chapters(shelf.slug, manga_slug, caller)).value
+
+
+async def chapter(visit: Visit, shelf: Library, ref: ChapterRef) -> tuple[Chapter, list[Chapter]]:
+    """The chapter a book is, and every chapter of its work (a book's number is its place)."""
+    every = await chapters(visit, shelf, ref.manga)
+    for found in every:
+        if found.slug == ref.chapter:
+            return found, every
+    raise ChapterNotFound()
+
+
+async def page_urls(visit: Visit, shelf: Library, ref: ChapterRef) -> list[str]:
+    caller = visit.source_caller(shelf.config)
+    return await images_of(visit.core).page_urls(shelf.slug, ref.manga, ref.chapter, caller)
+
+
+async def page_image(visit: Visit, shelf: Library, url: str, *, png: bool) -> Picture:
+    """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
+    picture = await images_of(visit.core).render(
+        shelf.hosted, url, visit.caller.base_url, as_jpeg=True
+    )
+    return await asyncio.to_thread(_as_png, picture) if png else picture
+
+
+async def thumbnail(visit: Visit, shelf: Library, url: str) -> Picture:
+    return await images_of(visit.core).thumbnail(shelf.hosted, url, visit.caller.base_url)
+
+
+def _as_png(picture: Picture) -> Picture:
+    with bounded_image(picture.data, MAX_PIXELS, _too_large) as image:
+        out = io.BytesIO()
+        image.save(out, "PNG")
+    return Picture(out.getvalue(), "image/png")
+
+
+def _too_large(columns: int, rows: int) -> UpstreamError:
+    return UpstreamError(f"The image is too large to convert ({columns}x{rows}).")
+
+
+async def positions(visit: Visit, source: str, manga_slug: str) -> dict[str, Position]:
+    return await visit.core.progress.apositions(visit.reader, source, manga_slug)
+
+
+async def position(visit: Visit, ref: ChapterRef) -> Position | None:
+    return await visit.core.progress.aposition(visit.reader, ref)
+
+
+async def record(visit: Visit, ref: ChapterRef, place: Position) -> None:
+    await visit.core.progress.arecord(visit.reader, ref, place)
+
+
+async def forget(visit: Visit, ref: ChapterRef) -> None:
+    await visit.core.progress.aforget(visit.reader, ref)

@@ -1,0 +1,178 @@
+"""Libraries, series and the lists the extension's filters load: the sources and their works.
+
+A library is a serving source the reader can open; a listing over several
+asks each the same page at once and joins them (a page holds up to ``size``
+series from each, and is the last when none has more), since sources cannot
+be merged into one order without reading them whole. A source that fails or
+stays locked drops out of a listing over several rather than failing it.
+"""
+
+import asyncio
+from datetime import UTC, datetime
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamError
+from toshokan.faces.komga import content
+from toshokan.faces.komga.answers import as_json, picture
+from toshokan.faces.komga.content import Library, Visit
+from toshokan.faces.komga.dto import (
+    CollectionDto,
+    LibraryDto,
+    PageWrapper,
+    SeriesDto,
+    UserDto,
+    page_of,
+)
+from toshokan.faces.komga.ids import (
+    collection_id,
+    collection_of,
+    library_id,
+    series_of,
+    source_of_library,
+)
+from toshokan.faces.komga.listing import SeriesQuery, page_params, search_body, series_query
+from toshokan.faces.komga.shapes import series_of_entry, series_of_manga
+from toshokan.models import SearchResponse
+
+#: What drops one source out of a listing over several: it is locked, down or throttled.
+SKIPPED = (InvalidCredentials, RateLimited, UpstreamError)
+
+
+def library_dto(shelf: Library) -> LibraryDto:
+    return LibraryDto(id=library_id(shelf.slug), name=shelf.config.name)
+
+
+async def list_libraries(request: Request, visit: Visit) -> Response:
+    return as_json([library_dto(shelf) for shelf in await content.libraries(visit)])
+
+
+async def one_library(request: Request, visit: Visit) -> Response:
+    slug = source_of_library(request.path_params["id"])
+    for shelf in await content.libraries(visit):
+        if shelf.slug == slug:
+            return as_json(library_dto(shelf))
+    raise NotFound("No library has this id.")
+
+
+async def list_series(request: Request, visit: Visit) -> Response:
+    query = series_query(request.query_params)
+    shelves = [
+        shelf
+        for shelf in await content.libraries(visit)
+        if not query.libraries or library_id(shelf.slug) in query.libraries
+    ]
+    return as_json(await _listing(visit, shelves, query))
+
+
+async def _listing(
+    visit: Visit, shelves: list[Library], query: SeriesQuery
+) -> PageWrapper[SeriesDto]:
+    asked = [(shelf, body) for shelf in shelves if (body := search_body(query, shelf.config))]
+    answers = await asyncio.gather(
+        *(content.search(visit, shelf, body) for shelf, body in asked),
+        return_exceptions=len(asked) > 1,
+    )
+    series: list[SeriesDto] = []
+    more = False
+    for (shelf, _), answer in zip(asked, answers, strict=True):
+        if isinstance(answer, SKIPPED):
+            continue
+        if isinstance(answer, BaseException):
+            raise answer
+        assert isinstance(answer, SearchResponse)
+        series += [series_of_entry(shelf.slug, entry, shelf.config) for entry in answer.results]
+        more = more or answer.more
+    return page_of(series, query.page, query.size, last=not more)
+
+
+async def one_series(request: Request, visit: Visit) -> Response:
+    source, manga_slug = series_of(request.path_params["id"])
+    shelf = await content.library(visit, source)
+    work, chapters, places = await asyncio.gather(
+        content.manga(visit, shelf, manga_slug),
+        content.chapters(visit, shelf, manga_slug),
+        content.positions(visit, source, manga_slug),
+    )
+    return as_json(series_of_manga(source, work, shelf.config, chapters, places))
+
+
+async def series_thumbnail(request: Request, visit: Visit) -> Response:
+    source, manga_slug = series_of(request.path_params["id"])
+    shelf = await content.library(visit, source)
+    work = await content.manga(visit, shelf, manga_slug)
+    if not work.covers:
+        raise NotFound("This series has no cover.")
+    return picture(await content.thumbnail(visit, shelf, work.covers[0]))
+
+
+async def genres(request: Request, visit: Visit) -> Response:
+    """The tags the reader's sources declare: the extension's genre filter offers them."""
+    names = {
+        tag.name for shelf in await content.libraries(visit) for tag in shelf.config.search.tags
+    }
+    return as_json(sorted(names, key=str.casefold))
+
+
+async def empty_list(request: Request, visit: Visit) -> Response:
+    """Tags, publishers and authors: sources declare none up front, so there is nothing to offer."""
+    return as_json([])
+
+
+def _collections(shelves: list[Library]) -> list[CollectionDto]:
+    return [
+        CollectionDto(
+            id=collection_id(shelf.slug, index),
+            name=f"{shelf.config.name}: {preset.name}",
+            seriesIds=[],
+            createdDate=_changed(shelf),
+            lastModifiedDate=_changed(shelf),
+        )
+        for shelf in shelves
+        for index, preset in enumerate(shelf.config.presets)
+    ]
+
+
+def _changed(shelf: Library) -> datetime:
+    return shelf.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
+
+
+async def list_collections(request: Request, visit: Visit) -> Response:
+    """The sources' presets, as collections; the extension's collection filter lists them."""
+    page, size = page_params(request.query_params)
+    every = _collections(await content.libraries(visit))
+    shown = every[page * size : (page + 1) * size]
+    return as_json(
+        page_of(shown, page, size, last=(page + 1) * size >= len(every), total=len(every))
+    )
+
+
+async def collection_series(request: Request, visit: Visit) -> Response:
+    """A preset's search, page by page."""
+    source, index = collection_of(request.path_params["id"])
+    shelf = await content.library(visit, source)
+    if index >= len(shelf.config.presets):
+        raise NotFound("No collection has this id.")
+    page, size = page_params(request.query_params)
+    body = shelf.config.presets[index].request.model_dump(mode="json", exclude_none=True)
+    body.update(page=page + 1, limit=size)
+    answer = await content.search(visit, shelf, body)
+    series = [series_of_entry(source, entry, shelf.config) for entry in answer.results]
+    return as_json(page_of(series, page, size, last=not answer.more))
+
+
+async def empty_page(request: Request, visit: Visit) -> Response:
+    """Read lists: the host keeps none."""
+    page, size = page_params(request.query_params)
+    return as_json(page_of([], page, size, last=True, total=0))
+
+
+async def no_read_list(request: Request, visit: Visit) -> Response:
+    raise NotFound("The host keeps no read lists.")
+
+
+async def me(request: Request, visit: Visit) -> Response:
+    """Who signed in: clients check credentials here (the implicit reader's name is empty)."""
+    name = visit.reader or "reader"
+    return as_json(UserDto(id=name, email=name, roles=["USER", "PAGE_STREAMING"]))

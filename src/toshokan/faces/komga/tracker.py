@@ -1,0 +1,107 @@
+"""Mihon's Komga tracker: ``/api/v2/series/{id}/read-progress/tachiyomi``, read and moved.
+
+Mihon tracks chapters by number, so here a number counts once however many
+versions (groups, languages) the source has of it, and it is read when any
+of its versions is. ``lastReadContinuousNumberSort`` is the last number of
+the unbroken run of read numbers from the first (0 before any), as Komga
+computes it; ``PUT`` marks every version of every number up to
+``lastBookNumberSortRead`` read, and unmarks nothing, as Komga does. The
+places it writes are the progress store's, so the web reader, OPDS and
+KOReader see them, and what they record shows here.
+"""
+
+import asyncio
+import time
+from collections import defaultdict
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.bodies import read_json
+from toshokan.core.progress import ChapterRef, Position
+from toshokan.errors import InvalidRequest
+from toshokan.faces.komga import content
+from toshokan.faces.komga.answers import as_json, no_content
+from toshokan.faces.komga.content import Visit
+from toshokan.faces.komga.dto import TachiyomiReadProgressV2Dto
+from toshokan.faces.komga.ids import series_of
+from toshokan.models.search import MAX_FILTER_NUMBER
+
+#: The longest device name kept with a position.
+MAX_DEVICE = 128
+
+
+class ReadProgressUpdateV2(BaseModel):
+    """Komga's ``TachiyomiReadProgressUpdateV2Dto``."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
+    lastBookNumberSortRead: float
+
+
+async def _numbers(
+    visit: Visit, source: str, manga_slug: str
+) -> tuple[dict[float, list[str]], dict[str, Position], content.Library]:
+    shelf = await content.library(visit, source)
+    chapters, places = await asyncio.gather(
+        content.chapters(visit, shelf, manga_slug),
+        content.positions(visit, source, manga_slug),
+    )
+    versions: dict[float, list[str]] = defaultdict(list)
+    for chapter in chapters:
+        versions[float(chapter.number)].append(chapter.slug)
+    return dict(versions), places, shelf
+
+
+async def tachiyomi_progress(request: Request, visit: Visit) -> Response:
+    source, manga_slug = series_of(request.path_params["id"])
+    versions, places, _ = await _numbers(visit, source, manga_slug)
+
+    def state(slugs: list[str]) -> str:
+        found = [places[slug] for slug in slugs if slug in places]
+        if any(p.finished for p in found):
+            return "read"
+        return "started" if found else "unread"
+
+    states = {number: state(slugs) for number, slugs in versions.items()}
+    continuous = 0.0
+    for number in sorted(states):
+        if states[number] != "read":
+            break
+        continuous = number
+    counted = list(states.values())
+    return as_json(
+        TachiyomiReadProgressV2Dto(
+            booksCount=len(counted),
+            booksReadCount=counted.count("read"),
+            booksUnreadCount=counted.count("unread"),
+            booksInProgressCount=counted.count("started"),
+            lastReadContinuousNumberSort=continuous,
+            maxNumberSort=max(states, default=0.0),
+        )
+    )
+
+
+async def mark_tachiyomi_progress(request: Request, visit: Visit) -> Response:
+    try:
+        update = ReadProgressUpdateV2.model_validate(await read_json(request))
+    except ValidationError:
+        raise InvalidRequest("Send lastBookNumberSortRead, a number.") from None
+    if abs(update.lastBookNumberSortRead) > MAX_FILTER_NUMBER:
+        raise InvalidRequest("lastBookNumberSortRead is out of range.")
+    source, manga_slug = series_of(request.path_params["id"])
+    versions, places, shelf = await _numbers(visit, source, manga_slug)
+    chapters = {c.slug: c for c in await content.chapters(visit, shelf, manga_slug)}
+    device = request.headers.get("user-agent", "")[:MAX_DEVICE]
+    now = time.time()
+    for number, slugs in versions.items():
+        if number > update.lastBookNumberSortRead:
+            continue
+        for slug in slugs:
+            kept = places.get(slug)
+            if kept is not None and kept.finished:
+                continue
+            pages = chapters[slug].pages or (kept.pages if kept is not None else 0) or 1
+            place = Position(pages - 1, pages, True, now, device=device)
+            await content.record(visit, ChapterRef(source, manga_slug, slug), place)
+    return no_content()
