@@ -83,6 +83,11 @@ async def _opens(visit: Visit, shelf: Library) -> bool:
     return True
 
 
+def holds_files(visit: Visit, shelf: Library) -> bool:
+    """Whether the source's chapters are files here: asking about each reads its own index."""
+    return visit.core.offers_downloads(shelf.slug)
+
+
 async def search(visit: Visit, shelf: Library, body: dict[str, Any]) -> SearchResponse:
     caller = visit.source_caller(shelf.config)
     return (await visit.core.search(shelf.slug, body, caller)).value

@@ -101,7 +101,22 @@ async def mark_tachiyomi_progress(request: Request, visit: Visit) -> Response:
             kept = places.get(slug)
             if kept is not None and kept.finished:
                 continue
-            pages = chapters[slug].pages or (kept.pages if kept is not None else 0) or 1
-            place = Position(pages - 1, pages, True, now, device=device)
-            await content.record(visit, ChapterRef(source, manga_slug, slug), place)
+            ref = ChapterRef(source, manga_slug, slug)
+            pages = await _pages(visit, shelf, ref, chapters[slug].pages, kept)
+            await content.record(visit, ref, Position(pages - 1, pages, True, now, device=device))
     return no_content()
+
+
+async def _pages(
+    visit: Visit, shelf: content.Library, ref: ChapterRef, known: int | None, kept: Position | None
+) -> int:
+    """A chapter's page count, so its last page is the place other faces show as read: known
+    already, or asked of a source whose chapters are files here (reading its own index); an
+    upstream source is not asked once per chapter marked, so its count may stay unknown (1)."""
+    if known:
+        return known
+    if kept is not None and kept.pages:
+        return kept.pages
+    if content.holds_files(visit, shelf):
+        return max(len(await content.page_urls(visit, shelf, ref)), 1)
+    return 1
