@@ -5,10 +5,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from . import samples
-from .kotlinx_json import KFloat, KInt, KotlinxModel, KString, kotlin_double_string
+from . import komga_dtos, samples
+from . import mihon_tracker as tracker
+from .kotlinx_json import KFloat, KInt, KotlinxModel, KString, kotlin_double_string, to_float32
 from .mihon_extension import (
     COMPLETED,
     PUBLISHING_FINISHED,
@@ -298,3 +299,132 @@ def test_query_values_are_encoded_as_okhttp_encodes_them():
 def test_basic_credentials_are_latin_1_as_okhttp_sends_them():
     assert okhttp_basic("reader", "pässword") == "Basic cmVhZGVyOnDkc3N3b3Jk"
     assert okhttp_basic("reader", "日本") == "Basic cmVhZGVyOj8/"
+
+
+# --- Komga's own shapes ------------------------------------------------------------
+
+
+def test_the_samples_are_what_komga_writes():
+    komga_dtos.Page[komga_dtos.SeriesDto].model_validate_json(
+        json.dumps(samples.page_of([samples.series()]))
+    )
+    komga_dtos.Page[komga_dtos.BookDto].model_validate_json(
+        json.dumps(samples.page_of([samples.book()]))
+    )
+    komga_dtos.Page[komga_dtos.CollectionDto].model_validate_json(
+        json.dumps(samples.page_of([samples.collection()]))
+    )
+    komga_dtos.ReadListDto.model_validate_json(json.dumps(samples.readlist()))
+    komga_dtos.LibraryDto.model_validate_json(json.dumps(samples.library()))
+    TypeAdapter(list[komga_dtos.PageDto]).validate_json(json.dumps(samples.pages()))
+    komga_dtos.TachiyomiReadProgressV2Dto.model_validate_json(
+        json.dumps(samples.tachiyomi_progress_v2())
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-03-01T10:15:30.123Z",
+        "2024-03-01T10:15:30",
+        "2024-03-01T10:15:30+00:00",
+        "2024-03-01 10:15:30Z",
+        "2024-02-30T10:15:30Z",
+    ],
+)
+def test_a_date_time_not_in_komgas_pattern_fails(text):
+    with pytest.raises(ValidationError):
+        komga_dtos.SeriesDto.model_validate_json(
+            json.dumps(replaced(samples.series(), "created", text))
+        )
+
+
+@pytest.mark.parametrize("text", ["1997-07-23T00:00:00Z", "1997-7-23", "23/07/1997"])
+def test_a_release_date_not_in_komgas_pattern_fails(text):
+    with pytest.raises(ValidationError):
+        komga_dtos.BookDto.model_validate_json(
+            json.dumps(replaced(samples.book(), "metadata.releaseDate", text))
+        )
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda answer: without(answer, "metadata.ageRating"), "metadata.ageRating"),
+        (lambda answer: replaced(answer, "metadata.status", "COMPLETED"), "metadata.status"),
+        (
+            lambda answer: replaced(answer, "metadata.readingDirection", "rtl"),
+            "metadata.readingDirection",
+        ),
+        (lambda answer: replaced(answer, "booksCount", 3.0), "booksCount"),
+        (lambda answer: replaced(answer, "booksCount", "3"), "booksCount"),
+        (lambda answer: replaced(answer, "extra", 1), "extra"),
+    ],
+)
+def test_komga_series_fields_are_all_there_and_typed(change, field):
+    with pytest.raises(ValidationError) as failure:
+        komga_dtos.SeriesDto.model_validate_json(json.dumps(change(samples.series())))
+    assert failure.value.errors()[0]["loc"][: len(field.split("."))] == tuple(field.split("."))
+
+
+def test_the_media_profile_follows_the_media_type():
+    epub = samples.book()
+    epub["media"]["mediaType"] = "application/epub+zip"
+    with pytest.raises(ValidationError):
+        komga_dtos.BookDto.model_validate_json(json.dumps(epub))
+    epub["media"]["mediaProfile"] = "EPUB"
+    komga_dtos.BookDto.model_validate_json(json.dumps(epub))
+
+
+def test_tachiyomi_counts_must_add_up():
+    progress = samples.tachiyomi_progress_v2() | {"booksCount": 4}
+    with pytest.raises(ValidationError):
+        komga_dtos.TachiyomiReadProgressV2Dto.model_validate_json(json.dumps(progress))
+
+
+def test_komgas_error_body():
+    komga_dtos.ErrorBody.model_validate_json(
+        '{"timestamp": "2024-03-01T10:15:30.123+00:00", "status": 404, "error": "Not Found", "message": "404 NOT_FOUND", "path": "/api/v1/series/x"}'
+    )
+    with pytest.raises(ValidationError):
+        komga_dtos.ErrorBody.model_validate_json(
+            '{"error": {"code": "NOT_FOUND", "message": "gone"}}'
+        )
+
+
+# --- the tracker's models ---------------------------------------------------------
+
+
+def test_the_tracker_reads_the_series_and_its_progress():
+    series = tracker.SeriesDto.decode(json.dumps(samples.series()))
+    assert (series.metadata.title, series.booksReadCount) == ("Blame!", 1)
+    progress = tracker.ReadProgressV2Dto.decode(
+        json.dumps(samples.tachiyomi_progress_v2() | {"maxNumberSort": 3.7})
+    )
+    assert progress.lastReadContinuousNumberSort == 1.0
+    assert int(progress.maxNumberSort) == 3
+
+
+@pytest.mark.parametrize("missing", ["booksReadCount", "booksUnreadCount", "booksInProgressCount"])
+def test_the_tracker_needs_the_read_counts_the_extension_does_not(missing):
+    answer = without(samples.series(), missing)
+    SeriesDto.decode(json.dumps(answer))
+    with pytest.raises(ValidationError):
+        tracker.SeriesDto.decode(json.dumps(answer))
+
+
+def test_the_tracker_sends_a_double_for_a_series_and_an_int_for_a_read_list():
+    assert (
+        tracker.progress_url(f"{BASE}/api/v1/series/S1")
+        == f"{BASE}/api/v2/series/S1/read-progress/tachiyomi"
+    )
+    assert (
+        tracker.progress_url(f"{BASE}/api/v1/readlists/R1")
+        == f"{BASE}/api/v1/readlists/R1/read-progress/tachiyomi"
+    )
+    assert tracker.update_body(f"{BASE}/api/v1/series/S1", 3.0) == b'{"lastBookNumberSortRead":3.0}'
+    assert (
+        tracker.update_body(f"{BASE}/api/v1/series/S1", to_float32(1.1))
+        == b'{"lastBookNumberSortRead":1.100000023841858}'
+    )
+    assert tracker.update_body(f"{BASE}/api/v1/readlists/R1", 2.0) == b'{"lastBookRead":2}'
