@@ -23,7 +23,7 @@ from toshokan.faces.komga.answers import as_json, no_content, picture
 from toshokan.faces.komga.content import Library, Visit
 from toshokan.faces.komga.dto import BookDto, PageDto, page_of
 from toshokan.faces.komga.ids import book_of, series_of
-from toshokan.faces.komga.listing import page_params
+from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params
 from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 from toshokan.models import Chapter
 
@@ -64,8 +64,9 @@ async def series_books(request: Request, visit: Visit) -> Response:
     if request.query_params.get("sort", "").endswith(",desc"):
         ordered.reverse()
     if request.query_params.get("unpaged") == "true":
-        # Every book at once, as Mihon asks: a source's chapter list is bounded by the source.
-        page, size = 0, max(len(ordered), 1)
+        # Every book at once, as Mihon asks (a source's chapter list is bounded by the source),
+        # in one page of at least Komga's default size, as Komga answers it.
+        page, size = 0, max(len(ordered), DEFAULT_SIZE)
     books = [
         book_of_chapter(
             ChapterRef(source, manga_slug, chapter.slug),

@@ -1,10 +1,10 @@
 """The shapes Komga 1.x answers with, as its REST DTOs declare them (field names, types, dates).
 
-Only what Komga itself emits: every field the apps' decoders require is here
-(Mihon's extension and tracker fail on the first one missing), and the dates
-are written in the exact patterns Komga's Jackson annotations give them. A
-series' dates carry no zone letter while a book's carry a literal ``Z``; both
-are UTC here, as in Komga.
+Exactly Komga's keys, every one present (Jackson writes nulls too): the apps'
+decoders fail on the first required field missing, and stricter clients on a
+key they do not know. Dates are written in the patterns Komga's Jackson
+annotations give them: ``yyyy-MM-dd'T'HH:mm:ss'Z'`` for moments (UTC) and
+``yyyy-MM-dd`` for release dates.
 """
 
 from datetime import UTC, date, datetime
@@ -15,18 +15,12 @@ from pydantic import BaseModel, PlainSerializer
 T = TypeVar("T")
 
 
-def _series_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
-
-
-def _book_time(moment: datetime) -> str:
+def _date_time(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-#: ``yyyy-MM-dd'T'HH:mm:ss``: series, their metadata and aggregations.
-SeriesTime = Annotated[datetime, PlainSerializer(_series_time, return_type=str)]
-#: ``yyyy-MM-dd'T'HH:mm:ss'Z'``: books, read progress, collections.
-BookTime = Annotated[datetime, PlainSerializer(_book_time, return_type=str)]
+#: ``yyyy-MM-dd'T'HH:mm:ss'Z'``: every moment, in UTC, to the second.
+DateTime = Annotated[datetime, PlainSerializer(_date_time, return_type=str)]
 #: ``yyyy-MM-dd``: release dates.
 Day = Annotated[date, PlainSerializer(lambda day: day.strftime("%Y-%m-%d"), return_type=str)]
 
@@ -46,10 +40,29 @@ class AlternateTitleDto(BaseModel):
     title: str
 
 
+class SortDto(BaseModel):
+    """Spring Data's sort of a page; answers are in the order the face chose, so unsorted."""
+
+    empty: bool = True
+    sorted: bool = False
+    unsorted: bool = True
+
+
+class PageableDto(BaseModel):
+    pageNumber: int
+    pageSize: int
+    sort: SortDto = SortDto()
+    offset: int
+    paged: bool = True
+    unpaged: bool = False
+
+
 class PageWrapper(BaseModel, Generic[T]):
     """Spring Data's page, as Komga serialises it (pages counted from 0)."""
 
     content: list[T]
+    pageable: PageableDto
+    sort: SortDto = SortDto()
     empty: bool
     first: bool
     last: bool
@@ -68,17 +81,29 @@ class LibraryDto(BaseModel):
     importComicInfoSeries: bool = False
     importComicInfoCollection: bool = False
     importComicInfoReadList: bool = False
+    importComicInfoSeriesAppendVolume: bool = False
     importEpubBook: bool = False
     importEpubSeries: bool = False
     importMylarSeries: bool = False
     importLocalArtwork: bool = False
     importBarcodeIsbn: bool = False
     scanForceModifiedTime: bool = False
-    scanDeep: bool = False
+    #: A source is not scanned by Komga's rules; the host watches or asks it itself.
+    scanInterval: str = "DISABLED"
+    scanOnStartup: bool = False
+    scanCbx: bool = True
+    scanPdf: bool = False
+    scanEpub: bool = False
+    scanDirectoryExclusions: list[str] = []
     repairExtensions: bool = False
     convertToCbz: bool = False
     emptyTrashAfterScan: bool = False
     seriesCover: str = "FIRST"
+    hashFiles: bool = False
+    hashPages: bool = False
+    hashKoreader: bool = False
+    analyzeDimensions: bool = False
+    oneshotsDirectory: str | None = None
     unavailable: bool = False
 
 
@@ -111,8 +136,8 @@ class SeriesMetadataDto(BaseModel):
     sharingLabelsLock: bool = False
     links: list[WebLinkDto]
     linksLock: bool = False
-    created: SeriesTime
-    lastModified: SeriesTime
+    created: DateTime
+    lastModified: DateTime
 
 
 class BookMetadataAggregationDto(BaseModel):
@@ -121,8 +146,8 @@ class BookMetadataAggregationDto(BaseModel):
     releaseDate: Day | None
     summary: str = ""
     summaryNumber: str = ""
-    created: SeriesTime
-    lastModified: SeriesTime
+    created: DateTime
+    lastModified: DateTime
 
 
 class SeriesDto(BaseModel):
@@ -130,9 +155,9 @@ class SeriesDto(BaseModel):
     libraryId: str
     name: str
     url: str
-    created: SeriesTime
-    lastModified: SeriesTime
-    fileLastModified: SeriesTime
+    created: DateTime
+    lastModified: DateTime
+    fileLastModified: DateTime
     booksCount: int
     booksReadCount: int
     booksUnreadCount: int
@@ -157,9 +182,9 @@ class MediaDto(BaseModel):
 class ReadProgressDto(BaseModel):
     page: int
     completed: bool
-    readDate: BookTime
-    created: BookTime
-    lastModified: BookTime
+    readDate: DateTime
+    created: DateTime
+    lastModified: DateTime
     deviceId: str
     deviceName: str
 
@@ -183,8 +208,8 @@ class BookMetadataDto(BaseModel):
     isbnLock: bool = False
     links: list[WebLinkDto]
     linksLock: bool = False
-    created: BookTime
-    lastModified: BookTime
+    created: DateTime
+    lastModified: DateTime
 
 
 class BookDto(BaseModel):
@@ -195,9 +220,9 @@ class BookDto(BaseModel):
     name: str
     url: str
     number: int
-    created: BookTime
-    lastModified: BookTime
-    fileLastModified: BookTime
+    created: DateTime
+    lastModified: DateTime
+    fileLastModified: DateTime
     sizeBytes: int = 0
     size: str = "0 B"
     media: MediaDto
@@ -223,8 +248,8 @@ class CollectionDto(BaseModel):
     name: str
     ordered: bool = True
     seriesIds: list[str]
-    createdDate: BookTime
-    lastModifiedDate: BookTime
+    createdDate: DateTime
+    lastModifiedDate: DateTime
     filtered: bool = False
 
 
@@ -256,6 +281,7 @@ def page_of(
         total = number * size + len(content) + (0 if last else 1)
     return PageWrapper[T](
         content=content,
+        pageable=PageableDto(pageNumber=number, pageSize=size, offset=number * size),
         empty=not content,
         first=number == 0,
         last=last,
