@@ -4,13 +4,19 @@ and the reverse."""
 
 import json
 import time
-from typing import Any
+from typing import Any, cast
 from xml.etree.ElementTree import Element
 
 import pytest
 
+from tests.komga.clients import komga_dtos as komga
 from tests.komga.clients.mihon_extension import SearchFilters, SeriesDto, Sort
-from tests.komga.clients.okhttp_session import HttpError, Response
+from tests.komga.clients.okhttp_session import (
+    AsyncHttpClient,
+    HttpError,
+    Response,
+    aidoku_client,
+)
 from tests.opds_face.reader import NS, STREAM, Reader, link
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.core.readers import SESSION_COOKIE
@@ -171,3 +177,21 @@ async def test_an_api_key_and_basic_up_front(local_host: ServedHost) -> None:
     assert answer.status_code == 200 and SESSION_COOKIE not in answer.headers.get("set-cookie", "")
     answer = await local_host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter2"))
     assert answer.status_code == 200 and SESSION_COOKIE in answer.headers["set-cookie"]
+
+
+async def test_aidoku_signs_in_up_front_and_reads(local_host: ServedHost) -> None:
+    await add_reader(local_host, "mika", "hunter2")
+    aidoku = aidoku_client(cast(AsyncHttpClient, local_host.client), "mika", "hunter2")
+    listing = await aidoku.request("GET", f"{SERVER}/api/v1/series?page=0&size=20", check=True)
+    assert [exchange.status_code for exchange in aidoku.exchanges] == [200]
+    series = komga.Page[komga.SeriesDto].model_validate_json(listing.content).content[0]
+    books = await aidoku.request(
+        "GET", f"{SERVER}/api/v1/series/{series.id}/books?unpaged=true", check=True
+    )
+    book = komga.Page[komga.BookDto].model_validate_json(books.content).content[0]
+    pages = await aidoku.request("GET", f"{SERVER}/api/v1/books/{book.id}/pages", check=True)
+    assert len(parsed(pages)) == book.media.pagesCount > 0
+    # A name that is not a reader is refused, with the challenge.
+    stranger = aidoku_client(cast(AsyncHttpClient, local_host.client), "mika", "nope")
+    refused = await stranger.request("GET", f"{SERVER}/api/v1/libraries")
+    assert refused.status_code == 401

@@ -67,16 +67,18 @@ async def series_books(request: Request, visit: Visit) -> Response:
         # Every book at once, as Mihon asks (a source's chapter list is bounded by the source),
         # in one page of at least Komga's default size, as Komga answers it.
         page, size = 0, max(len(ordered), DEFAULT_SIZE)
+    shown = ordered[page * size : (page + 1) * size]
+    counts = await content.page_counts(visit, shelf, manga_slug, shown)
     books = [
         book_of_chapter(
             ChapterRef(source, manga_slug, chapter.slug),
             chapter,
             numbers[chapter.slug],
             work.title,
-            None,
+            counts.get(chapter.slug),
             places.get(chapter.slug),
         )
-        for chapter in ordered[page * size : (page + 1) * size]
+        for chapter in shown
     ]
     last = (page + 1) * size >= len(ordered)
     return as_json(page_of(books, page, size, last=last, total=len(ordered)))

@@ -11,7 +11,6 @@ reader typed) opens, and any other locked source refuses, and is not listed.
 """
 
 import asyncio
-import io
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,11 +18,16 @@ from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Core, HostedSource
 from toshokan.core.images import images_of
-from toshokan.core.images.pictures import MAX_PIXELS, Picture
+from toshokan.core.images.pictures import Picture, as_png
 from toshokan.core.progress import ChapterRef, Position
-from toshokan.errors import ChapterNotFound, InvalidCredentials, RateLimited, UpstreamError
+from toshokan.errors import (
+    ChapterNotFound,
+    HostError,
+    InvalidCredentials,
+    RateLimited,
+    UpstreamError,
+)
 from toshokan.models import AuthType, Chapter, Manga, SearchResponse, SourceConfiguration
-from toshokan.sdk.pictures import bounded_image
 
 #: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
 READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
@@ -117,27 +121,35 @@ async def page_urls(visit: Visit, shelf: Library, ref: ChapterRef) -> list[str]:
     return await images_of(visit.core).page_urls(shelf.slug, ref.manga, ref.chapter, caller)
 
 
+async def page_counts(
+    visit: Visit, shelf: Library, manga_slug: str, chapters: list[Chapter]
+) -> dict[str, int]:
+    """The page counts of ``chapters`` by slug: asked of a source whose chapters are files
+    here (each a read of its own index), else those the source listed with its chapters."""
+    if not holds_files(visit, shelf):
+        return {c.slug: c.pages for c in chapters if c.pages}
+
+    async def count(chapter: Chapter) -> int:
+        ref = ChapterRef(shelf.slug, manga_slug, chapter.slug)
+        try:
+            return len(await page_urls(visit, shelf, ref))
+        except HostError:  # gone since the list was made: its count is unknown
+            return 0
+
+    counted = await asyncio.gather(*(count(chapter) for chapter in chapters))
+    return dict(zip((c.slug for c in chapters), counted, strict=True))
+
+
 async def page_image(visit: Visit, shelf: Library, url: str, *, png: bool) -> Picture:
     """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
     picture = await images_of(visit.core).render(
         shelf.hosted, url, visit.caller.base_url, as_jpeg=True
     )
-    return await asyncio.to_thread(_as_png, picture) if png else picture
+    return await asyncio.to_thread(as_png, picture) if png else picture
 
 
 async def thumbnail(visit: Visit, shelf: Library, url: str) -> Picture:
     return await images_of(visit.core).thumbnail(shelf.hosted, url, visit.caller.base_url)
-
-
-def _as_png(picture: Picture) -> Picture:
-    with bounded_image(picture.data, MAX_PIXELS, _too_large) as image:
-        out = io.BytesIO()
-        image.save(out, "PNG")
-    return Picture(out.getvalue(), "image/png")
-
-
-def _too_large(columns: int, rows: int) -> UpstreamError:
-    return UpstreamError(f"The image is too large to convert ({columns}x{rows}).")
 
 
 async def positions(visit: Visit, source: str, manga_slug: str) -> dict[str, Position]:
