@@ -9,6 +9,7 @@ one cache lookup.
 """
 
 import asyncio
+import functools
 import hashlib
 import json
 import re
@@ -18,7 +19,6 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
-from urllib.parse import urlencode
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -52,6 +52,7 @@ from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_h
 from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.source import Download
+from toshokan.sdk.urls import Urls
 
 T = TypeVar("T")
 CHAPTER_LIST = TypeAdapter(list[Chapter])
@@ -127,6 +128,10 @@ class Core:
             )
         )
         host.services.on_content_changed(self.cache.invalidate)
+        # Every signed link the host hands out, of any face or source, is signed this one way.
+        host.services.link_signer = functools.partial(
+            signed_query, host.services.secret, ttl=settings.host.link_ttl
+        )
         # Readers and their progress: one database every face reads and writes.
         self.database = Database(default_database_path(settings.host.data_dir))
         self.progress = ProgressStore(self.database)
@@ -139,19 +144,15 @@ class Core:
         await self.host.startup()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
-                self.host.services.sign_links(hosted.slug, self.link_signer())
+                self.host.services.sign_links(hosted.slug)
 
     async def shutdown(self) -> None:
         await self.host.shutdown()
         self.database.close()
 
-    def link_signer(self) -> Callable[[str], str]:
-        secret, ttl = self.host.services.secret, self.settings.host.link_ttl
-
-        def signed(path: str) -> str:
-            return urlencode(signed_query(secret, path, ttl))
-
-        return signed
+    def urls(self, caller: Caller) -> Urls:
+        """The host's one link builder, on the address ``caller`` reached the host at."""
+        return self.host.services.urls(caller.base_url)
 
     # -- sources -------------------------------------------------------------------
 

@@ -55,6 +55,7 @@ from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
+from toshokan.sdk.urls import Urls
 
 __all__ = [
     "EPOCH",
@@ -95,6 +96,7 @@ __all__ = [
     "UpstreamError",
     "UpstreamLimiter",
     "UpstreamTimeout",
+    "Urls",
     "clean_text",
     "default_error_detail",
     "gather",

@@ -9,9 +9,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import urlencode
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape, quoteattr
+
+from toshokan.core import with_query
 
 ATOM = "http://www.w3.org/2005/Atom"
 OPDS = "http://opds-spec.org/2010/catalog"
@@ -181,7 +182,7 @@ def pages(
     kept = [(k, v) for k, v in query if k != "page"]
 
     def at(number: int) -> str:
-        return f"{base}?{urlencode([*kept, ('page', str(number))])}"
+        return with_query(base, [*kept, ("page", str(number))])
 
     links = [Link("first", at(1), feed_type)]
     if page > 1:

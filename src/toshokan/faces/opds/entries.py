@@ -19,6 +19,9 @@ from toshokan.faces.opds.context import Ctx
 from toshokan.faces.opds.listing import Listed
 from toshokan.models import Chapter, Manga
 
+#: The OPDS-PSE stream template after a chapter's ``pages``: the reader fills both in.
+PAGE_TEMPLATE = "/{pageNumber}?maxWidth={maxWidth}"
+
 
 def cover_links(ctx: Ctx, cover: str | None) -> list[Link]:
     """A cover and its thumbnail, both served by the host's image pipeline through signed links."""
@@ -75,15 +78,13 @@ def stream_link(
 ) -> Link:
     """The PSE stream link, with where the reader is in it: ``pse:lastRead`` counts pages
     from 1 (PSE 1.1) where the store counts from 0, and ``pse:lastReadDate`` (PSE 1.2) says when."""
-    pages = ctx.url("series", manga_slug, chapter_slug, "pages")
+    pages = ctx.url("series", manga_slug, chapter_slug, "pages", template=PAGE_TEMPLATE)
     extra = {f"{{{atom.PSE}}}count": str(count)}
     if position is not None:
         extra[f"{{{atom.PSE}}}lastRead"] = str(position.page + 1)
         read_at = datetime.fromtimestamp(position.updated, UTC)
         extra[f"{{{atom.PSE}}}lastReadDate"] = atom.timestamp(read_at)
-    return Link(
-        atom.REL_STREAM, f"{pages}/{{pageNumber}}?maxWidth={{maxWidth}}", "image/jpeg", extra=extra
-    )
+    return Link(atom.REL_STREAM, pages, "image/jpeg", extra=extra)
 
 
 def acquisition_link(download: Download) -> Link:

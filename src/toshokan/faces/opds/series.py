@@ -65,10 +65,10 @@ async def series(request: Request, ctx: Ctx) -> Response:
         author=", ".join(manga.authors) or ctx.config.name,
         updated=atom.timestamp(manga.updatedAt),
         links=[
-            Link("self", f"{url}?page={page}", ACQUISITION),
-            Link("start", ctx.base, NAVIGATION),
+            Link("self", ctx.url("series", manga_slug, query={"page": str(page)}), ACQUISITION),
+            Link("start", ctx.root, NAVIGATION),
             Link("up", ctx.url(), NAVIGATION),
-            *search_links(ctx.url()),
+            *search_links(ctx),
             *atom.pages(url, page, found.more, ACQUISITION),
         ],
         entries=entries,
@@ -107,7 +107,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
         title=chapter_title(chapter),
         links=[
             Link("self", here, ACQUISITION),
-            Link("start", ctx.base, NAVIGATION),
+            Link("start", ctx.root, NAVIGATION),
             Link("up", ctx.url("series", manga_slug), ACQUISITION),
         ],
         entries=[entry],

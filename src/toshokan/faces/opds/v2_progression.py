@@ -93,12 +93,17 @@ class Problem(Exception):
         return Response(json.dumps(body), self.status, headers=NO_STORE, media_type=PROBLEM)
 
 
-def progression_links(chapter_url: str) -> list[dict[str, Any]]:
-    """The links to both documents, for a publication whose address is ``chapter_url``."""
+def progression_links(ctx: Ctx, manga_slug: str, chapter_slug: str) -> list[dict[str, Any]]:
+    """The links to both documents of a chapter's publication."""
+    chapter = ("series", manga_slug, chapter_slug)
     return [
-        {"href": f"{chapter_url}/progression", "type": OPDS_PROGRESSION, "rel": REL_PROGRESSION},
         {
-            "href": f"{chapter_url}/readium-progression",
+            "href": ctx.v2_url(*chapter, "progression"),
+            "type": OPDS_PROGRESSION,
+            "rel": REL_PROGRESSION,
+        },
+        {
+            "href": ctx.v2_url(*chapter, "readium-progression"),
             "type": READIUM_PROGRESSION,
             "rel": REL_CANTOOK_PROGRESSION,
         },
@@ -131,13 +136,12 @@ def opds_document(position: Position) -> dict[str, Any]:
 
 
 def readium_document(ctx: Ctx, ref: ChapterRef, position: Position) -> dict[str, Any]:
-    pages = ctx.url("series", ref.manga, ref.chapter, "pages")
     shown = position.page + 1
     return {
         "modified": _modified(position.updated),
         "device": _device(position),
         "locator": {
-            "href": f"{pages}/{position.page}",
+            "href": ctx.url("series", ref.manga, ref.chapter, "pages", str(position.page)),
             "type": "image/jpeg",
             "locations": {
                 "position": shown,

@@ -402,7 +402,7 @@ class LocalLibrary(Source[LocalSettings]):
         people = unique([*json.loads(row["writers"]), *json.loads(row["artists"])])
         return Manga(
             slug=row["slug"],
-            url=f"{ctx.base_url.rstrip('/')}/{self.slug}/{row['slug']}",
+            url=self.urls(ctx).manga(self.slug, row["slug"]),
             title=row["title"],
             alternativeTitles=json.loads(row["alt_titles"]),
             authors=people,
@@ -429,11 +429,11 @@ class LocalLibrary(Source[LocalSettings]):
         rows = await asyncio.to_thread(load)
         if rows is None:
             raise MangaNotFound()
-        base = ctx.base_url.rstrip("/")
+        urls = self.urls(ctx)
         return [
             Chapter(
                 slug=row["slug"],
-                url=row["web"] or f"{base}/{self.slug}/{manga_slug}/chapters/{row['slug']}",
+                url=row["web"] or urls.chapter(self.slug, manga_slug, row["slug"]),
                 title=row["title"],
                 number=row["number"],
                 date=_timestamp(row["date"]),
