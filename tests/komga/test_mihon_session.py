@@ -4,6 +4,7 @@ and the reverse."""
 
 import json
 import time
+from pathlib import Path
 from typing import Any, cast
 from xml.etree.ElementTree import Element
 
@@ -22,9 +23,10 @@ from toshokan.core.progress import ChapterRef, Position
 from toshokan.core.readers import SESSION_COOKIE
 from toshokan.faces.komga.ids import book_of
 from toshokan.faces.opds.atom import PSE
-from toshokan.testing import ServedHost
+from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
+from toshokan.testing import ServedHost, serve_host
 
-from .conftest import SERVER, add_reader, mihon
+from .conftest import SECRET, SERVER, add_reader, mihon
 
 pytestmark = pytest.mark.anyio
 
@@ -195,3 +197,21 @@ async def test_aidoku_signs_in_up_front_and_reads(local_host: ServedHost) -> Non
     stranger = aidoku_client(cast(AsyncHttpClient, local_host.client), "mika", "nope")
     refused = await stranger.request("GET", f"{SERVER}/api/v1/libraries")
     assert refused.status_code == 401
+
+
+async def test_the_session_cookie_follows_a_proxys_path_prefix(tmp_path: Path) -> None:
+    """Behind a proxy serving the host under ``/comics``, the app's address is
+    ``https://.../comics/_/komga``: the cookie's path must be under it to come back."""
+    root = tmp_path / "library"
+    write_demo_library(root, series=1, chapters=1, pages=1)
+    async with serve_host(
+        {"local": (LocalLibrary, LocalSettings(root=root, watch=False))},
+        data_dir=tmp_path / "data",
+        host={"secret": SECRET, "public_url": "https://comics.example.org/comics"},
+        limits={"rate_limit": 0},
+    ) as host:
+        await add_reader(host, "mika", "hunter2")
+        answer = await host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter2"))
+    assert answer.status_code == 200
+    cookie = answer.headers["set-cookie"]
+    assert "Path=/comics/_/komga" in cookie and "HttpOnly" in cookie

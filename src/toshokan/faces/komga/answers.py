@@ -2,11 +2,13 @@
 
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, TypeAdapter
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import host_path
 from toshokan.core.http import caller_of, core_of
 from toshokan.core.images import image_response
 from toshokan.core.images.pictures import Picture
@@ -14,7 +16,7 @@ from toshokan.faces.komga.auth import reader_of, set_session
 from toshokan.faces.komga.content import Visit
 from toshokan.faces.komga.errors import komga_endpoint
 
-PREFIX = "/_/komga"
+PREFIX = host_path("komga")
 _LIST: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
 #: Every answer shows the reader's own progress: never kept by a shared cache.
 PRIVATE = "private, no-cache"
@@ -47,7 +49,9 @@ def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         reader, token = await reader_of(request, core, caller)
         response = await handler(request, Visit(core, caller, reader))
         if token is not None:
-            set_session(request, response, token, PREFIX)
+            # Under the address the app typed, a proxy's path prefix included.
+            face = urlsplit(core.urls(caller).face("komga")).path
+            set_session(request, response, token, face)
         return response
 
     return komga_endpoint(endpoint)
