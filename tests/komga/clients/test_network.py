@@ -12,6 +12,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.testclient import TestClient
 
 from . import samples
 from .aidoku_source import AidokuKomgaSource, AidokuSourceError, condition
@@ -293,3 +294,10 @@ async def test_aidoku_shows_the_error_field_of_komgas_error_body(komga, transpor
     with pytest.raises(AidokuSourceError) as failure:
         await source.series(SERIES_ID)
     assert str(failure.value) == "Unauthorized"
+
+
+async def test_the_harness_also_drives_starlettes_test_client(komga):
+    with TestClient(komga.app()) as client:
+        source = MihonKomgaSource(MihonNetwork(client).extension_client("reader", "secret"), BASE)
+        assert (await source.series_details(SERIES_ID)).title == "Blame!"
+    assert len(komga.seen) == 2 and "authorization" in komga.seen[1].headers
