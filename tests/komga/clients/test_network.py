@@ -218,11 +218,21 @@ async def test_a_cookie_scoped_to_api_v1_does_not_reach_the_trackers_v2_calls(ko
     assert await tracker.match(f"{BASE}/api/v1/series/{SERIES_ID}") is None
 
 
-async def test_a_secure_cookie_is_not_kept_over_http(komga, transport):
+async def test_a_secure_cookie_is_kept_and_sent_over_https_only(komga, transport):
     komga.cookie_attributes = "Path=/; Secure; HttpOnly"
     network = MihonNetwork(transport)
     await MihonKomgaSource(network.extension_client("reader", "secret"), BASE).popular(1)
     assert list(network.jar) == []
+    secure = MihonNetwork(transport)
+    await MihonKomgaSource(
+        secure.extension_client("reader", "secret"), "https://testserver"
+    ).popular(1)
+    assert [cookie.secure for cookie in secure.jar] == [True]
+    tracker = MihonKomgaTracker(secure.tracker_client())
+    assert (
+        await tracker.get_track_search(f"https://testserver/api/v1/series/{SERIES_ID}")
+    ).title == "Blame!"
+    assert secure.jar.cookie_header(f"http://testserver/api/v1/series/{SERIES_ID}") is None
 
 
 async def test_a_second_401_is_not_retried_and_an_api_key_never_sends_basic(komga, transport):
