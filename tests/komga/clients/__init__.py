@@ -4,7 +4,8 @@ Each module says which files of which app it follows:
 
 - :mod:`.mihon_extension`: Mihon's Komga extension (``MihonKomgaSource``):
   listings, search with filters, series, chapters, pages, images, filter
-  options, mapped to what the user sees (``SManga``, ``SChapter``, ``Page``).
+  options; :mod:`.mihon_extension_models`: the models it decodes and the
+  mapping to what the user sees (``SManga``, ``SChapter``, ``Page``).
 - :mod:`.mihon_tracker`: Mihon's Komga tracker (``MihonKomgaTracker``): the
   series lookup, ``/api/v2/series/{id}/read-progress/tachiyomi``, binding and
   marking chapters read.

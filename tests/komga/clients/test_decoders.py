@@ -11,7 +11,7 @@ from . import aidoku_source as aidoku
 from . import komga_dtos, samples
 from . import mihon_tracker as tracker
 from .kotlinx_json import KFloat, KInt, KotlinxModel, KString, kotlin_double_string, to_float32
-from .mihon_extension import (
+from .mihon_extension_models import (
     COMPLETED,
     PUBLISHING_FINISHED,
     BookDto,
