@@ -311,3 +311,19 @@ async def test_the_harness_also_drives_starlettes_test_client(komga):
         source = MihonKomgaSource(MihonNetwork(client).extension_client("reader", "secret"), BASE)
         assert (await source.series_details(SERIES_ID)).title == "Blame!"
     assert len(komga.seen) == 2 and "authorization" in komga.seen[1].headers
+
+
+async def test_collections_read_lists_and_books_change_the_path_and_the_alphabetical_sort(
+    transport,
+):
+    source = MihonKomgaSource(MihonNetwork(transport).extension_client(), BASE)
+    by_name = Sort(1, True)
+    assert source.search_url(1, "", SearchFilters(collection="C1", sort=by_name)) == (
+        f"{BASE}/api/v1/collections/C1/series?search=&page=0&deleted=false&sort=name%2Casc"
+    )
+    assert source.search_url(3, "x", SearchFilters(type=1, sort=by_name)) == (
+        f"{BASE}/api/v1/readlists?search=x&page=2&deleted=false&sort=name%2Casc"
+    )
+    assert source.search_url(1, "", SearchFilters(type=2, sort=None, read=True)) == (
+        f"{BASE}/api/v1/books?search=&page=0&deleted=false&read_status=READ"
+    )
