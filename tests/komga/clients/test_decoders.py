@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from . import aidoku_source as aidoku
 from . import komga_dtos, samples
 from . import mihon_tracker as tracker
 from .kotlinx_json import KFloat, KInt, KotlinxModel, KString, kotlin_double_string, to_float32
-from .mihon_extension import (
+from .mihon_extension_models import (
     COMPLETED,
     PUBLISHING_FINISHED,
     BookDto,
@@ -428,3 +429,58 @@ def test_the_tracker_sends_a_double_for_a_series_and_an_int_for_a_read_list():
         == b'{"lastBookNumberSortRead":1.100000023841858}'
     )
     assert tracker.update_body(f"{BASE}/api/v1/readlists/R1", 2.0) == b'{"lastBookRead":2}'
+
+
+# --- Aidoku's models -----------------------------------------------------------------
+
+
+def test_aidoku_reads_komgas_series_and_books():
+    series = aidoku.KomgaPageResponse[list[aidoku.KomgaSeries]].decode(
+        json.dumps(samples.page_of([samples.series()]))
+    )
+    assert series.totalPages == 1 and series.content[0].metadata.status == "ENDED"
+    book = aidoku.KomgaBook.decode(json.dumps(samples.book()))
+    assert book.metadata.releaseDate == datetime(1997, 7, 23, tzinfo=UTC)
+    assert book.metadata.created == datetime(2024, 3, 1, 10, 15, 31, tzinfo=UTC)
+    assert book.readProgress is not None and book.readProgress.page == 3
+
+
+@pytest.mark.parametrize(
+    ("change", "accepted"),
+    [
+        (lambda answer: replaced(answer, "media.pagesCount", 5.0), True),
+        (lambda answer: replaced(answer, "readProgress", None), True),
+        (lambda answer: without(answer, "metadata.releaseDate"), True),
+        (lambda answer: replaced(answer, "metadata.created", "2024-03-01T10:15:31.5Z"), True),
+        (lambda answer: replaced(answer, "media.pagesCount", 5.5), False),
+        (lambda answer: replaced(answer, "metadata.created", 1709288131), False),
+        (lambda answer: without(answer, "metadata.created"), False),
+        (lambda answer: replaced(answer, "metadata.number", 1), False),
+        (lambda answer: replaced(answer, "media.epubDivinaCompatible", 0), False),
+    ],
+)
+def test_aidoku_decodes_books_as_swift_does(change, accepted):
+    text = json.dumps(change(samples.book()))
+    if accepted:
+        aidoku.KomgaBook.decode(text)
+    else:
+        with pytest.raises(ValidationError):
+            aidoku.KomgaBook.decode(text)
+
+
+def test_aidoku_shows_no_date_for_a_date_in_neither_pattern():
+    assert aidoku.parse_aidoku_date("2024-03-01T10:15:31.5Z") is None
+    assert aidoku.parse_aidoku_date("2024-03-01T10:15:31") is None
+    assert aidoku.parse_aidoku_date("1997-07-23") == datetime(1997, 7, 23, tzinfo=UTC)
+
+
+def test_aidoku_refuses_a_status_it_does_not_know():
+    with pytest.raises(ValidationError):
+        aidoku.KomgaSeries.decode(
+            json.dumps(replaced(samples.series(), "metadata.status", "COMPLETED"))
+        )
+
+
+def test_aidoku_writes_floats_as_swift_does():
+    assert aidoku.swift_float_json(3.0) == "3"
+    assert aidoku.swift_float_json(1.1) == "1.1"

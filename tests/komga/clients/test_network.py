@@ -12,8 +12,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.testclient import TestClient
 
 from . import samples
+from .aidoku_source import AidokuKomgaSource, AidokuSourceError, condition
 from .mihon_extension import MihonKomgaSource, SearchFilters, Sort
 from .mihon_tracker import COMPLETED, READING, MihonKomgaTracker
 from .okhttp_session import HttpError, MihonNetwork, aidoku_client
@@ -31,6 +33,7 @@ class StandIn:
     cookie_attributes: str = "Path=/; HttpOnly; SameSite=Lax"
     seen: list[Request] = field(default_factory=list)
     puts: list[bytes] = field(default_factory=list)
+    posts: list[tuple[str, str, Any]] = field(default_factory=list)
     read_up_to: float = 1.0
 
     def signed_in(self, request: Request) -> bool:
@@ -44,11 +47,28 @@ class StandIn:
         self.seen.append(request)
         if not self.signed_in(request):
             return JSONResponse(
-                {"status": 401}, 401, headers={"WWW-Authenticate": 'Basic realm="Realm"'}
+                {
+                    "timestamp": "2024-03-01T10:15:30.123+00:00",
+                    "status": 401,
+                    "error": "Unauthorized",
+                    "message": "Unauthorized",
+                    "path": request.url.path,
+                },
+                401,
+                headers={"WWW-Authenticate": 'Basic realm="Realm"'},
             )
         path = request.url.path
         body: Any
-        if path == "/api/v1/series":
+        if request.method == "POST":
+            self.posts.append((path, request.url.query, json.loads(await request.body())))
+            epub = samples.book(id="E1")
+            epub["media"].update(mediaType="application/epub+zip", mediaProfile="EPUB")
+            body = samples.page_of(
+                [samples.series()] if path == "/api/v1/series/list" else [samples.book(), epub]
+            )
+        elif path == "/api/v2/users/me":
+            body = {"id": "U1", "email": "reader", "roles": ["USER"]}
+        elif path == "/api/v1/series":
             body = samples.page_of([samples.series()], total=21)
         elif path == f"/api/v1/series/{SERIES_ID}":
             body = samples.series()
@@ -80,7 +100,9 @@ class StandIn:
         return response
 
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/{path:path}", self.answer, methods=["GET", "PUT"])])
+        return Starlette(
+            routes=[Route("/{path:path}", self.answer, methods=["GET", "PUT", "POST"])]
+        )
 
 
 @pytest.fixture
@@ -196,11 +218,21 @@ async def test_a_cookie_scoped_to_api_v1_does_not_reach_the_trackers_v2_calls(ko
     assert await tracker.match(f"{BASE}/api/v1/series/{SERIES_ID}") is None
 
 
-async def test_a_secure_cookie_is_not_kept_over_http(komga, transport):
+async def test_a_secure_cookie_is_kept_and_sent_over_https_only(komga, transport):
     komga.cookie_attributes = "Path=/; Secure; HttpOnly"
     network = MihonNetwork(transport)
     await MihonKomgaSource(network.extension_client("reader", "secret"), BASE).popular(1)
     assert list(network.jar) == []
+    secure = MihonNetwork(transport)
+    await MihonKomgaSource(
+        secure.extension_client("reader", "secret"), "https://testserver"
+    ).popular(1)
+    assert [cookie.secure for cookie in secure.jar] == [True]
+    tracker = MihonKomgaTracker(secure.tracker_client())
+    assert (
+        await tracker.get_track_search(f"https://testserver/api/v1/series/{SERIES_ID}")
+    ).title == "Blame!"
+    assert secure.jar.cookie_header(f"http://testserver/api/v1/series/{SERIES_ID}") is None
 
 
 async def test_a_second_401_is_not_retried_and_an_api_key_never_sends_basic(komga, transport):
@@ -222,3 +254,76 @@ async def test_aidoku_sends_basic_up_front(komga, transport):
     answer = await client.request("GET", f"{BASE}/api/v1/series/{SERIES_ID}", check=True)
     assert answer.status_code == 200 and len(komga.seen) == 1
     assert komga.seen[0].headers["accept"] == "application/json"
+
+
+async def test_aidoku_signs_in_searches_and_tracks_with_basic_on_every_request(komga, transport):
+    source = AidokuKomgaSource(aidoku_client(transport, "reader", "secret"), BASE)
+    assert await source.login("reader")
+    results = await source.search(
+        1, "blame", [condition("genre", "is", "Sci-Fi")], sort=1, ascending=False
+    )
+    assert results.content[0].metadata.title == "Blame!"
+    chapters = await source.chapters(SERIES_ID)
+    assert [chapter.id for chapter in chapters] == [BOOK_ID]
+    assert komga.posts == [
+        (
+            "/api/v1/series/list",
+            "page=0&size=20&sort=createdDate%2Cdesc",
+            {
+                "condition": {
+                    "allOf": [
+                        {"deleted": {"operator": "isFalse"}},
+                        {"genre": {"operator": "is", "value": "Sci-Fi"}},
+                    ]
+                },
+                "fullTextSearch": "blame",
+            },
+        ),
+        (
+            "/api/v1/books/list",
+            "unpaged=true&sort=metadata.numberSort%2Cdesc",
+            {
+                "condition": {
+                    "allOf": [
+                        {"seriesId": {"operator": "is", "value": SERIES_ID}},
+                        {"deleted": {"operator": "isFalse"}},
+                    ]
+                }
+            },
+        ),
+    ]
+    assert (await source.tracker_state(SERIES_ID)).lastReadContinuousNumberSort == 1.0
+    await source.tracker_update(SERIES_ID, 2.5)
+    assert komga.puts == [b'{"lastBookNumberSortRead":2}']
+    assert all(request.headers["authorization"].startswith("Basic ") for request in komga.seen)
+
+
+async def test_aidoku_shows_the_error_field_of_komgas_error_body(komga, transport):
+    source = AidokuKomgaSource(aidoku_client(transport, "reader", "wrong"), BASE)
+    assert not await source.login("reader")
+    with pytest.raises(AidokuSourceError) as failure:
+        await source.series(SERIES_ID)
+    assert str(failure.value) == "Unauthorized"
+
+
+async def test_the_harness_also_drives_starlettes_test_client(komga):
+    with TestClient(komga.app()) as client:
+        source = MihonKomgaSource(MihonNetwork(client).extension_client("reader", "secret"), BASE)
+        assert (await source.series_details(SERIES_ID)).title == "Blame!"
+    assert len(komga.seen) == 2 and "authorization" in komga.seen[1].headers
+
+
+async def test_collections_read_lists_and_books_change_the_path_and_the_alphabetical_sort(
+    transport,
+):
+    source = MihonKomgaSource(MihonNetwork(transport).extension_client(), BASE)
+    by_name = Sort(1, True)
+    assert source.search_url(1, "", SearchFilters(collection="C1", sort=by_name)) == (
+        f"{BASE}/api/v1/collections/C1/series?search=&page=0&deleted=false&sort=name%2Casc"
+    )
+    assert source.search_url(3, "x", SearchFilters(type=1, sort=by_name)) == (
+        f"{BASE}/api/v1/readlists?search=x&page=2&deleted=false&sort=name%2Casc"
+    )
+    assert source.search_url(1, "", SearchFilters(type=2, sort=None, read=True)) == (
+        f"{BASE}/api/v1/books?search=&page=0&deleted=false&read_status=READ"
+    )
