@@ -5,7 +5,7 @@ import base64
 
 import pytest
 
-from tests.komga.clients.mihon_extension import PageWrapperDto, ReadListDto
+from tests.komga.clients.mihon_extension_models import PageWrapperDto, ReadListDto
 from toshokan.faces.komga.ids import MAX_ID
 from toshokan.testing import ServedHost
 

@@ -10,13 +10,8 @@ import pytest
 from PIL import Image
 
 from tests.komga.clients.kotlinx_json import decode_as
-from tests.komga.clients.mihon_extension import (
-    LibraryDto,
-    PageWrapperDto,
-    SearchFilters,
-    SeriesDto,
-    Sort,
-)
+from tests.komga.clients.mihon_extension import SearchFilters, Sort
+from tests.komga.clients.mihon_extension_models import LibraryDto, PageWrapperDto, SeriesDto
 from tests.opds_adapter.fakes import Komga as KomgaCatalogue
 from tests.opds_adapter.helpers import serve_opds
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library

@@ -6,12 +6,11 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.komga.clients.mihon_extension import (
+from tests.komga.clients.mihon_extension import SearchFilters, Sort
+from tests.komga.clients.mihon_extension_models import (
     ONGOING,
     PageWrapperDto,
-    SearchFilters,
     SeriesDto,
-    Sort,
     parse_date_time_strict,
 )
 from toshokan.testing import ServedHost

@@ -11,7 +11,8 @@ from xml.etree.ElementTree import Element
 import pytest
 
 from tests.komga.clients import komga_dtos as komga
-from tests.komga.clients.mihon_extension import SearchFilters, SeriesDto, Sort
+from tests.komga.clients.mihon_extension import SearchFilters, Sort
+from tests.komga.clients.mihon_extension_models import SeriesDto
 from tests.komga.clients.okhttp_session import (
     AsyncHttpClient,
     HttpError,
