@@ -20,6 +20,7 @@ from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import InvalidRequest, NotFound
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, no_content, picture
+from toshokan.faces.komga.conditions import series_of_books_search
 from toshokan.faces.komga.content import Library, Visit
 from toshokan.faces.komga.dto import BookDto, PageDto, page_of
 from toshokan.faces.komga.ids import book_of, series_of
@@ -51,7 +52,17 @@ async def _book(visit: Visit, text: str) -> tuple[Library, ChapterRef, Chapter, 
 
 
 async def series_books(request: Request, visit: Visit) -> Response:
-    source, manga_slug = series_of(request.path_params["id"])
+    """``GET /api/v1/series/{id}/books``: Mihon's chapter list."""
+    return await _books(request, visit, request.path_params["id"])
+
+
+async def search_books(request: Request, visit: Visit) -> Response:
+    """``POST /api/v1/books/list``: Aidoku's chapter list, the books of one series."""
+    return await _books(request, visit, series_of_books_search(await read_json(request)))
+
+
+async def _books(request: Request, visit: Visit, series: str) -> Response:
+    source, manga_slug = series_of(series)
     page, size = page_params(request.query_params)
     shelf = await content.library(visit, source)
     work, chapters, places = await asyncio.gather(

@@ -17,6 +17,7 @@ from typing import Any
 from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Core, HostedSource
+from toshokan.core.credentials import basic_credentials
 from toshokan.core.images import images_of
 from toshokan.core.images.pictures import Picture, as_png
 from toshokan.core.progress import ChapterRef, Position
@@ -40,6 +41,12 @@ class Visit:
     core: Core
     caller: Caller
     reader: str
+
+    @property
+    def signed_as(self) -> str:
+        """The name sent with Basic, if any (on a host without readers, no one checks it)."""
+        basic = basic_credentials(self.caller.headers)
+        return "" if basic is None else basic[0]
 
     def source_caller(self, config: SourceConfiguration) -> Caller:
         """The caller as a source should see it: its Basic header only if the source wants it."""

@@ -13,6 +13,8 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/libraries", series.list_libraries),
     (f"{V1}/libraries/{{id}}", series.one_library),
     (f"{V1}/series", series.list_series),
+    # Before ``series/{id}``, which would take the word for an id.
+    (f"{V1}/series/release-dates", series.empty_list),
     (f"{V1}/series/{{id}}", series.one_series),
     (f"{V1}/series/{{id}}/thumbnail", series.series_thumbnail),
     (f"{V1}/series/{{id}}/books", books.series_books),
@@ -27,6 +29,9 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/tags", series.empty_list),
     (f"{V1}/publishers", series.empty_list),
     (f"{V1}/authors", series.empty_list),
+    (f"{V1}/languages", series.languages),
+    (f"{V1}/age-ratings", series.empty_list),
+    (f"{V1}/sharing-labels", series.empty_list),
     (f"{V1}/users/me", series.me),
     (f"{V2}/users/me", series.me),
     (f"{V2}/series/{{id}}/read-progress/tachiyomi", tracker.tachiyomi_progress),
@@ -38,6 +43,8 @@ def komga_routes() -> list[BaseRoute]:
         Route(path, komga_route(handler), methods=["GET"]) for path, handler in GET
     ]
     routes += [
+        Route(f"{V1}/series/list", komga_route(series.search_series), methods=["POST"]),
+        Route(f"{V1}/books/list", komga_route(books.search_books), methods=["POST"]),
         Route(
             f"{V1}/books/{{id}}/read-progress",
             komga_route(books.mark_progress),

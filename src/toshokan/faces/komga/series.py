@@ -13,9 +13,11 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core.bodies import read_json
 from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamError
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
+from toshokan.faces.komga.conditions import series_search
 from toshokan.faces.komga.content import Library, Visit
 from toshokan.faces.komga.dto import (
     CollectionDto,
@@ -57,7 +59,16 @@ async def one_library(request: Request, visit: Visit) -> Response:
 
 
 async def list_series(request: Request, visit: Visit) -> Response:
-    query = series_query(request.query_params)
+    """``GET /api/v1/series``: the query parameters Mihon's extension sends."""
+    return await _series(visit, series_query(request.query_params))
+
+
+async def search_series(request: Request, visit: Visit) -> Response:
+    """``POST /api/v1/series/list``: the search conditions Aidoku sends."""
+    return await _series(visit, series_search(request.query_params, await read_json(request)))
+
+
+async def _series(visit: Visit, query: SeriesQuery) -> Response:
     shelves = [
         shelf
         for shelf in await content.libraries(visit)
@@ -115,8 +126,15 @@ async def genres(request: Request, visit: Visit) -> Response:
     return as_json(sorted(names, key=str.casefold))
 
 
+async def languages(request: Request, visit: Visit) -> Response:
+    """The languages the reader's sources are in."""
+    codes = {code for shelf in await content.libraries(visit) for code in shelf.config.languages}
+    return as_json(sorted(codes))
+
+
 async def empty_list(request: Request, visit: Visit) -> Response:
-    """Tags, publishers and authors: sources declare none up front, so there is nothing to offer."""
+    """Tags, publishers, authors, age ratings, release dates, sharing labels: sources declare
+    none of them up front, so there is nothing to offer."""
     return as_json([])
 
 
@@ -173,6 +191,7 @@ async def no_read_list(request: Request, visit: Visit) -> Response:
 
 
 async def me(request: Request, visit: Visit) -> Response:
-    """Who signed in: clients check credentials here (the implicit reader's name is empty)."""
-    name = visit.reader or "reader"
+    """Who signed in: Aidoku accepts a sign-in when ``email`` is the name it sent. On a host
+    without readers anyone is the one implicit reader, by whatever name they typed."""
+    name = visit.reader or visit.signed_as
     return as_json(UserDto(id=name, email=name, roles=["USER", "PAGE_STREAMING"]))
