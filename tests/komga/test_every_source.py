@@ -9,9 +9,12 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from tests.komga.clients import komga_dtos as komga
 from tests.komga.clients.kotlinx_json import decode_as
 from tests.komga.clients.mihon_extension import SearchFilters, Sort
 from tests.komga.clients.mihon_extension_models import LibraryDto, PageWrapperDto, SeriesDto
+from tests.komga.clients.mihon_tracker import MihonKomgaTracker
+from tests.mangadex.fake import FakeMangaDex
 from tests.opds_adapter.fakes import Komga as KomgaCatalogue
 from tests.opds_adapter.helpers import serve_opds
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
@@ -121,3 +124,34 @@ async def test_a_locked_series_asks_for_its_credentials(locked_host: ServedHost)
     _, source = mihon(locked_host, "reader", "open sesame")
     details = await source.series_details(series_id)
     assert details.url == f"{SERVER}/api/v1/series/{series_id}"
+
+
+async def test_chapter_versions_are_books_the_tracker_counts_once(
+    mangadex_host: ServedHost, mangadex_fake: FakeMangaDex
+) -> None:
+    """Two groups' chapter 2 are two books of number 2; Mihon's tracker counts the number once,
+    and marking up to it marks both versions read."""
+    pirates = next(m for m in mangadex_fake.manga.values() if m.title["en"] == "Pirate Voyage")
+    other = mangadex_fake.add_group("Other Scans")
+    mangadex_fake.add_chapter(pirates, "2", title="Chapter 2", groups=[other.id])
+    network, source = mihon(mangadex_host)
+    series = (await source.search(1, "Pirate", SearchFilters(sort=Sort(0, True)))).mangas[0]
+    chapters = await source.chapter_list(series.url)
+    assert sorted((c.chapter_number, c.scanlator) for c in chapters) == [
+        (1.0, "Straw Hat Scans"),
+        (2.0, "Other Scans"),
+        (2.0, "Straw Hat Scans"),
+        (3.0, "Straw Hat Scans"),
+    ]
+    tracker = MihonKomgaTracker(network.tracker_client())
+    track = await tracker.get_track_search(series.url)
+    assert track.total_chapters == 3
+    track = await tracker.chapter_read(track, 2.0)
+    assert track.last_chapter_read == 2.0
+    books = await source.client.request("GET", f"{series.url}/books?unpaged=true")
+    read = {
+        (book.metadata.numberSort, book.metadata.authors[0].name)
+        for book in komga.Page[komga.BookDto].model_validate_json(books.content).content
+        if book.readProgress is not None and book.readProgress.completed
+    }
+    assert read == {(1.0, "Straw Hat Scans"), (2.0, "Other Scans"), (2.0, "Straw Hat Scans")}

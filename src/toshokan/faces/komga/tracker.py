@@ -13,6 +13,7 @@ KOReader see them, and what they record shows here.
 import asyncio
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.requests import Request
@@ -26,6 +27,7 @@ from toshokan.faces.komga.answers import as_json, no_content
 from toshokan.faces.komga.content import Visit
 from toshokan.faces.komga.dto import TachiyomiReadProgressV2Dto
 from toshokan.faces.komga.ids import series_of
+from toshokan.models import Chapter
 from toshokan.models.search import MAX_FILTER_NUMBER
 
 #: The longest device name kept with a position.
@@ -39,31 +41,38 @@ class ReadProgressUpdateV2(BaseModel):
     lastBookNumberSortRead: float
 
 
-async def _numbers(
-    visit: Visit, source: str, manga_slug: str
-) -> tuple[dict[float, list[str]], dict[str, Position], content.Library]:
+@dataclass(frozen=True)
+class SeriesProgress:
+    """A series' chapters by number (each number's versions), and the reader's places in them."""
+
+    shelf: content.Library
+    versions: dict[float, list[Chapter]]
+    places: dict[str, Position]
+
+
+async def _progress(visit: Visit, source: str, manga_slug: str) -> SeriesProgress:
     shelf = await content.library(visit, source)
     chapters, places = await asyncio.gather(
         content.chapters(visit, shelf, manga_slug),
         content.positions(visit, source, manga_slug),
     )
-    versions: dict[float, list[str]] = defaultdict(list)
+    versions: dict[float, list[Chapter]] = defaultdict(list)
     for chapter in chapters:
-        versions[float(chapter.number)].append(chapter.slug)
-    return dict(versions), places, shelf
+        versions[float(chapter.number)].append(chapter)
+    return SeriesProgress(shelf, dict(versions), places)
 
 
 async def tachiyomi_progress(request: Request, visit: Visit) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    versions, places, _ = await _numbers(visit, source, manga_slug)
+    progress = await _progress(visit, source, manga_slug)
 
-    def state(slugs: list[str]) -> str:
-        found = [places[slug] for slug in slugs if slug in places]
+    def state(versions: list[Chapter]) -> str:
+        found = [progress.places[c.slug] for c in versions if c.slug in progress.places]
         if any(p.finished for p in found):
             return "read"
         return "started" if found else "unread"
 
-    states = {number: state(slugs) for number, slugs in versions.items()}
+    states = {number: state(versions) for number, versions in progress.versions.items()}
     continuous = 0.0
     for number in sorted(states):
         if states[number] != "read":
@@ -90,19 +99,18 @@ async def mark_tachiyomi_progress(request: Request, visit: Visit) -> Response:
     if abs(update.lastBookNumberSortRead) > MAX_FILTER_NUMBER:
         raise InvalidRequest("lastBookNumberSortRead is out of range.")
     source, manga_slug = series_of(request.path_params["id"])
-    versions, places, shelf = await _numbers(visit, source, manga_slug)
-    chapters = {c.slug: c for c in await content.chapters(visit, shelf, manga_slug)}
+    progress = await _progress(visit, source, manga_slug)
     device = request.headers.get("user-agent", "")[:MAX_DEVICE]
     now = time.time()
-    for number, slugs in versions.items():
+    for number, versions in progress.versions.items():
         if number > update.lastBookNumberSortRead:
             continue
-        for slug in slugs:
-            kept = places.get(slug)
+        for chapter in versions:
+            kept = progress.places.get(chapter.slug)
             if kept is not None and kept.finished:
                 continue
-            ref = ChapterRef(source, manga_slug, slug)
-            pages = await _pages(visit, shelf, ref, chapters[slug].pages, kept)
+            ref = ChapterRef(source, manga_slug, chapter.slug)
+            pages = await _pages(visit, progress.shelf, ref, chapter.pages, kept)
             await content.record(visit, ref, Position(pages - 1, pages, True, now, device=device))
     return no_content()
 
