@@ -155,3 +155,14 @@ async def test_chapter_versions_are_books_the_tracker_counts_once(
         if book.readProgress is not None and book.readProgress.completed
     }
     assert read == {(1.0, "Straw Hat Scans"), (2.0, "Other Scans"), (2.0, "Straw Hat Scans")}
+
+
+async def test_new_and_updated_list_the_latest_first(mangadex_host: ServedHost) -> None:
+    spec = await mangadex_host.client.post(
+        "/mangadex/search", json={"page": 1, "sort": "latest", "direction": "desc"}
+    )
+    latest = [entry["title"] for entry in spec.json()["results"]]
+    for path in ("new", "updated"):
+        answer = await mangadex_host.client.get(f"/_/komga/api/v1/series/{path}?page=0")
+        page = PageWrapperDto[SeriesDto].decode(answer.content)
+        assert [series.metadata.title for series in page.content] == latest, path

@@ -15,6 +15,8 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/series", series.list_series),
     # Before ``series/{id}``, which would take the word for an id.
     (f"{V1}/series/release-dates", series.empty_list),
+    (f"{V1}/series/new", series.new_series),
+    (f"{V1}/series/updated", series.updated_series),
     (f"{V1}/series/{{id}}", series.one_series),
     (f"{V1}/series/{{id}}/thumbnail", series.series_thumbnail),
     (f"{V1}/series/{{id}}/books", books.series_books),

@@ -8,6 +8,7 @@ stays locked drops out of a listing over several rather than failing it.
 """
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from starlette.requests import Request
@@ -61,6 +62,18 @@ async def one_library(request: Request, visit: Visit) -> Response:
 async def list_series(request: Request, visit: Visit) -> Response:
     """``GET /api/v1/series``: the query parameters Mihon's extension sends."""
     return await _series(visit, series_query(request.query_params))
+
+
+async def new_series(request: Request, visit: Visit) -> Response:
+    """``GET /api/v1/series/new``: the listing, newest additions first."""
+    query = series_query(request.query_params)
+    return await _series(visit, replace(query, sort="createdDate", ascending=False))
+
+
+async def updated_series(request: Request, visit: Visit) -> Response:
+    """``GET /api/v1/series/updated``: the listing, latest updates first."""
+    query = series_query(request.query_params)
+    return await _series(visit, replace(query, sort="lastModifiedDate", ascending=False))
 
 
 async def search_series(request: Request, visit: Visit) -> Response:
