@@ -166,3 +166,18 @@ async def test_new_and_updated_list_the_latest_first(mangadex_host: ServedHost) 
         answer = await mangadex_host.client.get(f"/_/komga/api/v1/series/{path}?page=0")
         page = PageWrapperDto[SeriesDto].decode(answer.content)
         assert [series.metadata.title for series in page.content] == latest, path
+
+
+async def test_presets_are_collections_the_extension_searches(mangadex_host: ServedHost) -> None:
+    _, source = mihon(mangadex_host)
+    options = await source.filter_lists()
+    config = (await mangadex_host.client.get("/mangadex")).json()
+    assert [c.name for c in options.collections] == [
+        f"MangaDex: {preset['name']}" for preset in config["presets"]
+    ]
+    first = options.collections[0]
+    found = await source.search(1, "", SearchFilters(collection=first.id))
+    spec = await mangadex_host.client.post(
+        "/mangadex/search", json={**config["presets"][0]["request"], "page": 1, "limit": 20}
+    )
+    assert [m.title for m in found.mangas] == [e["title"] for e in spec.json()["results"]]
