@@ -143,7 +143,7 @@ async def test_marking_a_book_read_and_unread(local_host: ServedHost) -> None:
     answer = await source.client.request("PATCH", url, content=b'{"completed":true}', headers=JSON)
     kept = await source_place(local_host, ref)
     assert kept is not None and kept.finished and kept.page == kept.pages - 1
-    for wrong in (b'{"page":0}', b'{"page":99}', b"{}", b'{"page":"2"}'):
+    for wrong in (b'{"page":0}', b'{"page":99}', b"{}", b'{"page":"2"}', b'{"completed":false}'):
         refused = await source.client.request("PATCH", url, content=wrong, headers=JSON)
         assert refused.status_code == 400, wrong
         assert parsed(refused)["status"] == 400

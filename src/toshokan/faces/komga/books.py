@@ -151,30 +151,23 @@ async def book_thumbnail(request: Request, visit: Visit) -> Response:
 
 
 async def mark_progress(request: Request, visit: Visit) -> Response:
-    """``PATCH``: Komga's rules: ``completed`` marks the book read (at its last page) or
-    unread; a ``page`` (from 1) is the place, and the book is read at its last page."""
+    """``PATCH``, by Komga's rules: ``completed: true`` marks the book read (at its last
+    page); otherwise ``page`` (from 1) is the place, and the book is read at its last page.
+    Marking a book unread is ``DELETE``."""
     try:
         update = ReadProgressUpdate.model_validate(await read_json(request))
     except ValidationError:
-        raise InvalidRequest(
-            "Send page (a whole number from 1) or completed (true or false)."
-        ) from None
-    if update.page is None and update.completed is None:
-        raise InvalidRequest("Send page or completed.")
+        update = None
+    if update is None or (update.page is None and not update.completed):
+        raise InvalidRequest("Send page (a whole number from 1), or completed: true.")
     ref = book_of(request.path_params["id"])
     shelf = await content.library(visit, ref.source)
     await content.chapter(visit, shelf, ref)  # a chapter the source no longer has is 404
-    pages = len(await content.page_urls(visit, shelf, ref))
-    if update.completed is False and update.page is None:
-        await content.forget(visit, ref)
-        return no_content()
-    if update.completed:
-        page = pages
-    else:
-        assert update.page is not None
-        page = update.page
-        if not 1 <= page <= pages:
-            raise InvalidRequest(f"page must be from 1 to {pages}.")
+    # A chapter without pages is read at its one place.
+    pages = max(len(await content.page_urls(visit, shelf, ref)), 1)
+    page = pages if update.completed else (update.page or 0)
+    if not 1 <= page <= pages:
+        raise InvalidRequest(f"page must be from 1 to {pages}.")
     device = request.headers.get("user-agent", "")[:MAX_DEVICE]
     place = Position(page - 1, pages, page >= pages, time.time(), device=device)
     await content.record(visit, ref, place)
