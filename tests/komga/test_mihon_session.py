@@ -3,7 +3,6 @@ tracker rides the session cookie, and what either marks read is read in the OPDS
 and the reverse."""
 
 import json
-import time
 from pathlib import Path
 from typing import Any, cast
 from xml.etree.ElementTree import Element
@@ -116,12 +115,15 @@ async def test_progress_recorded_elsewhere_shows_in_the_books(local_host: Served
     book = books["content"][0]
     assert book["readProgress"] is None
     ref = book_of(book["id"])
-    # The web reader (or KOReader) put the reader on the second page (1, from 0).
-    place = Position(1, 3, False, time.time(), device="web")
-    await local_host.core.progress.arecord("mika", ref, place)
+    # An OPDS-PSE reader streamed the chapter's second page (1, counted from 0 there).
+    page = f"/_/opds/{ref.source}/series/{ref.manga}/{ref.chapter}/pages/1"
+    streamed = await local_host.client.get(
+        page, auth=("mika", "hunter2"), headers={"User-Agent": "Panels"}
+    )
+    assert streamed.status_code == 200
     books = parsed(await source.client.request("GET", f"{series.url}/books?unpaged=true"))
     shown = books["content"][0]["readProgress"]
-    assert (shown["page"], shown["completed"], shown["deviceName"]) == (2, False, "web")
+    assert (shown["page"], shown["completed"], shown["deviceName"]) == (2, False, "Panels")
     assert shown["readDate"].endswith("Z")
     progress = parsed(await network.tracker_client().request("GET", tracker_url(series.url)))
     assert progress["booksInProgressCount"] == 1
