@@ -26,7 +26,7 @@ from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.testing import ServedHost, serve_host
 
-from .conftest import SECRET, SERVER, add_reader, mihon
+from .conftest import ATTEMPTS, SECRET, SERVER, add_reader, mihon
 
 pytestmark = pytest.mark.anyio
 
@@ -218,3 +218,19 @@ async def test_the_session_cookie_follows_a_proxys_path_prefix(tmp_path: Path) -
     assert answer.status_code == 200
     cookie = answer.headers["set-cookie"]
     assert "Path=/comics/_/komga" in cookie and "HttpOnly" in cookie
+
+
+async def test_guessing_passwords_is_throttled_in_komgas_shape(local_host: ServedHost) -> None:
+    await add_reader(local_host, "mika", "hunter2")
+    statuses = []
+    for attempt in range(ATTEMPTS + 1):
+        answer = await local_host.client.get(
+            "/_/komga/api/v1/libraries", auth=("mika", f"guess {attempt}")
+        )
+        statuses.append(answer.status_code)
+    assert statuses == [401] * ATTEMPTS + [429]
+    assert int(answer.headers["retry-after"]) >= 1
+    assert answer.json()["status"] == 429
+    # The right password waits too: the budget is the client's.
+    right = await local_host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter2"))
+    assert right.status_code == 429
