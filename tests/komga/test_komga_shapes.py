@@ -97,3 +97,20 @@ async def test_the_tracker_binds_and_follows_chapters_read(local_host: ServedHos
         book.readProgress is not None and book.readProgress.completed for book in page.content
     )
     assert SERVER in series.url
+
+
+async def test_next_and_previous_books_walk_the_reading_order(local_host: ServedHost) -> None:
+    listing = decoded(komga.Page[komga.SeriesDto], await get(local_host, "v1/series?search="))
+    series = listing.content[0].id
+    books = decoded(
+        komga.Page[komga.BookDto], await get(local_host, f"v1/series/{series}/books?unpaged=true")
+    ).content
+    assert [book.number for book in books] == list(range(1, len(books) + 1))
+    following = decoded(komga.BookDto, await get(local_host, f"v1/books/{books[0].id}/next"))
+    assert following.id == books[1].id
+    back = decoded(komga.BookDto, await get(local_host, f"v1/books/{following.id}/previous"))
+    assert back.id == books[0].id
+    for edge in (f"{books[0].id}/previous", f"{books[-1].id}/next"):
+        answer = await local_host.client.get(f"/_/komga/api/v1/books/{edge}")
+        assert answer.status_code == 404
+        komga.ErrorBody.model_validate_json(answer.content)

@@ -97,22 +97,43 @@ async def _books(request: Request, visit: Visit, series: str) -> Response:
 
 async def one_book(request: Request, visit: Visit) -> Response:
     shelf, ref, chapter, ordered, title = await _book(visit, request.path_params["id"])
-    urls, place = await asyncio.gather(
-        content.page_urls(visit, shelf, ref), content.position(visit, ref)
-    )
-    return as_json(_book_dto(ref, chapter, ordered, title, len(urls), place))
+    return as_json(await _book_dto(visit, shelf, ref, chapter, ordered, title))
 
 
-def _book_dto(
+async def next_book(request: Request, visit: Visit) -> Response:
+    """``/next``: the book after this one in the series' reading order; 404 after the last."""
+    return await _neighbour(request, visit, 1)
+
+
+async def previous_book(request: Request, visit: Visit) -> Response:
+    """``/previous``: the book before this one; 404 before the first."""
+    return await _neighbour(request, visit, -1)
+
+
+async def _neighbour(request: Request, visit: Visit, step: int) -> Response:
+    shelf, ref, chapter, ordered, title = await _book(visit, request.path_params["id"])
+    index = ordered.index(chapter) + step
+    if not 0 <= index < len(ordered):
+        raise NotFound("The series has no book there.")
+    neighbour = ordered[index]
+    other = ChapterRef(ref.source, ref.manga, neighbour.slug)
+    return as_json(await _book_dto(visit, shelf, other, neighbour, ordered, title))
+
+
+async def _book_dto(
+    visit: Visit,
+    shelf: Library,
     ref: ChapterRef,
     chapter: Chapter,
     ordered: list[Chapter],
     title: str,
-    pages: int | None,
-    place: Position | None,
 ) -> BookDto:
-    number = next(n for n, c in enumerate(ordered, start=1) if c.slug == chapter.slug)
-    return book_of_chapter(ref, chapter, number, title, pages, place)
+    """One book, with its page count and the reader's place in it."""
+    urls, place = await asyncio.gather(
+        content.page_urls(visit, shelf, ref), content.position(visit, ref)
+    )
+    number = ordered.index(chapter) + 1
+    return book_of_chapter(ref, chapter, number, title, len(urls), place)
 
 
 async def book_pages(request: Request, visit: Visit) -> Response:

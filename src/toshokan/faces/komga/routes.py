@@ -21,6 +21,8 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/series/{{id}}/thumbnail", series.series_thumbnail),
     (f"{V1}/series/{{id}}/books", books.series_books),
     (f"{V1}/books/{{id}}", books.one_book),
+    (f"{V1}/books/{{id}}/next", books.next_book),
+    (f"{V1}/books/{{id}}/previous", books.previous_book),
     (f"{V1}/books/{{id}}/pages", books.book_pages),
     (f"{V1}/books/{{id}}/pages/{{number}}", books.page_image),
     (f"{V1}/books/{{id}}/thumbnail", books.book_thumbnail),
