@@ -1,8 +1,9 @@
 """Connections to the shared Redis: short timeouts, no retries, and one breaker per address.
 
 Every call to Redis is made under :data:`SOCKET_TIMEOUT` (connect and each
-operation) and never retried by the client: a Redis that does not answer costs a
-request half a second once, then the :class:`~toshokan.core.shared.breaker.Breaker`
+operation) and retried once at most, at once, on a new connection (a Redis that
+restarted leaves its clients' pooled connections dead): a Redis that does not
+answer costs one request a second at most, once, then the :class:`~toshokan.core.shared.breaker.Breaker`
 sends everyone to per-process state until a background probe finds it again.
 """
 
@@ -33,14 +34,14 @@ def redis_errors() -> tuple[type[BaseException], ...]:
 
 
 def client_options() -> dict[str, Any]:
-    """Options for ``redis.asyncio.Redis.from_url``: bounded waits and no client-side retries."""
+    """Options for ``redis.asyncio.Redis.from_url``: bounded waits, one immediate retry."""
     from redis.asyncio.retry import Retry
     from redis.backoff import NoBackoff
 
     return {
         "socket_timeout": SOCKET_TIMEOUT,
         "socket_connect_timeout": SOCKET_TIMEOUT,
-        "retry": Retry(NoBackoff(), 0),
+        "retry": Retry(NoBackoff(), 1),
         "health_check_interval": 0,
     }
 
