@@ -82,6 +82,7 @@ class Core:
         # Shared with every process of the host through Redis when [cluster] redis is set.
         self.cluster = Cluster(settings)
         self.cluster.share_cache(self.cache, ANSWER_CODECS)
+        self.cluster.share_services(host.services)
         self.attempts = AttemptGate(
             MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", self.cluster.counters)
         )

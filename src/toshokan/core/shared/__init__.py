@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from toshokan.core.shared.breaker import Breaker
-from toshokan.core.shared.connection import connect, redis_errors, require_redis
+from toshokan.core.shared.connection import connect, redis_errors, require_packages
 
 T = TypeVar("T")
 
@@ -27,8 +27,9 @@ class Unavailable(Exception):
 class SharedRedis:
     """One Redis address: its client, and the breaker every use of it shares."""
 
-    def __init__(self, url: str, setting: str = "[cluster] redis"):
-        require_redis(setting)
+    def __init__(self, url: str, setting: str, *packages: str):
+        """``setting`` names where ``url`` was configured; ``packages`` are needed besides redis."""
+        require_packages(setting, "redis", *packages)
         self.url = url
         self.setting = setting
         self.client = connect(url)

@@ -15,8 +15,11 @@ from toshokan.core.cache import ResultCache
 from toshokan.core.limits import redis_strategy
 from toshokan.core.shared import SharedRedis
 from toshokan.core.shared.generations import SharedGenerations
+from toshokan.core.shared.lease import Leases
 from toshokan.core.shared.results import Codec, SharedResults
+from toshokan.core.shared.secrets import SealedSecrets
 from toshokan.sdk import throttle
+from toshokan.sdk.context import HostServices
 
 #: Seconds a process waits for another's answer beyond the upstream deadline it shares.
 WAIT_MARGIN = 1.0
@@ -40,7 +43,8 @@ class SharedBudgets:
 class Cluster:
     def __init__(self, settings: HostSettings):
         url = settings.cluster.redis
-        self.redis = SharedRedis(url) if url else None
+        # Sealing the secrets adapters share needs cryptography too.
+        self.redis = SharedRedis(url, "[cluster] redis", "cryptography") if url else None
         storage = settings.counter_storage()
         #: Where rate-limit and credential-attempt counters live; None: this process's memory.
         self.counters: SharedRedis | None = (
@@ -57,6 +61,12 @@ class Cluster:
         if self.redis is not None:
             results = SharedResults(self.redis, self.wait_limit)
             self._generations = cache.share(results, codecs)
+
+    def share_services(self, services: HostServices) -> None:
+        """Hand adapters the host's shared secrets (sealed) and its leases."""
+        if self.redis is not None:
+            services.shared_secrets = SealedSecrets(self.redis, services.secret)
+            services.exclusive = Leases(self.redis).exclusive
 
     async def startup(self) -> None:
         """Ask each Redis once (one log line for one that does not answer) and start sharing."""

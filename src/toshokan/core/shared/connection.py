@@ -7,6 +7,7 @@ answer costs one request a second at most, once, then the :class:`~toshokan.core
 sends everyone to per-process state until a background probe finds it again.
 """
 
+import importlib
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,14 +17,15 @@ from toshokan.core.host import ConfigurationError
 SOCKET_TIMEOUT = 0.5
 
 
-def require_redis(setting: str) -> None:
-    """A configuration error naming the missing package, when ``redis`` is not installed."""
-    try:
-        import redis  # noqa: F401
-    except ImportError:
-        raise ConfigurationError(
-            f"{setting} needs the redis package: pip install 'toshokan[redis]'"
-        ) from None
+def require_packages(setting: str, *packages: str) -> None:
+    """A configuration error naming the first of ``packages`` that is not installed."""
+    for package in packages:
+        try:
+            importlib.import_module(package)
+        except ImportError:
+            raise ConfigurationError(
+                f"{setting} needs the {package} package: pip install 'toshokan[redis]'"
+            ) from None
 
 
 def redis_errors() -> tuple[type[BaseException], ...]:
