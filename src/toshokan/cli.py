@@ -126,8 +126,8 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
 @click.option(
     "--workers",
     type=click.IntRange(min=1, max=64),
-    help="Worker processes on the one port (default 1; [server] workers). With memory "
-    "storage each counts rate limits and caches alone; with Redis they share limits.",
+    help="Worker processes on the one port (default 1; [server] workers). Without "
+    "[cluster] redis each counts rate limits and budgets and caches alone; with it they share.",
 )
 @click.option(
     "--log-level",

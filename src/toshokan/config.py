@@ -88,8 +88,8 @@ class ServerSection(Section):
         1,
         ge=1,
         le=64,
-        description="Worker processes on the one port. With memory storage each worker counts "
-        "rate limits and caches alone; with Redis storage they share the limits.",
+        description="Worker processes on the one port. Without [cluster] redis each worker "
+        "counts rate limits and upstream budgets and caches alone; with it they share them.",
     )
     header_timeout: float = Field(
         10.0, gt=0, le=300, description="Seconds a client has to send a request's headers."
