@@ -6,7 +6,7 @@ from pathlib import Path
 import httpx
 
 from tests.cluster.replicas import Replica, replicas
-from tests.cluster.test_replicas import library
+from tests.cluster.test_replicas import answers, library
 from tests.local.helpers import cbz
 
 READY = "/local/health"
@@ -56,6 +56,19 @@ def test_a_library_change_shows_on_every_replica_within_5_s(tmp_path: Path, redi
         assert not late, f"replicas {sorted(late)} still answer without the new series"
         # And they stay alike: no replica keeps serving an answer from before the change.
         assert len({tuple(titles(r)) for r in started}) == 1
+
+
+def test_replicas_and_a_workers_host_answer_alike(tmp_path: Path, redis_url: str) -> None:
+    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url)
+    with (
+        replicas(config, tmp_path / "replicas", 3) as started,
+        replicas(config, tmp_path / "workers", 1, workers=2) as (workers_host,),
+    ):
+        # Each asked twice: once computed (here or by another), once from the shared cache.
+        seen = [answers(host.url) for host in [*started, workers_host] for _ in range(2)]
+    assert len(seen[0][0]["results"]) == 3
+    assert all(one == seen[0] for one in seen)
+    assert seen[0][2][0].startswith("https://comics.example.org/_/local/pages/")
 
 
 def test_rate_limits_count_once_for_replicas_and_workers(tmp_path: Path, redis_url: str) -> None:
