@@ -121,6 +121,10 @@ class CorsSection(Section):
     )
 
 
+#: How a Redis URL starts (redis-py's ``from_url``).
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
 class LimitsSection(Section):
     rate_limit: int = Field(
         100, ge=0, description="Requests per minute per client address; 0 disables."
@@ -151,6 +155,13 @@ class LimitsSection(Section):
         "when it is set, else memory://.",
     )
 
+    @field_validator("storage")
+    @classmethod
+    def _storage_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("memory://", *REDIS_SCHEMES)):
+            raise ValueError(f"counters live in memory:// or {', '.join(REDIS_SCHEMES)}")
+        return value
+
 
 class CacheSection(Section):
     configuration: int = Field(3600, ge=0, description="Seconds source metadata is cached.")
@@ -160,9 +171,6 @@ class CacheSection(Section):
     max_entries: int = Field(
         10_000, ge=0, description="Entries kept per kind; 0 disables the cache."
     )
-
-
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 class ClusterSection(Section):

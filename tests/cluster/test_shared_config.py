@@ -60,8 +60,16 @@ def test_a_redis_that_does_not_answer_is_a_warning(tmp_path: Path) -> None:
     assert warning.startswith(f"toshokan: warning: [cluster] redis: Redis at 127.0.0.1:{port} ")
 
 
-def test_a_redis_url_is_checked(tmp_path: Path) -> None:
-    done = toshokan("check-config", str(config(tmp_path, '[cluster]\nredis = "10.0.0.5:6379"')))
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [
+        ('[cluster]\nredis = "10.0.0.5:6379"', "cluster.redis"),
+        ('[limits]\nstorage = "memcached://10.0.0.5"', "limits.storage"),
+    ],
+)
+def test_a_redis_url_is_checked(tmp_path: Path, section: str, key: str) -> None:
+    done = toshokan("check-config", str(config(tmp_path, section)))
     assert done.returncode == 2
-    assert "cluster.redis" in done.stderr
-    assert "redis://" in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"toshokan: configuration error: {key}: ")
+    assert "redis://" in line
