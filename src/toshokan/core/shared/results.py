@@ -6,6 +6,9 @@ answer it stores: a search asked on two replicas reaches the upstream once.
 A process waits at most ``wait_limit`` seconds (the upstream deadline) and,
 when the lease holder failed (the lease is gone, no answer) or is too slow,
 computes the result itself: waiting never turns into a failure of its own.
+The lease lasts :data:`LEASE_SECONDS` and its holder renews it while it
+computes, so a holder that was killed frees it within that time and a waiter
+takes over, well inside the deadline.
 
 Answers are stored as bytes (:class:`Codec`), with the TTL of their kind, under a
 digest of the cache key; keys carry the source's generation
@@ -28,12 +31,17 @@ T = TypeVar("T")
 
 #: Seconds between two looks at an answer another process is computing.
 POLL_SECONDS = 0.025
-#: Seconds a lease outlives the wait limit: a holder killed mid-computation frees it by then.
-LEASE_MARGIN = 5.0
+#: Seconds a lease lasts unless renewed (every third of it, while its holder computes).
+LEASE_SECONDS = 3.0
+LEASE_MS = int(LEASE_SECONDS * 1000)
 
-# Deletes the lease only while it is still this holder's (it may have expired and moved on).
+# Deletes (or renews) the lease only while it is still this holder's (it may have moved on).
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
 
@@ -76,7 +84,7 @@ class SharedResults:
                     decoded: T = codec.decode(stored)
                     return decoded
                 if holder is None and await self.redis.run(
-                    lambda r: r.set(lease, token, nx=True, px=self._lease_ms())
+                    lambda r: r.set(lease, token, nx=True, px=LEASE_MS)
                 ):
                     return await self._compute_and_store(name, lease, token, ttl, codec, compute)
                 if time.monotonic() >= give_up_at:
@@ -95,12 +103,15 @@ class SharedResults:
         codec: Codec[Any],
         compute: Callable[[], Awaitable[T]],
     ) -> T:
+        renewer = asyncio.create_task(self._renew(lease, token))
         try:
             value = await compute()
         except BaseException:
             # Failures are not shared: the processes waiting try for themselves at once.
             await self._release(lease, token)
             raise
+        finally:
+            renewer.cancel()
         encoded = codec.encode(value)
 
         async def store(r: Any) -> None:
@@ -117,5 +128,8 @@ class SharedResults:
         with contextlib.suppress(Unavailable):
             await self.redis.run(lambda r: r.eval(_RELEASE, 1, lease, token))
 
-    def _lease_ms(self) -> int:
-        return int((self.wait_limit + LEASE_MARGIN) * 1000)
+    async def _renew(self, lease: str, token: str) -> None:
+        while True:
+            await asyncio.sleep(LEASE_SECONDS / 3)
+            with contextlib.suppress(Unavailable):
+                await self.redis.run(lambda r: r.eval(_RENEW, 1, lease, token, LEASE_MS))
