@@ -54,6 +54,16 @@ class Codec(Generic[T]):
     decode: Callable[[bytes], T]
 
 
+async def _look(r: Any, name: str, lease: str) -> list[Any]:
+    """The stored answer, the lease's holder and the answer's milliseconds left, in one trip."""
+    async with r.pipeline(transaction=False) as pipe:
+        pipe.get(name)
+        pipe.get(lease)
+        pipe.pttl(name)
+        found: list[Any] = await pipe.execute()
+    return found
+
+
 def digest(key: Hashable) -> str:
     """A cache key (tuples of strings, numbers and None) as a short name every process agrees on."""
     return hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -72,27 +82,29 @@ class SharedResults:
         ttl: int,
         codec: Codec[Any],
         compute: Callable[[], Awaitable[T]],
-    ) -> T:
+    ) -> tuple[T, float]:
+        """The result, and the seconds it has left to live (``ttl`` when computed now)."""
         name = f"{self.prefix}{kind}:{digest(key)}"
         lease = f"{name}:lease"
         token = secrets.token_hex(8)
         give_up_at = time.monotonic() + self.wait_limit
         try:
             while True:
-                stored, holder = await self.redis.run(lambda r: r.mget(name, lease))
+                stored, holder, left_ms = await self.redis.run(lambda r: _look(r, name, lease))
                 if stored is not None:
                     decoded: T = codec.decode(stored)
-                    return decoded
+                    return decoded, max(0.0, left_ms / 1000)
                 if holder is None and await self.redis.run(
                     lambda r: r.set(lease, token, nx=True, px=LEASE_MS)
                 ):
-                    return await self._compute_and_store(name, lease, token, ttl, codec, compute)
+                    value = await self._compute_and_store(name, lease, token, ttl, codec, compute)
+                    return value, ttl
                 if time.monotonic() >= give_up_at:
                     break
                 await asyncio.sleep(POLL_SECONDS)
         except Unavailable:
             pass
-        return await compute()
+        return await compute(), ttl
 
     async def _compute_and_store(
         self,
