@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
 from bench.timing import median_ms, p99_ms, per_second, seconds_each  # noqa: E402
-from tests.kosync.koreader import ACCEPT, koreader_partial_md5  # noqa: E402
+from tests.faces.kosync.koreader import ACCEPT, koreader_partial_md5  # noqa: E402
 
 from toshokan.core.progress import ChapterRef, Position  # noqa: E402
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402

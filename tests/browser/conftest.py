@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from tests.local.helpers import cbz
+from tests.sources.local.helpers import cbz
 from toshokan.core import Core
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.sdk import RequestContext, SearchRequest, SearchResponse, UpstreamError

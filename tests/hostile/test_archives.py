@@ -11,9 +11,9 @@ import py7zr
 import pytest
 import rarfile
 
-from tests.local.conftest import SourceFactory, client_for
-from tests.local.helpers import rar4
 from tests.sdk.archive_files import FIXTURES, image_pdf, pages, seven_zip
+from tests.sources.local.conftest import SourceFactory, client_for
+from tests.sources.local.helpers import rar4
 from toshokan.sdk import RequestContext
 
 pytestmark = pytest.mark.anyio

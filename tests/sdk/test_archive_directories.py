@@ -11,7 +11,7 @@ import py7zr
 import pytest
 import rarfile
 
-from tests.local.helpers import rar4
+from tests.sources.local.helpers import rar4
 from toshokan.sdk.archives import IdleReaders, RarReader, SevenZipReader, open_chapter
 
 from .archive_files import jpeg, pages, seven_zip

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 
-from tests.opds_adapter.helpers import get_json, read_all_pages, search, serve_opds
-from tests.opds_face.reader import NS, STREAM, Reader, entry_titled, href, link
+from tests.faces.opds.reader import NS, STREAM, Reader, entry_titled, href, link
+from tests.sources.opds.helpers import get_json, read_all_pages, search, serve_opds
 from toshokan.core import Core
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.testing import build_app

@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import pytest
 from PIL import Image
 
-from tests.local.helpers import PAGE_SIZE, assert_shows_marked, marked, oriented_jpeg
+from tests.sources.local.helpers import PAGE_SIZE, assert_shows_marked, marked, oriented_jpeg
 from toshokan.core.images import (
     MAX_PIXELS,
     clamp_width,

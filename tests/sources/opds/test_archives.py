@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.local.helpers import assert_shows_marked, encoded, marked
-from tests.opds_adapter.fakes import cbz
+from tests.sources.local.helpers import assert_shows_marked, encoded, marked
+from tests.sources.opds.fakes import cbz
 from toshokan.sdk import UpstreamError
 from toshokan.sources.opds.archives import ArchiveCache, readable
 from toshokan.sources.opds.feed import Acquisition

@@ -2,9 +2,9 @@
 
 import pytest
 
-from tests.alethia import app_decoder as decode
-from tests.alethia.conftest import Library
-from tests.alethia.reader import HOST, AppReader
+from tests.faces.alethia import app_decoder as decode
+from tests.faces.alethia.conftest import Library
+from tests.faces.alethia.reader import HOST, AppReader
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.opds_adapter.fakes import Calibre
-from tests.opds_adapter.helpers import get_json, pixel, read_all_pages, search, serve_opds
+from tests.sources.opds.fakes import Calibre
+from tests.sources.opds.helpers import get_json, pixel, read_all_pages, search, serve_opds
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.mangadex.fake import API, UPLOADS, FakeMangaDex
+from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, SourceSpec, serve_host

@@ -10,10 +10,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tests.alethia import app_decoder as decode
-from tests.alethia.reader import AppReader
-from tests.local.helpers import png
-from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
+from tests.faces.alethia import app_decoder as decode
+from tests.faces.alethia.reader import AppReader
+from tests.sources.local.helpers import png
+from tests.sources.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
 from toshokan.sources.mangadex import MangaDex
 from toshokan.testing import ServedHost, serve_host
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.opds_adapter.calibre_server import available, calibre_server
-from tests.opds_adapter.helpers import get_json, pixel, read_all_pages, search
-from tests.opds_adapter.live import need
+from tests.sources.opds.calibre_server import available, calibre_server
+from tests.sources.opds.helpers import get_json, pixel, read_all_pages, search
+from tests.sources.opds.live import need
 from toshokan.sources.opds import Opds
 from toshokan.testing import serve
 

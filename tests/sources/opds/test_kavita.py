@@ -4,8 +4,8 @@ import logging
 
 import pytest
 
-from tests.opds_adapter.fakes import Kavita
-from tests.opds_adapter.helpers import get_json, pixel, read_all_pages, search, serve_opds
+from tests.sources.opds.fakes import Kavita
+from tests.sources.opds.helpers import get_json, pixel, read_all_pages, search, serve_opds
 
 pytestmark = pytest.mark.anyio
 

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 import pytest
 from pydantic import ValidationError
 
-from tests.opds_adapter.fakes import Calibre, Komga
-from tests.opds_adapter.helpers import pixel, serve_opds
+from tests.sources.opds.fakes import Calibre, Komga
+from tests.sources.opds.helpers import pixel, serve_opds
 from toshokan.sources.opds.settings import Settings
 from toshokan.testing import ServedHost
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex, tag_id
+from tests.sources.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex, tag_id
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, SourceSpec, serve_host

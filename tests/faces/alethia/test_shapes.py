@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.alethia import app_decoder as decode
+from tests.faces.alethia import app_decoder as decode
 from toshokan.faces.alethia.shapes import absolute_url, app_date, app_source
 from toshokan.models import (
     FilterKey,

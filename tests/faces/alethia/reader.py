@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from tests.alethia import app_decoder as decode
+from tests.faces.alethia import app_decoder as decode
 
 HOST = "http://testserver/_/alethia"
 

@@ -4,8 +4,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.alethia.conftest import Library
-from tests.alethia.reader import AppReader
+from tests.faces.alethia.conftest import Library
+from tests.faces.alethia.reader import AppReader
 
 pytestmark = pytest.mark.anyio
 KEY = "correct-horse-battery-staple"

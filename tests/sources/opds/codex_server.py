@@ -22,9 +22,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.opds_adapter.fakes import cbz
+from tests.sources.opds.fakes import cbz
 
-REPOSITORY = Path(__file__).resolve().parents[2]
+REPOSITORY = Path(__file__).resolve().parents[3]
 SERIES = "Red Mountain"
 ISSUES = {f"{SERIES} 001 (2024).cbz": 3, f"{SERIES} 002 (2024).cbz": 2}
 

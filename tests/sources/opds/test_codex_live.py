@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.opds_adapter.codex_server import codex_executable, codex_server
-from tests.opds_adapter.helpers import get_json, pixel, read_all_pages, search
-from tests.opds_adapter.live import need
+from tests.sources.opds.codex_server import codex_executable, codex_server
+from tests.sources.opds.helpers import get_json, pixel, read_all_pages, search
+from tests.sources.opds.live import need
 from toshokan.sources.opds import Opds
 from toshokan.testing import serve
 

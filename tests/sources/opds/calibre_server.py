@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.opds_adapter.fakes import cbz
+from tests.sources.opds.fakes import cbz
 
 BOOKS = (("Moon Letters", "Ann Ink", 3), ("Star Atlas", "Bo Pen", 4), ("Sun Diary", "Cy Quill", 2))
 

@@ -7,7 +7,7 @@ from xml.etree.ElementTree import Element
 import pytest
 from PIL import Image
 
-from tests.mangadex.fake import FakeMangaDex
+from tests.sources.mangadex.fake import FakeMangaDex
 from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 

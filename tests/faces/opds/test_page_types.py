@@ -13,7 +13,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from tests.local.helpers import assert_shows_marked, cbz, encoded, marked, oriented_jpeg
+from tests.sources.local.helpers import assert_shows_marked, cbz, encoded, marked, oriented_jpeg
 from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
