@@ -7,14 +7,20 @@ app's own row id), and images are fetched with no header at all.
 """
 
 import random
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from tests.faces.alethia import app_decoder as decode
+from toshokan.testing import ServedHost
 
 HOST = "http://testserver/_/alethia"
+
+#: ``library(**local_settings)``: a host serving the sample library as ``local`` (a fixture).
+Library = Callable[..., AbstractAsyncContextManager[ServedHost]]
 
 
 @dataclass

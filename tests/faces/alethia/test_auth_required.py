@@ -4,8 +4,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.faces.alethia.conftest import Library
-from tests.faces.alethia.reader import AppReader
+from tests.faces.alethia.reader import AppReader, Library
 
 pytestmark = pytest.mark.anyio
 KEY = "correct-horse-battery-staple"

@@ -3,8 +3,7 @@
 import pytest
 
 from tests.faces.alethia import app_decoder as decode
-from tests.faces.alethia.conftest import Library
-from tests.faces.alethia.reader import HOST, AppReader
+from tests.faces.alethia.reader import HOST, AppReader, Library
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio

@@ -1,38 +1,18 @@
-"""Hosts serving a small local library, with and without readers."""
+"""A host serving a small local library (2 series of 2 chapters of 5 pages)."""
 
-import shutil
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
-from toshokan.testing import ServedHost, serve_host
-
-
-@pytest.fixture(scope="session")
-def library_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("kosync-library") / "library"
-    write_demo_library(root, series=2, chapters=2, pages=5)
-    return root
+from tests.helpers.hosts import serve_library
+from tests.helpers.libraries import DemoLibrary
+from toshokan.testing import ServedHost
 
 
 @pytest.fixture
-def library(tmp_path: Path, library_template: Path) -> Path:
-    root = tmp_path / "library"
-    shutil.copytree(library_template, root, copy_function=shutil.copy2)
-    return root
-
-
-def serve_library(
-    library: Path, data_dir: Path, **settings: Any
-) -> AbstractAsyncContextManager[ServedHost]:
-    """The library served from ``data_dir``, with host ``settings``; no rate limit unless set."""
-    spec = (LocalLibrary, LocalSettings(root=library, watch=False))
-    settings.setdefault("limits", {"rate_limit": 0})
-    return serve_host({"local": spec}, data_dir=data_dir, **settings)
+def library(demo_library: DemoLibrary) -> Path:
+    return demo_library(series=2, chapters=2, pages=5)
 
 
 @pytest.fixture

@@ -9,22 +9,18 @@ from xml.etree import ElementTree
 import pytest
 from argon2 import PasswordHasher
 
+from tests.helpers.hosts import add_reader, serve_library
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.edge.paths import BudgetKind, PathBudgets
 from toshokan.faces import FACES
 from toshokan.testing import ServedHost
 
-from .conftest import serve_library
 from .koreader import ACCEPT, KOReader, book_digest, koreader_partial_md5, userkey
 
 pytestmark = pytest.mark.anyio
 
 UNKNOWN_BOOK = "0b229176d4e8db7f6d2b5a4952368d7a"
 ATOM = "{http://www.w3.org/2005/Atom}"
-
-
-async def add_reader(host: ServedHost, name: str, password: str) -> str:
-    return await asyncio.to_thread(host.core.readers.readers.add, name, password)
 
 
 def first_chapter_file(library: Path) -> Path:

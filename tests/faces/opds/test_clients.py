@@ -13,13 +13,10 @@ from typing import Any
 import feedparser
 import pytest
 
-from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex
-from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
-from toshokan.sources.mangadex import MangaDex, Settings
-from toshokan.testing import ServedHost, SourceSpec, serve_host
+from toshokan.testing import ServedHost
 
-from .conftest import SECRET, ImageServers
 from .opds2_schema import assert_feed
+from .servers import long_lists
 
 pytestmark = pytest.mark.anyio
 
@@ -69,21 +66,7 @@ def count(feed: Any) -> int | None:
 async def shelf_of_23(tmp_path: Path) -> AsyncIterator[ServedHost]:
     """A library of 24 series (two pages of titles), and MangaDex with one title of 60
     chapters."""
-    library = tmp_path / "library"
-    write_demo_library(library, series=24, chapters=1, pages=1)
-    fake = FakeMangaDex()
-    fake.add_many_chapters(fake.add_manga("long", "Long Voyage"), 60, fake.add_group("Crew"))
-    sources: dict[str, SourceSpec] = {
-        "local": (LocalLibrary, LocalSettings(root=library, watch=False)),
-        "mangadex": (MangaDex, Settings(api_url=API, uploads_url=UPLOADS)),
-    }
-    async with serve_host(
-        sources,
-        upstream=ImageServers(fake),
-        data_dir=tmp_path / "data",
-        host={"secret": SECRET},
-        limits={"rate_limit": 0},
-    ) as served:
+    async with long_lists(tmp_path, series=24, chapters=60) as served:
         yield served
 
 

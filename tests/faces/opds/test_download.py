@@ -15,9 +15,9 @@ from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
 
-from .conftest import SECRET
 from .opds2_schema import assert_feed
 from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .servers import SECRET
 from .test_auth import GOOD
 from .test_opds2 import get_json
 

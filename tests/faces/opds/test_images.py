@@ -19,7 +19,7 @@ from toshokan.errors import UpstreamError
 from toshokan.sdk.archives import DiskCache
 from toshokan.testing import ServedHost
 
-from .conftest import ImageServers, webp
+from .servers import ImageServers, webp
 
 
 def encoded(image: Image.Image, kind: str) -> bytes:

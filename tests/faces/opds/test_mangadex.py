@@ -11,8 +11,8 @@ from tests.sources.mangadex.fake import FakeMangaDex
 from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 
-from .conftest import ImageServers
 from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .servers import ImageServers
 
 pytestmark = pytest.mark.anyio
 

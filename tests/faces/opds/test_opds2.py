@@ -13,13 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex
-from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
-from toshokan.sources.mangadex import MangaDex, Settings
-from toshokan.testing import ServedHost, SourceSpec, serve_host
+from toshokan.testing import ServedHost
 
-from .conftest import SECRET, ImageServers
 from .opds2_schema import FEED, MANIFEST, PUBLICATION, assert_feed, assert_manifest, errors
+from .servers import long_lists
 
 pytestmark = pytest.mark.anyio
 
@@ -99,21 +96,7 @@ async def test_mangadex_in_opds2(mangadex_host: ServedHost) -> None:
 
 async def test_long_lists_paginate_and_every_page_validates(tmp_path: Path) -> None:
     """More titles than a page holds (local) and more chapters than a page holds (MangaDex)."""
-    library = tmp_path / "library"
-    write_demo_library(library, series=23, chapters=1, pages=1)
-    fake = FakeMangaDex()
-    fake.add_many_chapters(fake.add_manga("long", "Long Voyage"), 53, fake.add_group("Crew"))
-    sources: dict[str, SourceSpec] = {
-        "local": (LocalLibrary, LocalSettings(root=library, watch=False)),
-        "mangadex": (MangaDex, Settings(api_url=API, uploads_url=UPLOADS)),
-    }
-    async with serve_host(
-        sources,
-        upstream=ImageServers(fake),
-        data_dir=tmp_path / "data",
-        host={"secret": SECRET},
-        limits={"rate_limit": 0},
-    ) as host:
+    async with long_lists(tmp_path, series=23, chapters=53) as host:
         titles = await every_page(host.client, "/_/opds/v2/local/all")
         assert len(titles) == 2
         assert sum(len(page["navigation"]) for page in titles) == 23

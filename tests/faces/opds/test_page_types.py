@@ -18,8 +18,8 @@ from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
 
-from .conftest import SECRET
 from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .servers import SECRET
 
 pytestmark = pytest.mark.anyio
 

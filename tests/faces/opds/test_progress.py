@@ -6,11 +6,11 @@ from xml.etree.ElementTree import Element
 
 import pytest
 
+from tests.helpers.hosts import add_reader
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 
-from .conftest import add_reader
 from .reader import NS, STREAM, Reader, entry_titled, href, link
 
 pytestmark = pytest.mark.anyio

@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.helpers.hosts import add_reader
 from toshokan.testing import ServedHost
 
-from .conftest import add_reader
 from .opds2_schema import assert_feed, assert_manifest
 
 pytestmark = pytest.mark.anyio

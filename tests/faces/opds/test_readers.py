@@ -2,9 +2,10 @@
 
 import pytest
 
+from tests.helpers.hosts import add_reader
 from toshokan.testing import ServedHost
 
-from .conftest import ATTEMPTS, add_reader
+from .servers import ATTEMPTS
 
 pytestmark = pytest.mark.anyio
 

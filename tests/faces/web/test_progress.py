@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.hosts import add_reader
 from toshokan.core.readers import SESSION_COOKIE
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.testing import ServedHost, serve_host
@@ -25,10 +26,6 @@ async def host(tmp_path: Path) -> AsyncIterator[ServedHost]:
         {"local": spec}, data_dir=tmp_path / "data", limits={"rate_limit": 0, "auth_attempts": 3}
     ) as served:
         yield served
-
-
-async def add_reader(host: ServedHost, name: str, password: str) -> str:
-    return await asyncio.to_thread(host.core.readers.readers.add, name, password)
 
 
 def write(page: int, pages: int = 10, updated: float | None = None) -> dict[str, object]:

@@ -10,11 +10,11 @@ from urllib.parse import urlsplit
 import py7zr
 import pytest
 
+from tests.helpers.local_sources import SourceFactory, client_for
 from toshokan.sdk import RequestContext, archives
 from toshokan.sdk.archives import ArchiveError, SevenZipReader
 from toshokan.sources.local import pages as pages_module
 
-from .conftest import SourceFactory, client_for
 from .helpers import cbz, jpeg
 
 pytestmark = pytest.mark.anyio

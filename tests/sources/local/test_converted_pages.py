@@ -14,11 +14,11 @@ import httpx
 import pytest
 from PIL import Image
 
+from tests.helpers.local_sources import SourceFactory, client_for
 from toshokan.models import SearchRequest
 from toshokan.sdk import RequestContext
 from toshokan.sdk.names import IMAGE_TYPES
 
-from .conftest import SourceFactory, client_for
 from .helpers import STORED_FOR, assert_shows_marked, cbz, encoded, marked, oriented_jpeg
 
 pytestmark = pytest.mark.anyio

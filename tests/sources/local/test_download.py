@@ -6,11 +6,11 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
+from tests.helpers.local_sources import SourceFactory, client_for
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import LocalLibrary
 from toshokan.sources.local.pages import archive_media_type, content_disposition, scanned_size
 
-from .conftest import SourceFactory, client_for
 from .helpers import cbz, epub, jpeg, pdf
 
 pytestmark = pytest.mark.anyio

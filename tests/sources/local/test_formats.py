@@ -9,12 +9,12 @@ import pypdfium2
 import pytest
 from PIL import Image
 
+from tests.helpers.local_sources import SourceFactory, client_for
 from toshokan.sdk import RequestContext, archives
 from toshokan.sdk.archives import DiskCache
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.scanner import Scanner
 
-from .conftest import SourceFactory, client_for
 from .helpers import cbz, epub, jpeg, pdf
 
 CTX = RequestContext(base_url="http://testserver")

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.local_sources import SourceFactory
 from toshokan.sdk import RequestContext
 from toshokan.sources.local.comicinfo import MAX_LIST_ITEMS, MetadataError, parse_comicinfo
 from toshokan.sources.local.seriesjson import SeriesJsonError, parse_series_json
 
-from .conftest import SourceFactory
 from .helpers import cbz, comicinfo, jpeg
 
 CTX = RequestContext(base_url="http://testserver")

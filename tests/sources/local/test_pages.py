@@ -7,12 +7,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.helpers.local_sources import SECRET, SourceFactory, client_for
 from toshokan.core.signing import sign
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import LocalLibrary
 from toshokan.sources.local.pages import parse_range
 
-from .conftest import SECRET, SourceFactory, client_for
 from .helpers import cbz, jpeg, png
 
 pytestmark = pytest.mark.anyio

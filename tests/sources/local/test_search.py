@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.local_sources import SourceFactory
 from toshokan.models import FilterKey, SearchRequest
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import LocalLibrary
 
-from .conftest import SourceFactory
 from .helpers import cbz, comicinfo
 
 pytestmark = pytest.mark.anyio

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.local_sources import SourceFactory, client_for, services
 from toshokan.errors import ChapterNotFound, MangaNotFound
 from toshokan.models import AuthType, Chapter
 from toshokan.registry import adapter
@@ -13,7 +14,6 @@ from toshokan.sdk import Credentials, RequestContext, Source
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.sources.local.credentials import SecretConfigError, check_hash, hash_secret
 
-from .conftest import SourceFactory, client_for, services
 from .helpers import cbz
 
 pytestmark = pytest.mark.anyio

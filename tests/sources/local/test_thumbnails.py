@@ -7,11 +7,11 @@ from urllib.parse import urlsplit
 import pytest
 from PIL import Image
 
+from tests.helpers.local_sources import SourceFactory, client_for
 from toshokan.models import SearchRequest
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import thumbnails
 
-from .conftest import SourceFactory, client_for
 from .helpers import assert_shows_marked, cbz, jpeg, oriented_jpeg, pdf
 
 pytestmark = pytest.mark.anyio

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.helpers.local_sources import SourceFactory
 from toshokan.cli import main
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import write_demo_library
 from toshokan.sources.local.commands import demo_command, hash_secret_command
 from toshokan.sources.local.credentials import check_hash
 
-from .conftest import SourceFactory
 from .helpers import cbz
 
 CTX = RequestContext(base_url="http://testserver")

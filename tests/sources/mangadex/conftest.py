@@ -4,25 +4,12 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from toshokan.sdk import HostServices, UpstreamClient
 from toshokan.sources.mangadex import MangaDex, Settings
 
 from .fake import API, UPLOADS, FakeMangaDex
-
-USER_AGENT = "toshokan/0.1.0 (+https://github.com/toshokan/toshokan)"
-
-
-class FakeServices(HostServices):
-    """The host's services, with upstream clients wired to the fake instead of the network."""
-
-    fake_transport: httpx.AsyncBaseTransport | None = None
-
-    def http_client(self, base_url: str = "", **options: Any) -> UpstreamClient:
-        options.setdefault("transport", self.fake_transport)
-        return super().http_client(base_url, **options)
+from .services import USER_AGENT, FakeServices
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from toshokan.models import SearchRequest
 from toshokan.sdk import RequestContext
 from toshokan.sources.mangadex import MangaDex, Settings
 
-from .conftest import USER_AGENT, FakeServices
 from .fake import API, UPLOADS, FakeMangaDex, error_body
+from .services import USER_AGENT, FakeServices
 
 pytestmark = pytest.mark.anyio
 CTX = RequestContext()

@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from tests.core.plugins import install_plugin, plugin_env
+from tests.helpers.plugins import install_plugin, plugin_env
 from tests.serving import REPO, free_port, running_host, serve_command
 
 #: The host's one log format: ``2026-01-01 12:00:00,123 INFO toshokan.access: ...``.
@@ -68,7 +68,7 @@ def test_bad_config_stops_with_a_message(tmp_path):
 
 
 def test_invalid_declared_configuration_stops_with_one_line(tmp_path):
-    site = install_plugin(tmp_path / "site", "badpreset", "tests.core.catalog:BadPresetCatalog")
+    site = install_plugin(tmp_path / "site", "badpreset", "tests.helpers.catalog:BadPresetCatalog")
     config = tmp_path / "bad.toml"
     config.write_text(f'[host]\ndata_dir = "{tmp_path}"\n[sources.shelf]\nadapter = "badpreset"\n')
     result = serve_expecting_failure(config, site)

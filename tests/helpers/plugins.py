@@ -7,7 +7,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def install_plugin(
-    site: Path, name: str = "catalog", target: str = "tests.core.catalog:Catalog"
+    site: Path, name: str = "catalog", target: str = "tests.helpers.catalog:Catalog"
 ) -> Path:
     """Write a distribution declaring ``name`` in ``toshokan.sources`` into ``site``."""
     dist = site / f"toshokan_plugin_{name}-1.0.dist-info"

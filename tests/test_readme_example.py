@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import respx
 
-from tests.core.plugins import install_plugin
+from tests.helpers.plugins import install_plugin
 from toshokan.registry import adapter
 from toshokan.testing import serve
 
 pytestmark = pytest.mark.anyio
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
 API = "https://shelf.example/api"
 
 

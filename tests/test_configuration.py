@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.core.plugins import activate, install_plugin
+from tests.helpers.plugins import activate, install_plugin
 from toshokan.cli import main
 from toshokan.config import load_settings
 from toshokan.core.face import names_of
@@ -100,7 +100,7 @@ def test_bad_source_configuration_names_the_problem(plugin_site, tmp_path, sourc
 
 
 async def test_invalid_declared_configuration_stops_startup(plugin_site, tmp_path, monkeypatch):
-    from tests.core.catalog import Catalog
+    from tests.helpers.catalog import Catalog
     from toshokan.models import SearchConfig
 
     original = Catalog.configuration

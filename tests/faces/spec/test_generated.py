@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from PIL import Image
 from starlette.testclient import TestClient
 
-from tests.core.conftest import catalog_sources
+from tests.helpers.hosts import catalog_sources
 from toshokan.core.signing import expiry, sign
 from toshokan.models import AuthResponse, SearchResponse
 from toshokan.models.status import ErrorResponse
