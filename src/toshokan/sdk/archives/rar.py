@@ -24,7 +24,7 @@ from typing import IO, BinaryIO, cast
 import rarfile
 
 from toshokan.sdk.archives import limits
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing, open_archive
 
 RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
 #: Seconds a tool may take to decompress one entry (a capped solid prefix takes about one).
@@ -63,17 +63,9 @@ class RarReader(ChapterReader):
         super().__init__(path)
         #: Bytes decompressed to reach each entry, worked out once per open archive.
         self._work: dict[str, float] | None = None
-        try:
-            self._rar = rarfile.RarFile(path)
-            if self._rar.needs_password():
-                self._rar.close()
-                raise ArchiveError("RAR archive is encrypted")
-        except ArchiveError:
-            raise
-        except (rarfile.Error, OSError, EOFError, ValueError) as error:
-            raise ArchiveError(
-                f"not a readable RAR archive ({type(error).__name__}: {error})"
-            ) from None
+        self._rar = open_archive(
+            "RAR", lambda: rarfile.RarFile(path), (rarfile.Error, OSError, EOFError, ValueError)
+        )
 
     def release(self) -> None:
         self._rar.close()

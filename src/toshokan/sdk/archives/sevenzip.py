@@ -13,7 +13,7 @@ import py7zr.io
 import py7zr.py7zr
 
 from toshokan.sdk.archives import limits
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, open_archive
 
 #: Bytes py7zr decompresses at a time. Its own choice is up to 128 MB, taken whole even for
 #: the entries it skips, so the solid prefix before a page sat in memory at once: four
@@ -27,17 +27,8 @@ class SevenZipReader(ChapterReader):
         super().__init__(path)
         #: Bytes decompressed to reach each entry, worked out once per open archive.
         self._work: dict[str, int] | None = None
-        try:
-            self._archive = py7zr.SevenZipFile(path, mode="r")
-            if self._archive.needs_password():
-                self._archive.close()
-                raise ArchiveError("7z archive is encrypted")
-        except ArchiveError:
-            raise
-        except Exception as error:  # py7zr raises many unrelated types for damaged files
-            raise ArchiveError(
-                f"not a readable 7z archive ({type(error).__name__}: {error})"
-            ) from None
+        # py7zr raises many unrelated types for damaged files.
+        self._archive = open_archive("7z", lambda: py7zr.SevenZipFile(path, mode="r"), (Exception,))
 
     def release(self) -> None:
         self._archive.close()
