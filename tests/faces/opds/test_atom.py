@@ -2,7 +2,7 @@
 
 from defusedxml import ElementTree
 
-from toshokan.faces.opds.atom import ATOM, Entry, Feed, Link
+from toshokan.faces.opds.atom import ATOM, AtomEntry, Feed, Link
 
 
 def test_control_characters_from_an_upstream_are_dropped() -> None:
@@ -12,7 +12,7 @@ def test_control_characters_from_an_upstream_are_dropped() -> None:
         title=title,
         links=[Link("self", "http://test/_/opds", "application/atom+xml")],
         entries=[
-            Entry(
+            AtomEntry(
                 id="urn:test:1",
                 title=title,
                 updated="2024-01-01T00:00:00Z",
