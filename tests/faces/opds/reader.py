@@ -11,6 +11,8 @@ from toshokan.faces.opds.atom import ATOM, OPDS, OPENSEARCH, PSE
 
 NS = {"a": ATOM, "opds": OPDS, "os": OPENSEARCH, "pse": PSE}
 CATALOG = "application/atom+xml;profile=opds-catalog"
+ACQUISITION = f"{CATALOG};kind=acquisition"
+NAVIGATION = f"{CATALOG};kind=navigation"
 STREAM = "http://vaemendis.net/opds-pse/stream"
 
 

@@ -6,12 +6,10 @@ import pytest
 from toshokan.core.images import images_of
 from toshokan.testing import ServedHost
 
-from .reader import NS, Reader, entry_titled, href
+from .reader import ACQUISITION, NAVIGATION, NS, Reader, entry_titled, href
 
 pytestmark = pytest.mark.anyio
 
-ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
-NAVIGATION = "application/atom+xml;profile=opds-catalog;kind=navigation"
 GOOD = httpx.BasicAuth("reader", "open sesame")
 
 

@@ -16,12 +16,11 @@ import pytest
 from toshokan.testing import ServedHost
 
 from .opds2_schema import assert_feed
+from .reader import ACQUISITION, NAVIGATION
 from .servers import long_lists
 
 pytestmark = pytest.mark.anyio
 
-NAVIGATION = "application/atom+xml;profile=opds-catalog;kind=navigation"
-ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
 REL_ACQUISITION = "http://opds-spec.org/acquisition"
 OPDS_JSON = "application/opds+json"
 

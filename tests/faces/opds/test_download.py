@@ -16,15 +16,13 @@ from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
 
 from .opds2_schema import assert_feed
-from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .reader import ACQUISITION, NAVIGATION, NS, STREAM, Reader, entry_titled, href, link
 from .servers import SECRET
 from .test_auth import GOOD
 from .test_opds2 import get_json
 
 pytestmark = pytest.mark.anyio
 
-ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
-NAVIGATION = "application/atom+xml;profile=opds-catalog;kind=navigation"
 REL_ACQUISITION = "http://opds-spec.org/acquisition"
 CBZ = "application/vnd.comicbook+zip"
 

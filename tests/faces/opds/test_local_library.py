@@ -8,12 +8,9 @@ from PIL import Image
 from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 
-from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .reader import ACQUISITION, NAVIGATION, NS, STREAM, Reader, entry_titled, href, link
 
 pytestmark = pytest.mark.anyio
-
-ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
-NAVIGATION = "application/atom+xml;profile=opds-catalog;kind=navigation"
 
 
 async def open_series(reader: Reader) -> tuple[str, list]:

@@ -11,13 +11,10 @@ from tests.sources.mangadex.fake import FakeMangaDex
 from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 
-from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .reader import ACQUISITION, NAVIGATION, NS, STREAM, Reader, entry_titled, href, link
 from .servers import ImageServers
 
 pytestmark = pytest.mark.anyio
-
-ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
-NAVIGATION = "application/atom+xml;profile=opds-catalog;kind=navigation"
 
 
 async def open_chapter(reader: Reader) -> tuple[str, Element]:

@@ -18,12 +18,11 @@ from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
 
-from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .reader import ACQUISITION, NS, STREAM, Reader, entry_titled, href, link
 from .servers import SECRET
 
 pytestmark = pytest.mark.anyio
 
-ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
 #: The types PSE allows in a stream link, and the format their bytes decode as.
 FORMATS = {"image/jpeg": "JPEG", "image/png": "PNG", "image/gif": "GIF"}
 

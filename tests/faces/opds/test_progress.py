@@ -11,11 +11,10 @@ from toshokan.core.progress import ChapterRef, Position
 from toshokan.faces.opds.atom import PSE
 from toshokan.testing import ServedHost
 
-from .reader import NS, STREAM, Reader, entry_titled, href, link
+from .reader import ACQUISITION, NS, STREAM, Reader, entry_titled, href, link
 
 pytestmark = pytest.mark.anyio
 
-ACQUISITION = "application/atom+xml;profile=opds-catalog;kind=acquisition"
 LAST_READ = f"{{{PSE}}}lastRead"
 LAST_READ_DATE = f"{{{PSE}}}lastReadDate"
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tests.sources.opds.fakes import cbz
+from tests.sources.opds.live import stop
 
 BOOKS = (("Moon Letters", "Ann Ink", 3), ("Star Atlas", "Bo Pen", 4), ("Sun Diary", "Cy Quill", 2))
 
@@ -81,10 +82,5 @@ def calibre_server(folder: Path, *, timeout: float = 90.0) -> Iterator[str]:
             time.sleep(0.2)
         yield f"http://127.0.0.1:{port}/opds"
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(10)
+        stop(server, grace=10)
         log.close()

@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 
 from tests.sources.opds.fakes import cbz
+from tests.sources.opds.live import stop
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 SERIES = "Red Mountain"
@@ -105,9 +106,4 @@ def codex_server(folder: Path, executable: Path, *, timeout: float = 180.0) -> I
             _wait(imported, server, deadline, log_path)
             yield f"{base}/opds/v1.2/"
         finally:
-            server.terminate()
-            try:
-                server.wait(20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait(10)
+            stop(server, grace=20)
