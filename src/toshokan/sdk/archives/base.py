@@ -7,7 +7,7 @@ and only names that were listed as safe pages are ever opened.
 
 import io
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Protocol, Self, TypeVar
@@ -27,6 +27,7 @@ class _LockableArchive(Protocol):
 
 
 Opened = TypeVar("Opened", bound=_LockableArchive)
+Work = TypeVar("Work", int, float)
 
 
 def open_archive(
@@ -47,6 +48,14 @@ def open_archive(
             f"not a readable {kind} archive ({type(error).__name__}: {error})"
         ) from None
     return archive
+
+
+def work_to(work: Mapping[str, Work], name: str) -> Work:
+    """What reaching entry ``name`` costs in decompression, as ``work`` has it by entry."""
+    try:
+        return work[name]
+    except KeyError:
+        raise ArchiveError("no such entry") from None
 
 
 @dataclass(frozen=True)
