@@ -62,6 +62,8 @@ from toshokan.testing import ServedHost, serve_host  # noqa: E402
 READERS = 1000
 PAGES = 20
 CHEAP = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+#: Page requests one chapter takes while each moves its reader forward (page 0 is read first).
+MOST_PAGE_REQUESTS = READERS * (PAGES - 1)
 
 
 def password(name: str) -> str:
@@ -83,13 +85,8 @@ class Stream:
     def __init__(self, host: ServedHost, names: list[str], manga: str, chapter: str):
         self.host, self.names, self.manga, self.chapter = host, names, manga, chapter
 
-    def most(self) -> int:
-        return READERS * (PAGES - 1)
-
     async def __call__(self, number: int) -> None:
         # Reader n % READERS, page 1 + n // READERS: page after page for every reader in turn.
-        if number >= self.most():
-            raise SystemExit(f"at most {self.most()} page requests a chapter")
         name = self.names[number % READERS]
         url = page_url(self.manga, self.chapter, 1 + number // READERS)
         answer = await self.host.client.get(url, auth=(name, password(name)))
@@ -184,12 +181,12 @@ async def main(writes: int, concurrency: int, rounds: int) -> None:
                 return await real_record(*args, **kwargs) if recording[0] else False
 
             store.arecord = maybe_record  # type: ignore[method-assign]
-            numbers = iter(range(recorded.most()))
+            numbers = iter(range(MOST_PAGE_REQUESTS))
 
             async def with_write() -> None:
                 await recorded(next(numbers))
 
-            unrecorded_numbers = iter(range(unrecorded.most()))
+            unrecorded_numbers = iter(range(MOST_PAGE_REQUESTS))
 
             async def without_write() -> None:
                 recording[0] = False
@@ -222,4 +219,6 @@ if __name__ == "__main__":
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=300, help="page answers in each timed row")
     options = parser.parse_args()
+    if max(options.writes, options.rounds + 1) > MOST_PAGE_REQUESTS:  # +1: the warm-up request
+        parser.error(f"--writes and --rounds + 1 are at most {MOST_PAGE_REQUESTS}")
     asyncio.run(main(options.writes, options.concurrency, options.rounds))
