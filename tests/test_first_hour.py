@@ -10,7 +10,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from tests.serving import REPO, free_port
+from tests.helpers.serving import REPO, free_port
 from toshokan.cli import main
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.helpers.plugins import install_plugin, plugin_env
-from tests.serving import REPO, free_port, running_host, serve_command
+from tests.helpers.serving import REPO, free_port, running_host, serve_command
 
 #: The host's one log format: ``2026-01-01 12:00:00,123 INFO toshokan.access: ...``.
 LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ [a-z_.]+: \S")

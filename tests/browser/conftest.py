@@ -25,7 +25,7 @@ from tests.browser.browsing import (
     listening,
     watched_page,
 )
-from tests.serving import free_port
+from tests.helpers.serving import free_port
 from tests.sources.local.helpers import cbz
 from toshokan.core import Core
 from toshokan.core.progress import IMPLICIT_READER

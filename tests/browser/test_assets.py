@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.browser.browsing import Watched
-from tests.serving import REPO, free_port
+from tests.helpers.serving import REPO, free_port
 from toshokan.config import load_settings
 from toshokan.faces.web import reader_address
 

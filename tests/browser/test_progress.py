@@ -20,7 +20,7 @@ from tests.browser.browsing import (
     wait_for_page_image,
     watched_page,
 )
-from tests.serving import free_port
+from tests.helpers.serving import free_port
 from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.testing import build_app
 

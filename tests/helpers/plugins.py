@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers.serving import REPO
 
 
 def install_plugin(
