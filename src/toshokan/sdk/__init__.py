@@ -51,6 +51,7 @@ from toshokan.sdk.http import (
     retry_after_seconds,
     text_of,
 )
+from toshokan.sdk.keys import DerivedKey
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
@@ -68,6 +69,7 @@ __all__ = [
     "ChapterNotFound",
     "Classification",
     "Credentials",
+    "DerivedKey",
     "Download",
     "Entry",
     "FilterKey",

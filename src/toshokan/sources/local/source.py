@@ -173,7 +173,6 @@ class LocalLibrary(Source[LocalSettings]):
         self._index: Index | None = None
         self.scanner: Scanner | None = None
         self.snapshot = Snapshot(tags=[], languages=[], updated_at=0.0, series=0, chapters=0)
-        self.last_report: ScanReport | None = None
         self._stop = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
@@ -258,7 +257,6 @@ class LocalLibrary(Source[LocalSettings]):
             finally:
                 publisher.cancel()
                 self.progress.running = False
-        self.last_report = report
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
         if report.changed or self.snapshot.updated_at != before:
