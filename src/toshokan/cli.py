@@ -145,7 +145,7 @@ def serve(
     workers: int | None,
     log_level: str,
 ) -> None:
-    from toshokan.faces.web import reader_address
+    from toshokan.faces import FACES
     from toshokan.logs import configure_logging
     from toshokan.serving import run, served_app
 
@@ -161,7 +161,9 @@ def serve(
         sys.exit(1)
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
-    click.echo(f"toshokan: web reader at {reader_address(settings)}")
+    for face in FACES:
+        if face.announce is not None:
+            click.echo(f"toshokan: {face.announce(settings)}")
     run(settings, log_level, app)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.serving import REPO, free_port, serve_command
+from tests.helpers.serving import REPO, free_port, serve_command
 
 
 @dataclass

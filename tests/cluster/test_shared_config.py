@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.serving import REPO, free_port
+from tests.helpers.serving import REPO, free_port
 
 # The redis package made unimportable, as on a host installed without toshokan[redis].
 WITHOUT_REDIS = "import sys; sys.modules['redis'] = None; from toshokan.cli import main; main()"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.cluster.conftest import RedisServer, start_redis
+from tests.cluster.library import library
 from tests.cluster.replicas import Replica, replicas
-from tests.cluster.test_replicas import library
+from tests.cluster.servers import RedisServer, start_redis
 
 PATHS = ["/", "/local", "/local/health", "/local/ping"]
 SEARCH = {"page": 1, "sort": "title", "direction": "asc"}

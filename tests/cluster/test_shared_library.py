@@ -6,9 +6,9 @@ from pathlib import Path
 import httpx
 import redis
 
+from tests.cluster.library import answers, library
 from tests.cluster.replicas import Replica, replicas
-from tests.cluster.test_replicas import answers, library
-from tests.local.helpers import cbz
+from tests.sources.local.helpers import cbz
 
 READY = "/local/health"
 SEARCH = {"page": 1, "sort": "title", "direction": "asc"}

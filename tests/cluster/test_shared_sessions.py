@@ -11,8 +11,8 @@ import httpx
 import pytest
 import redis
 
-from tests.cluster.conftest import RedisServer
-from tests.core.catalog import SECRETS, Catalog, CatalogSettings
+from tests.cluster.servers import RedisServer
+from tests.helpers.catalog import SECRETS, Catalog, CatalogSettings
 from toshokan.config import HostSettings
 from toshokan.core.shared.cluster import Cluster
 from toshokan.sdk import AuthType, Credentials, HostServices, RequestContext

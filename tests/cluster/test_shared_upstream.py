@@ -15,7 +15,7 @@ import pytest
 
 from tests.cluster.replicas import Replica, replicas
 from tests.cluster.upstream import most_in_any_window, served
-from tests.mangadex.fake import FakeMangaDex
+from tests.sources.mangadex.fake import FakeMangaDex
 
 SEARCH = {"page": 1, "sort": "relevance", "direction": "desc"}
 

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from tests.serving import free_port
+from tests.helpers.serving import free_port
 
 
 @contextmanager

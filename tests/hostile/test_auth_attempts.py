@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from tests.core.catalog import SECRETS
+from tests.helpers.catalog import SECRETS
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio
@@ -100,7 +100,7 @@ async def test_wrong_credentials_anywhere_spend_one_budget(make_host):
     async with make_host(
         auth="api_key", required=True, limits={"rate_limit": 0, "auth_attempts": LIMIT}
     ) as host:
-        signed_page = f"{PAGE}?{host.services.link_query('catalog', PAGE)}"
+        signed_page = host.services.urls("").source_route("catalog", "/pages/1")
         async with client_at(host, READER) as reader:
             # A reader is reading with the right key: the host remembers it was accepted.
             assert (await reader.get("/catalog/title-001", headers=GOOD_KEY)).status_code == 200
@@ -122,7 +122,7 @@ async def test_a_guesser_under_the_limit_is_still_served(make_host):
     async with make_host(
         auth="api_key", required=True, limits={"rate_limit": 0, "auth_attempts": LIMIT}
     ) as host:
-        signed_page = f"{PAGE}?{host.services.link_query('catalog', PAGE)}"
+        signed_page = host.services.urls("").source_route("catalog", "/pages/1")
         guesses = await wrong_guesses(host.client, LIMIT - 1)
         assert all(guess.status_code == 401 for guess in guesses)
         last = await host.client.get(signed_page)

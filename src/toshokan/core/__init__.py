@@ -2,7 +2,8 @@
 
 Faces (the JSON interface, the Alethia dialect, OPDS, the web reader) and the
 edge call :class:`Core`; the core calls the adapters through the SDK, and hands faces the few SDK types
-they meet (:class:`Credentials`, :class:`Download`) so no face reaches past it.
+they meet (:class:`Credentials`, :class:`Download`, the link builder :class:`Urls`) so no face
+reaches past it.
 Nothing here knows how a face shapes its answers.
 """
 
@@ -11,6 +12,7 @@ from toshokan.core.host import ConfigurationError, Host, HostedSource
 from toshokan.core.service import Access, Answer, Caller, Core, check_slug
 from toshokan.sdk.auth import Credentials
 from toshokan.sdk.source import Download
+from toshokan.sdk.urls import Query, Urls, host_path, with_query
 
 __all__ = [
     "Access",
@@ -22,7 +24,11 @@ __all__ = [
     "Download",
     "Host",
     "HostedSource",
+    "Query",
+    "Urls",
     "chapter_key",
     "chapter_of",
     "check_slug",
+    "host_path",
+    "with_query",
 ]

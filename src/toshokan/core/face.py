@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.routing import BaseRoute
 
+from toshokan.config import HostSettings
+
 if TYPE_CHECKING:
     from toshokan.core.service import Core
 
@@ -50,6 +52,9 @@ class Face:
     exception_handlers: Mapping[Any, Callable[..., Any]] = field(default_factory=dict)
     #: What its handlers read from the application's state.
     needs: frozenset[Need] = frozenset()
+    #: A line ``toshokan serve`` prints at start-up (where a person opens the face), so the
+    #: command names no face of its own.
+    announce: Callable[[HostSettings], str] | None = None
 
 
 def names_of(faces: Iterable[Face]) -> frozenset[str]:

@@ -20,6 +20,7 @@ from toshokan.models.base import SOURCE_SLUG_PATTERN
 from toshokan.registry import AdapterLoadError, adapter
 from toshokan.sdk.context import HostServices
 from toshokan.sdk.source import Source
+from toshokan.sdk.urls import host_path
 
 log = logging.getLogger("toshokan.host")
 
@@ -169,7 +170,7 @@ def build_source(
     if slug in face_names:
         # A source's own routes mount at /_/<slug> and would shadow the face's.
         raise ConfigurationError(
-            f"source {slug!r}: the host serves /_/{slug} itself; choose another slug "
+            f"source {slug!r}: the host serves {host_path(slug)} itself; choose another slug "
             f"(not one of {', '.join(sorted(face_names))})"
         )
     name = section.adapter or slug
@@ -189,11 +190,16 @@ def build_source(
     return HostedSource(slug=slug, status=section.status, source=source)
 
 
+#: Listening on every interface: the machine itself is the address that surely answers.
+WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})
+
+
 def listen_url(settings: HostSettings) -> str:
     """Where the host listens, as a URL: the best guess at its address when none is configured."""
     server = settings.server
-    host = "localhost" if server.host in ("0.0.0.0", "::", "") else server.host
-    host = f"[{host}]" if ":" in host else host
+    host = "localhost" if server.host in WILDCARDS else server.host
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
     scheme = "https" if server.tls_cert else "http"
     return f"{scheme}://{host}:{server.port}"
 

@@ -9,6 +9,7 @@ one cache lookup.
 """
 
 import asyncio
+import functools
 import hashlib
 import json
 import re
@@ -16,7 +17,6 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
-from urllib.parse import urlencode
 
 from pydantic import BaseModel
 
@@ -51,6 +51,7 @@ from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_h
 from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.source import Download
+from toshokan.sdk.urls import Urls
 
 T = TypeVar("T")
 _SLUG = re.compile(SLUG_PATTERN)
@@ -87,6 +88,10 @@ class Core:
             MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", self.cluster.counters)
         )
         host.services.on_content_changed(self.cache.invalidate)
+        # Every signed link the host hands out, of any face or source, is signed this one way.
+        host.services.link_signer = functools.partial(
+            signed_query, host.services.secret, ttl=settings.host.link_ttl
+        )
         # Readers and their progress: one database every face reads and writes.
         self.database = Database(default_database_path(settings.host.data_dir))
         self.progress = ProgressStore(self.database)
@@ -100,20 +105,16 @@ class Core:
         await self.host.startup()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
-                self.host.services.sign_links(hosted.slug, self.link_signer())
+                self.host.services.sign_links(hosted.slug)
 
     async def shutdown(self) -> None:
         await self.host.shutdown()
         await self.cluster.shutdown()
         self.database.close()
 
-    def link_signer(self) -> Callable[[str], str]:
-        secret, ttl = self.host.services.secret, self.settings.host.link_ttl
-
-        def signed(path: str) -> str:
-            return urlencode(signed_query(secret, path, ttl))
-
-        return signed
+    def urls(self, caller: Caller) -> Urls:
+        """The host's one link builder, on the address ``caller`` reached the host at."""
+        return self.host.services.urls(caller.base_url)
 
     # -- sources -------------------------------------------------------------------
 

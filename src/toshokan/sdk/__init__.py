@@ -51,10 +51,12 @@ from toshokan.sdk.http import (
     retry_after_seconds,
     text_of,
 )
+from toshokan.sdk.keys import DerivedKey
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
+from toshokan.sdk.urls import Urls
 
 __all__ = [
     "EPOCH",
@@ -67,6 +69,7 @@ __all__ = [
     "ChapterNotFound",
     "Classification",
     "Credentials",
+    "DerivedKey",
     "Download",
     "Entry",
     "FilterKey",
@@ -95,6 +98,7 @@ __all__ = [
     "UpstreamError",
     "UpstreamLimiter",
     "UpstreamTimeout",
+    "Urls",
     "clean_text",
     "default_error_detail",
     "gather",

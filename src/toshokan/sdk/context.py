@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import httpx
 
 from toshokan.sdk.http import UpstreamClient
+from toshokan.sdk.urls import LinkSigner, Urls
 
 
 @dataclass(frozen=True)
@@ -68,21 +69,24 @@ class HostServices:
     exclusive: Exclusive = _this_process_only
     _clients: list[UpstreamClient] = field(default_factory=list)
     _change_listeners: list[Callable[[str], None]] = field(default_factory=list)
-    _signers: dict[str, Callable[[str], str]] = field(default_factory=dict)
+    #: How the host signs its links (set by the host before it serves).
+    link_signer: LinkSigner | None = None
+    _signed_sources: set[str] = field(default_factory=set)
 
-    def sign_links(self, source_slug: str, signer: Callable[[str], str]) -> None:
-        """Have links to ``source_slug``'s own routes signed by ``signer(path) -> query``.
+    def sign_links(self, source_slug: str) -> None:
+        """Have links to ``source_slug``'s own routes signed.
 
         The host calls this at start-up for every source that requires
         authentication: image loaders send no credentials, so such links carry
         an expiring signature instead, which the host checks before the route runs.
         """
-        self._signers[source_slug] = signer
+        self._signed_sources.add(source_slug)
 
-    def link_query(self, source_slug: str, path: str) -> str | None:
-        """The signature query for a link to ``path``, or None when the source's links are open."""
-        signer = self._signers.get(source_slug)
-        return None if signer is None else signer(path)
+    def urls(self, base_url: str | None = None) -> Urls:
+        """The host's link builder on ``base_url`` (the address a request reached the host
+        at), or on the host's public address when there is no request."""
+        address = (self.public_url or "") if base_url is None else base_url
+        return Urls(address, self.link_signer, self._signed_sources)
 
     def on_content_changed(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(source_slug)`` whenever a source reports that its content changed."""

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, get_args
-from urllib.parse import urlencode
 
 import click
 from pydantic import BaseModel, ConfigDict
@@ -17,6 +16,7 @@ from toshokan.models import Chapter, Manga, SearchRequest, SearchResponse, Sourc
 from toshokan.models.auth import AuthType
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.context import HostServices, RequestContext
+from toshokan.sdk.urls import Urls, source_routes_path
 
 
 def public(route: BaseRoute) -> BaseRoute:
@@ -160,7 +160,12 @@ class Source(abc.ABC, Generic[SettingsT]):
     @cached_property
     def mount(self) -> Mount:
         """Where the host serves :meth:`routes`: the source's own corner of ``/_/``."""
-        return Mount(f"/_/{self.slug}", routes=list(self.routes()))
+        return Mount(source_routes_path(self.slug), routes=list(self.routes()))
+
+    def urls(self, ctx: RequestContext | None) -> Urls:
+        """The host's links (the spec's paths, this source's own routes) as the request
+        ``ctx`` reached the host, or at the host's public address when there is no request."""
+        return self.services.urls(None if ctx is None else ctx.base_url)
 
     def url_for(
         self,
@@ -179,11 +184,8 @@ class Source(abc.ABC, Generic[SettingsT]):
         loader that sends no credentials still gets the image; ``query`` (a
         version for cache busting, say) is used only for links that are not signed.
         """
-        path = self.mount.url_path_for(name, **path_params)
-        signature = self.services.link_query(self.slug, str(path))
-        tail = f"?{signature or urlencode(query or {})}".rstrip("?")
-        base = ctx.base_url if ctx is not None else self.services.public_url or ""
-        return f"{base.rstrip('/')}{path}{tail}"
+        path = str(self.mount.url_path_for(name, **path_params))
+        return self.urls(ctx).source_route(self.slug, path.removeprefix(self.mount.path), query)
 
     # -- content -----------------------------------------------------------------
 

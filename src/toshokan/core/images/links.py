@@ -11,6 +11,7 @@ from toshokan.core.images.pictures import Picture, clamp_width
 from toshokan.core.images.pipeline import images_of
 from toshokan.core.service import Core
 from toshokan.errors import InvalidRequest
+from toshokan.sdk.urls import host_path
 
 #: The longest image URL a signed link may carry.
 MAX_URL_LENGTH = 4096
@@ -45,4 +46,4 @@ def image_response(picture: Picture, cache_control: str) -> Response:
 
 def image_mount() -> Mount:
     """``/_/image``: the signed, header-free image links of :meth:`ImagePipeline.signed_url`."""
-    return Mount("/_/image", routes=[Route("/{source}", signed_image, methods=["GET"])])
+    return Mount(host_path("image"), routes=[Route("/{source}", signed_image, methods=["GET"])])

@@ -14,7 +14,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Hashable
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
@@ -28,10 +28,11 @@ from toshokan.core.images.pictures import (
 )
 from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
 from toshokan.core.service import Caller, Core
-from toshokan.core.signing import credential_key, signed_query, verify
+from toshokan.core.signing import credential_key, verify
 from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
+from toshokan.sdk.urls import image_message
 
 #: The largest image read from anywhere; a bigger one is an upstream error, never memory.
 MAX_SOURCE_BYTES = 32 * 1024 * 1024
@@ -163,14 +164,13 @@ class ImagePipeline:
             return None
         # Signed afresh: the caller was authorised already, and a link kept in a cached
         # answer may have outlived its own signature.
-        fresh = self.core.host.services.link_query(hosted.slug, parts.path)
         kept = [
             (k, v)
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
             if k not in SIGNATURE_PARAMS
         ]
-        query = fresh or urlencode(kept)
-        return f"{parts.path}?{query}" if query else parts.path
+        route = parts.path.removeprefix(hosted.source.mount.path)
+        return self.core.host.services.urls("").source_route(hosted.slug, route, kept)
 
     async def _fetch_local(self, hosted: HostedSource, path: str) -> Picture:
         client = self._local.get(hosted.slug)
@@ -238,26 +238,17 @@ class ImagePipeline:
         thumbnail: bool = False,
     ) -> str:
         """A header-free, expiring host link to the image ``url`` of source ``slug``."""
-        services = self.core.host.services
         shown_width = THUMBNAIL_WIDTH if thumbnail else width
-        query = {"u": url, **({"w": str(shown_width)} if shown_width else {})}
-        ttl = self.core.settings.host.link_ttl
-        query.update(signed_query(services.secret, _signed_message(slug, query), ttl))
-        return f"{base_url.rstrip('/')}/_/image/{slug}?{urlencode(query)}"
+        return self.core.host.services.urls(base_url).image(slug, url, shown_width)
 
     def verify(self, slug: str, query: dict[str, str]) -> int:
         """The expiry of a genuine, unexpired link's query; ``INVALID_CREDENTIALS`` otherwise."""
-        shown = {k: v for k, v in query.items() if k in ("u", "w")}
         return verify(
             self.core.host.services.secret,
-            _signed_message(slug, shown),
+            image_message(slug, query.get("u", ""), query.get("w", "")),
             query.get("exp", ""),
             query.get("sig", ""),
         )
-
-
-def _signed_message(slug: str, query: dict[str, str]) -> str:
-    return f"/_/image/{slug}\n{query.get('u', '')}\n{query.get('w', '')}"
 
 
 def _too_big() -> str:

@@ -158,12 +158,6 @@ class Readers:
             )
         return f"{KEY_PREFIX}_{key_id}_{secret}"
 
-    def revoke_keys(self, name: str) -> int:
-        """Revoke every API key of ``name``; how many there were."""
-        with self.database.transaction() as cursor:
-            cursor.execute("DELETE FROM reader_keys WHERE reader = ?", (name,))
-            return cursor.rowcount
-
     # -- what a sign-in is checked against --------------------------------------------
 
     def stored(self, name: str) -> StoredCredentials | None:

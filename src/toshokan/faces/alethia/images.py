@@ -7,7 +7,7 @@ credentials cannot be handed to the app as it is; the host must fetch it on
 the app's behalf, through the host's one image pipeline.
 """
 
-from toshokan.core import Core
+from toshokan.core import Core, Urls
 from toshokan.core.images import images_of
 from toshokan.models import SourceConfiguration
 
@@ -23,7 +23,7 @@ def header_free(
     """``urls`` as links an image loader without headers can fetch."""
     if not needs_headers(config):
         return urls
-    own = base_url.rstrip("/") + "/"
+    own = Urls(base_url).path("/")
     return [url if url.startswith(own) else via_host(core, config, url, base_url) for url in urls]
 
 

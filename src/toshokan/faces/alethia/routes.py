@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from toshokan.core import Caller, Core
+from toshokan.core import Caller, Core, host_path
 from toshokan.core.answers import PAGE_LIST
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE, cache_of
@@ -29,7 +29,7 @@ from toshokan.faces.alethia.rendered import Rendered
 from toshokan.faces.alethia.shapes import AppHost, app_chapter, app_manga, app_source
 from toshokan.models import Chapter, SearchResponse, SourceConfiguration
 
-PREFIX = "/_/alethia"
+PREFIX = host_path("alethia")
 
 
 def respond(body: bytes, cache_control: str) -> Response:
@@ -136,15 +136,18 @@ class AlethiaFace:
         manga_slug = request.path_params["manga"]
         caller = caller_of(request)
         answer = await core.chapters(slug, manga_slug, caller)
-        base = f"{caller.base_url.rstrip('/')}/{slug}/{manga_slug}/chapters"
+        urls = core.urls(caller)
 
         def shaped(chapter: Chapter) -> bytes:
-            return dumped(app_chapter(chapter, manga_slug, f"{base}/{chapter.slug}"))
+            return dumped(
+                app_chapter(chapter, manga_slug, urls.chapter(slug, manga_slug, chapter.slug))
+            )
 
         def render() -> bytes:
             return b"[" + b",".join(shaped(c) for c in answer.value) + b"]"
 
-        body = self.rendered.get(("chapters", answer.etag, manga_slug, base), render)
+        key = ("chapters", answer.etag, slug, manga_slug, urls.base_url)
+        body = self.rendered.get(key, render)
         return respond(body, cache_of(request).of("chapters", answer.private))
 
     async def pages(self, request: Request) -> Response:

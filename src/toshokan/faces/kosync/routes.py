@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from toshokan.core import Core
+from toshokan.core import Core, host_path
 from toshokan.core.http import caller_of
 from toshokan.core.progress import DocumentPosition, Position
 from toshokan.core.progress.documents import chapter_of_document
@@ -41,7 +41,7 @@ from toshokan.faces.kosync.protocol import (
     user_exists,
 )
 
-PREFIX = "/_/kosync"
+PREFIX = host_path("kosync")
 Handler = Callable[[Request, Core], Awaitable[tuple[int, dict[str, Any]]]]
 
 

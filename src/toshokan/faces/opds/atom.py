@@ -9,9 +9,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import urlencode
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape, quoteattr
+
+from toshokan.core import with_query
 
 ATOM = "http://www.w3.org/2005/Atom"
 OPDS = "http://opds-spec.org/2010/catalog"
@@ -67,7 +68,9 @@ class Link:
 
 
 @dataclass
-class Entry:
+class AtomEntry:
+    """An Atom ``<entry>`` of an OPDS feed: a title, a series or a chapter, with its links."""
+
     id: str
     title: str
     updated: str
@@ -103,7 +106,7 @@ class Feed:
     id: str
     title: str
     links: list[Link]
-    entries: list[Entry]
+    entries: list[AtomEntry]
     author: str = "toshokan"
     subtitle: str | None = None
     updated: str = field(default_factory=timestamp)
@@ -181,7 +184,7 @@ def pages(
     kept = [(k, v) for k, v in query if k != "page"]
 
     def at(number: int) -> str:
-        return f"{base}?{urlencode([*kept, ('page', str(number))])}"
+        return with_query(base, [*kept, ("page", str(number))])
 
     links = [Link("first", at(1), feed_type)]
     if page > 1:

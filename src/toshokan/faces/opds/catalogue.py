@@ -9,22 +9,21 @@ so each link to one says so.
 
 import asyncio
 import logging
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import HostedSource
+from toshokan.core import HostedSource, Urls
 from toshokan.core.http import caller_of
 from toshokan.errors import HostError
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.access import opds_caller
-from toshokan.faces.opds.atom import NAVIGATION, Entry, Feed, Link
+from toshokan.faces.opds.atom import NAVIGATION, AtomEntry, Feed, Link
 from toshokan.faces.opds.context import (
     PER_SOURCE,
     Ctx,
     cache_control,
-    catalogue_base,
     core_of,
     page_of,
     query_of,
@@ -32,38 +31,45 @@ from toshokan.faces.opds.context import (
 from toshokan.faces.opds.entries import series_entry
 from toshokan.faces.opds.listing import Listed, listed_titles
 from toshokan.faces.opds.searches import ordered, search_sort
+from toshokan.faces.opds.signin import catalogue
 
 log = logging.getLogger("toshokan.opds")
+#: What OpenSearch readers fill in with their query.
+SEARCH_TEMPLATE = "?q={searchTerms}"
 
 
 def feed_response(feed: Feed, kind: str, private: bool) -> Response:
     return Response(feed.xml(), media_type=kind, headers=cache_control(private))
 
 
-def search_links(search_base: str) -> list[Link]:
-    """The OpenSearch description, and the template some readers use directly."""
+def search_links(ctx: Ctx) -> list[Link]:
+    """The source's OpenSearch description, and the template some readers use directly."""
     return [
-        Link("search", f"{search_base}/opensearch.xml", atom.OPENSEARCH_TYPE, "Search"),
-        Link("search", f"{search_base}/search?q={{searchTerms}}", NAVIGATION, "Search"),
+        Link("search", ctx.url("opensearch.xml"), atom.OPENSEARCH_TYPE, "Search"),
+        Link("search", ctx.url("search", template=SEARCH_TEMPLATE), NAVIGATION, "Search"),
     ]
+
+
+def search_everywhere(urls: Urls) -> str:
+    """The template of the search over every source."""
+    return catalogue(urls, "_search", template=SEARCH_TEMPLATE)
 
 
 async def root(request: Request, reader: str) -> Response:
     core = core_of(request)
-    caller = caller_of(request)
-    base = catalogue_base(caller)
+    urls = core.urls(caller_of(request))
     entries = []
     for hosted in core.host.serving():
         config = await core.configuration(hosted)
         lock = " (sign-in required)" if config.auth.required else ""
         entries.append(
-            Entry(
+            AtomEntry(
                 id=f"urn:toshokan:opds:{hosted.slug}",
                 title=config.name,
                 updated=atom.timestamp(),
                 content=f"Browse and search {config.name}{lock}.",
                 links=[
-                    Link("subsection", f"{base}/{hosted.slug}", NAVIGATION),
+                    Link("subsection", catalogue(urls, hosted.slug), NAVIGATION),
                     Link(atom.REL_THUMBNAIL, config.icon, "image/png"),
                 ],
             )
@@ -74,10 +80,15 @@ async def root(request: Request, reader: str) -> Response:
         subtitle="Every source of this host",
         author=core.settings.host.author,
         links=[
-            Link("self", f"{base}", NAVIGATION),
-            Link("start", f"{base}", NAVIGATION),
-            Link("search", f"{base}/opensearch.xml", atom.OPENSEARCH_TYPE, "Search every source"),
-            Link("search", f"{base}/_search?q={{searchTerms}}", NAVIGATION, "Search every source"),
+            Link("self", catalogue(urls), NAVIGATION),
+            Link("start", catalogue(urls), NAVIGATION),
+            Link(
+                "search",
+                catalogue(urls, "opensearch.xml"),
+                atom.OPENSEARCH_TYPE,
+                "Search every source",
+            ),
+            Link("search", search_everywhere(urls), NAVIGATION, "Search every source"),
         ],
         entries=entries,
     )
@@ -86,11 +97,10 @@ async def root(request: Request, reader: str) -> Response:
 
 async def root_opensearch(request: Request, reader: str) -> Response:
     core = core_of(request)
-    base = catalogue_base(caller_of(request))
     body = atom.opensearch_description(
         core.settings.host.name,
         "Search every source of this host.",
-        f"{base}/_search?q={{searchTerms}}",
+        search_everywhere(core.urls(caller_of(request))),
     )
     return Response(body, media_type=atom.OPENSEARCH_TYPE)
 
@@ -99,14 +109,14 @@ async def root_search(request: Request, reader: str) -> Response:
     """One search over every source that lets this caller in; a source that fails is skipped."""
     core = core_of(request)
     caller = caller_of(request)
-    base = catalogue_base(caller)
+    urls = core.urls(caller)
     query, page = query_of(request), page_of(request)
 
     async def one(hosted: HostedSource) -> tuple[Ctx, list[Listed], bool] | None:
         try:
             config = await core.configuration(hosted)
             sent = await opds_caller(core, hosted, config, caller)
-            ctx = Ctx(core, hosted, config, sent, base, reader)
+            ctx = Ctx(core, hosted, config, sent, urls, reader)
             body = {
                 "query": query,
                 "page": page,
@@ -126,14 +136,18 @@ async def root_search(request: Request, reader: str) -> Response:
         for listed in titles
     ]
     more = any(more for _, _, more in answered)
-    self_url = f"{base}/_search"
+    self_url = catalogue(urls, "_search")
     feed = Feed(
         id=f"urn:toshokan:opds:search:{quote(query)}:{page}",
         title=f"Search: {query}" if query else "Everything",
         links=[
-            Link("self", f"{self_url}?{urlencode({'q': query, 'page': page})}", NAVIGATION),
-            Link("start", base, NAVIGATION),
-            Link("up", base, NAVIGATION),
+            Link(
+                "self",
+                catalogue(urls, "_search", query={"q": query, "page": str(page)}),
+                NAVIGATION,
+            ),
+            Link("start", catalogue(urls), NAVIGATION),
+            Link("up", catalogue(urls), NAVIGATION),
             *atom.pages(self_url, page, more, NAVIGATION, [("q", query)]),
         ],
         # No itemsPerPage, startIndex or count: a page holds up to PER_SOURCE titles of each
@@ -146,7 +160,7 @@ async def root_search(request: Request, reader: str) -> Response:
 async def source_root(request: Request, ctx: Ctx) -> Response:
     now = atom.timestamp()
     entries = [
-        Entry(
+        AtomEntry(
             id=f"urn:toshokan:opds:{ctx.slug}:all",
             title="All titles",
             updated=now,
@@ -156,7 +170,7 @@ async def source_root(request: Request, ctx: Ctx) -> Response:
     ]
     for number, preset in enumerate(ctx.config.presets or []):
         entries.append(
-            Entry(
+            AtomEntry(
                 id=f"urn:toshokan:opds:{ctx.slug}:preset:{number}",
                 title=preset.name,
                 updated=now,
@@ -170,9 +184,9 @@ async def source_root(request: Request, ctx: Ctx) -> Response:
         icon=ctx.config.icon,
         links=[
             Link("self", ctx.url(), NAVIGATION),
-            Link("start", ctx.base, NAVIGATION),
-            Link("up", ctx.base, NAVIGATION),
-            *search_links(ctx.url()),
+            Link("start", ctx.root, NAVIGATION),
+            Link("up", ctx.root, NAVIGATION),
+            *search_links(ctx),
         ],
         entries=entries,
     )
@@ -181,6 +195,6 @@ async def source_root(request: Request, ctx: Ctx) -> Response:
 
 async def source_opensearch(request: Request, ctx: Ctx) -> Response:
     body = atom.opensearch_description(
-        ctx.config.name, f"Search {ctx.config.name}.", f"{ctx.url('search')}?q={{searchTerms}}"
+        ctx.config.name, f"Search {ctx.config.name}.", ctx.url("search", template=SEARCH_TEMPLATE)
     )
     return Response(body, media_type=atom.OPENSEARCH_TYPE)

@@ -2,32 +2,33 @@
 
 Both catalogues (Atom at ``/_/opds``, JSON at ``/_/opds/v2``) resolve and
 authorise a source the same way, read the same bounded query parameters and
-build their links on the address the reader used.
+build their links on the address the reader used, with the host's one link builder.
 """
 
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import Caller, Core, HostedSource
+from toshokan.core import Caller, Core, HostedSource, Query, Urls, host_path
 from toshokan.core.http import caller_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
 from toshokan.faces.opds.access import challenge, opds_caller
 from toshokan.faces.opds.signin import (
     AUTH_DOCUMENT,
+    CATALOGUE,
     SignInRequired,
     authentication_document,
+    catalogue,
     reader_of,
     refusal,
 )
 from toshokan.models import SourceConfiguration
 
-PREFIX = "/_/opds"
+PREFIX = host_path(CATALOGUE)
 #: Titles per page of a list feed.
 PAGE_SIZE = 20
 #: Chapters per page of a series feed.
@@ -48,7 +49,7 @@ class Ctx:
     hosted: HostedSource
     config: SourceConfiguration
     caller: Caller
-    base: str  # the catalogue's address: ``<host>/_/opds``
+    urls: Urls
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
     reader: str
 
@@ -69,17 +70,28 @@ class Ctx:
         """
         return self.core.offers_downloads(self.slug)
 
-    def url(self, *parts: str) -> str:
-        return "/".join([self.base, quote(self.slug), *(quote(p) for p in parts)])
+    @property
+    def root(self) -> str:
+        """The catalogue's root, ``/_/opds``."""
+        return catalogue(self.urls)
+
+    def url(self, *parts: str, query: Query | None = None, template: str = "") -> str:
+        """An address of this source's part of the Atom catalogue (``/_/opds/<slug>/...``)."""
+        return catalogue(self.urls, self.slug, *parts, query=query, template=template)
+
+    @property
+    def v2_root(self) -> str:
+        """The OPDS 2.0 catalogue's root, ``/_/opds/v2``."""
+        return catalogue(self.urls, "v2")
+
+    def v2_url(self, *parts: str, query: Query | None = None, template: str = "") -> str:
+        """An address of this source's part of the OPDS 2.0 catalogue (``/_/opds/v2/<slug>/...``)."""
+        return catalogue(self.urls, "v2", self.slug, *parts, query=query, template=template)
 
 
 def core_of(request: Request) -> Core:
     core: Core = request.app.state.core
     return core
-
-
-def catalogue_base(caller: Caller) -> str:
-    return f"{caller.base_url.rstrip('/')}{PREFIX}"
 
 
 def cache_control(private: bool) -> dict[str, str]:
@@ -94,18 +106,18 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
     async def endpoint(request: Request) -> Response:
         core = core_of(request)
         sent = caller_of(request)
-        base = catalogue_base(sent)
+        urls = core.urls(sent)
         try:
             reader = await reader_of(core, sent)
         except SignInRequired as refused:
-            return refusal(core, base, refused.message)
+            return refusal(core, urls, refused.message)
         hosted = core.source(request.path_params["source"])
         config = await core.configuration(hosted)
         try:
             caller = await opds_caller(core, hosted, config, sent)
             if config.auth.required:
                 await core.authorize(hosted, config, caller)
-            return await handler(request, Ctx(core, hosted, config, caller, base, reader))
+            return await handler(request, Ctx(core, hosted, config, caller, urls, reader))
         except InvalidCredentials as refused:
             raise challenge(config, refused.message) from None
 
@@ -121,7 +133,7 @@ def signed_in(handler: Callable[[Request, str], Awaitable[Response]]) -> Callabl
         try:
             reader = await reader_of(core, caller)
         except SignInRequired as refused:
-            return refusal(core, catalogue_base(caller), refused.message)
+            return refusal(core, core.urls(caller), refused.message)
         return await handler(request, reader)
 
     return endpoint
@@ -129,8 +141,8 @@ def signed_in(handler: Callable[[Request, str], Awaitable[Response]]) -> Callabl
 
 async def authentication(request: Request) -> Response:
     """``GET /_/opds/authentication.json``: how to sign in, open to anyone as the draft requires."""
-    base = catalogue_base(caller_of(request))
-    document = authentication_document(core_of(request), base)
+    core = core_of(request)
+    document = authentication_document(core, core.urls(caller_of(request)))
     return Response(json.dumps(document), media_type=AUTH_DOCUMENT)
 
 

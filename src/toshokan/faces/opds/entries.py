@@ -13,11 +13,14 @@ from toshokan.core import Download
 from toshokan.core.images import images_of
 from toshokan.core.progress import Position
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.atom import ACQUISITION, Entry, Link
+from toshokan.faces.opds.atom import ACQUISITION, AtomEntry, Link
 from toshokan.faces.opds.chapters import Pages, chapter_title
 from toshokan.faces.opds.context import Ctx
 from toshokan.faces.opds.listing import Listed
 from toshokan.models import Chapter, Manga
+
+#: The OPDS-PSE stream template after a chapter's ``pages``: the reader fills both in.
+PAGE_TEMPLATE = "/{pageNumber}?maxWidth={maxWidth}"
 
 
 def cover_links(ctx: Ctx, cover: str | None) -> list[Link]:
@@ -36,12 +39,12 @@ def categories(ctx: Ctx, manga: Manga) -> list[tuple[str, str]]:
     return [(tag, names.get(tag, tag)) for tag in manga.tags]
 
 
-def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> Entry:
+def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> AtomEntry:
     """A title in a list (a navigation feed): what the search answered, and its summary and
     tags when the list has them. No authors: with them and no acquisition link, Readium's
     readers take the entry for a book (see :mod:`toshokan.faces.opds.lists`)."""
     details = listed.details
-    return Entry(
+    return AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{listed.slug}",
         title=listed.title,
         updated=atom.timestamp(details.updatedAt if details else None),
@@ -54,9 +57,9 @@ def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> Entry:
     )
 
 
-def details_entry(ctx: Ctx, manga: Manga) -> Entry:
+def details_entry(ctx: Ctx, manga: Manga) -> AtomEntry:
     """The first entry of a series feed: the series itself, described."""
-    return Entry(
+    return AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga.slug}:details",
         title=manga.title,
         updated=atom.timestamp(manga.updatedAt),
@@ -75,15 +78,13 @@ def stream_link(
 ) -> Link:
     """The PSE stream link, with where the reader is in it: ``pse:lastRead`` counts pages
     from 1 (PSE 1.1) where the store counts from 0, and ``pse:lastReadDate`` (PSE 1.2) says when."""
-    pages = ctx.url("series", manga_slug, chapter_slug, "pages")
+    pages = ctx.url("series", manga_slug, chapter_slug, "pages", template=PAGE_TEMPLATE)
     extra = {f"{{{atom.PSE}}}count": str(count)}
     if position is not None:
         extra[f"{{{atom.PSE}}}lastRead"] = str(position.page + 1)
         read_at = datetime.fromtimestamp(position.updated, UTC)
         extra[f"{{{atom.PSE}}}lastReadDate"] = atom.timestamp(read_at)
-    return Link(
-        atom.REL_STREAM, f"{pages}/{{pageNumber}}?maxWidth={{maxWidth}}", "image/jpeg", extra=extra
-    )
+    return Link(atom.REL_STREAM, pages, "image/jpeg", extra=extra)
 
 
 def acquisition_link(download: Download) -> Link:
@@ -106,7 +107,7 @@ def chapter_entry(
     pages: Pages | None,
     download: Download | None,
     position: Position | None,
-) -> Entry:
+) -> AtomEntry:
     """A chapter: streamed from here when its page count is known, else through its own feed."""
     if pages is not None and pages.count:
         links = [
@@ -119,7 +120,7 @@ def chapter_entry(
         content = f"{manga.title}, {chapter_title(chapter)}"
     if download is not None:
         links.append(acquisition_link(download))
-    return Entry(
+    return AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter.slug}",
         title=chapter_title(chapter),
         updated=atom.timestamp(chapter.date),

@@ -39,7 +39,7 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
     facets = [
         Link(
             atom.REL_FACET,
-            f"{ctx.url('all')}?{urlencode({'sort': str(option)})}",
+            ctx.url("all", query={"sort": str(option)}),
             NAVIGATION,
             sort_label(option),
             extra={
@@ -49,41 +49,41 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
         )
         for option in ctx.config.search.sort
     ]
-    return await search_feed(ctx, body, "All titles", ctx.url("all"), [("sort", sort)], facets)
+    return await search_feed(ctx, body, "All titles", ("all",), [("sort", sort)], facets)
 
 
 async def preset(request: Request, ctx: Ctx) -> Response:
     number, name, body = preset_search(request, ctx)
-    return await search_feed(ctx, body, name, ctx.url("presets", number), [])
+    return await search_feed(ctx, body, name, ("presets", number), [])
 
 
 async def source_search(request: Request, ctx: Ctx) -> Response:
     query = query_of(request)
     title = f"Search: {query}" if query else "All titles"
     body = query_search(request, ctx, query)
-    return await search_feed(ctx, body, title, ctx.url("search"), [("q", query)])
+    return await search_feed(ctx, body, title, ("search",), [("q", query)])
 
 
 async def search_feed(
     ctx: Ctx,
     body: dict[str, Any],
     title: str,
-    url: str,
+    where: tuple[str, ...],
     query: list[tuple[str, str]],
     facets: list[Link] | None = None,
 ) -> Response:
     found = await titles_page(ctx, body)
     page = int(body["page"])
-    self_query = urlencode([*query, ("page", str(page))])
+    shown = [*query, ("page", str(page))]
     feed = Feed(
-        id=f"urn:toshokan:opds:{ctx.slug}:{quote(url.rsplit('/_/opds/', 1)[-1])}:{self_query}",
+        id=f"urn:toshokan:opds:{ctx.slug}:{quote('/'.join([ctx.slug, *where]))}:{urlencode(shown)}",
         title=f"{ctx.config.name}: {title}",
         links=[
-            Link("self", f"{url}?{self_query}", NAVIGATION),
-            Link("start", ctx.base, NAVIGATION),
+            Link("self", ctx.url(*where, query=shown), NAVIGATION),
+            Link("start", ctx.root, NAVIGATION),
             Link("up", ctx.url(), NAVIGATION),
-            *search_links(ctx.url()),
-            *atom.pages(url, page, found.more, NAVIGATION, query),
+            *search_links(ctx),
+            *atom.pages(ctx.url(*where), page, found.more, NAVIGATION, query),
             *(facets or []),
         ],
         entries=[series_entry(ctx, listed) for listed in await listed_titles(ctx, found.results)],

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from toshokan.core.images import images_of
 from toshokan.core.progress import ChapterRef
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
+from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, AtomEntry, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
 from toshokan.faces.opds.chapters import (
     chapter_title,
@@ -65,10 +65,10 @@ async def series(request: Request, ctx: Ctx) -> Response:
         author=", ".join(manga.authors) or ctx.config.name,
         updated=atom.timestamp(manga.updatedAt),
         links=[
-            Link("self", f"{url}?page={page}", ACQUISITION),
-            Link("start", ctx.base, NAVIGATION),
+            Link("self", ctx.url("series", manga_slug, query={"page": str(page)}), ACQUISITION),
+            Link("start", ctx.root, NAVIGATION),
             Link("up", ctx.url(), NAVIGATION),
-            *search_links(ctx.url()),
+            *search_links(ctx),
             *atom.pages(url, page, found.more, ACQUISITION),
         ],
         entries=entries,
@@ -88,7 +88,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
     ref = ChapterRef(ctx.slug, manga_slug, chapter_slug)
     position = await ctx.core.progress.aposition(ctx.reader, ref)
     here = ctx.url("series", manga_slug, chapter_slug)
-    entry = Entry(
+    entry = AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}:pages",
         title=chapter_title(chapter),
         updated=atom.timestamp(chapter.date),
@@ -107,7 +107,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
         title=chapter_title(chapter),
         links=[
             Link("self", here, ACQUISITION),
-            Link("start", ctx.base, NAVIGATION),
+            Link("start", ctx.root, NAVIGATION),
             Link("up", ctx.url("series", manga_slug), ACQUISITION),
         ],
         entries=[entry],

@@ -17,7 +17,7 @@ from typing import Any
 
 from starlette.responses import Response
 
-from toshokan.core import Caller, Core
+from toshokan.core import Caller, Core, Query, Urls
 from toshokan.core.readers import reader_of_headers
 from toshokan.errors import InvalidCredentials
 
@@ -25,6 +25,8 @@ AUTH_DOCUMENT = "application/opds-authentication+json"
 REL_AUTH_DOCUMENT = "http://opds-spec.org/auth/document"
 BASIC_FLOW = "http://opds-spec.org/auth/basic"
 DOCUMENT_PATH = "authentication.json"
+#: The catalogue's name under the host's ``/_/``.
+CATALOGUE = "opds"
 
 
 class SignInRequired(Exception):
@@ -35,15 +37,15 @@ class SignInRequired(Exception):
         self.message = message
 
 
-def document_url(base: str) -> str:
-    """The Authentication Document's address, beside the catalogue at ``base``."""
-    return f"{base}/{DOCUMENT_PATH}"
+def catalogue(urls: Urls, *parts: str, query: Query | None = None, template: str = "") -> str:
+    """An address of the catalogue: ``catalogue(urls)`` is its root, ``/_/opds``."""
+    return urls.face(CATALOGUE, *parts, query=query, template=template)
 
 
-def authentication_document(core: Core, base: str) -> dict[str, Any]:
+def authentication_document(core: Core, urls: Urls) -> dict[str, Any]:
     name = core.settings.host.name
     return {
-        "id": document_url(base),
+        "id": catalogue(urls, DOCUMENT_PATH),
         "title": name,
         "description": f"Sign in as a reader of {name}: your name and password, or an API key "
         "as the password.",
@@ -53,13 +55,14 @@ def authentication_document(core: Core, base: str) -> dict[str, Any]:
     }
 
 
-def refusal(core: Core, base: str, message: str) -> Response:
+def refusal(core: Core, urls: Urls, message: str) -> Response:
     """The 401 that makes a reader ask for a name and password (or follow the document)."""
-    body = {**authentication_document(core, base), "error": message}
+    body = {**authentication_document(core, urls), "error": message}
     realm = core.settings.host.name
     headers = {
         "WWW-Authenticate": f'Basic realm="{realm}", charset="UTF-8"',
-        "Link": f'<{document_url(base)}>; rel="{REL_AUTH_DOCUMENT}"; type="{AUTH_DOCUMENT}"',
+        "Link": f'<{catalogue(urls, DOCUMENT_PATH)}>; rel="{REL_AUTH_DOCUMENT}"; '
+        f'type="{AUTH_DOCUMENT}"',
         "Cache-Control": "no-store",
     }
     return Response(json.dumps(body), 401, headers=headers, media_type=AUTH_DOCUMENT)

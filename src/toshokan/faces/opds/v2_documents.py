@@ -2,10 +2,10 @@
 
 import json
 from typing import Any
-from urllib.parse import quote, urlencode
 
 from starlette.responses import Response
 
+from toshokan.core import with_query
 from toshokan.faces.opds.context import Ctx, cache_control
 
 OPDS_JSON = "application/opds+json"
@@ -31,20 +31,16 @@ def link(href: str, type_: str = OPDS_JSON, rel: str | None = None, **extra: Any
     return found
 
 
-def v2_url(ctx: Ctx, *parts: str) -> str:
-    return "/".join([ctx.base, "v2", quote(ctx.slug), *(quote(p) for p in parts)])
-
-
 def search_link(ctx: Ctx) -> dict[str, Any]:
     """The source's search as OPDS 2.0 has it: a templated link (``{?query}``)."""
-    return link(v2_url(ctx, "search") + "{?query}", rel="search", templated=True)
+    return link(ctx.v2_url("search", template="{?query}"), rel="search", templated=True)
 
 
 def pagination(
     url: str, page: int, more: bool, query: list[tuple[str, str]]
 ) -> list[dict[str, Any]]:
     def at(number: int) -> str:
-        return f"{url}?{urlencode([*query, ('page', str(number))])}"
+        return with_query(url, [*query, ("page", str(number))])
 
     links = [link(at(1), rel="first")]
     if page > 1:
@@ -58,5 +54,5 @@ def way_back(ctx: Ctx, url: str, page: int, query: list[tuple[str, str]]) -> dic
     """What an empty page offers instead of entries (the schema wants a feed to hold something):
     the feed's first page when this one is past its end, else the source's menu."""
     if page > 1:
-        return link(f"{url}?{urlencode([*query, ('page', '1')])}", title="First page", rel="first")
-    return link(v2_url(ctx), title=f"Nothing here: back to {ctx.config.name}", rel="up")
+        return link(with_query(url, [*query, ("page", "1")]), title="First page", rel="first")
+    return link(ctx.v2_url(), title=f"Nothing here: back to {ctx.config.name}", rel="up")

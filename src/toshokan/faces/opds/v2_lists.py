@@ -13,13 +13,13 @@ the end of a list) holds a link back.
 """
 
 from typing import Any
-from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import with_query
 from toshokan.core.http import caller_of
-from toshokan.faces.opds.context import PAGE_SIZE, Ctx, catalogue_base, core_of, query_of
+from toshokan.faces.opds.context import PAGE_SIZE, Ctx, core_of, query_of
 from toshokan.faces.opds.searches import (
     all_titles_search,
     preset_search,
@@ -27,25 +27,26 @@ from toshokan.faces.opds.searches import (
     sort_label,
     titles_page,
 )
+from toshokan.faces.opds.signin import catalogue
 from toshokan.faces.opds.v2_documents import (
     OPDS_JSON,
     json_response,
     link,
     pagination,
     search_link,
-    v2_url,
     way_back,
 )
 
 
 async def root(request: Request, reader: str) -> Response:
     core = core_of(request)
-    base = f"{catalogue_base(caller_of(request))}/v2"
+    urls = core.urls(caller_of(request))
+    base = catalogue(urls, "v2")
     navigation = []
     for hosted in core.host.serving():
         config = await core.configuration(hosted)
         navigation.append(
-            {"href": f"{base}/{hosted.slug}", "title": config.name, "type": OPDS_JSON}
+            {"href": catalogue(urls, "v2", hosted.slug), "title": config.name, "type": OPDS_JSON}
         )
     document = {
         "metadata": {"title": core.settings.host.name},
@@ -56,17 +57,17 @@ async def root(request: Request, reader: str) -> Response:
 
 
 async def source_root(request: Request, ctx: Ctx) -> Response:
-    navigation = [{"href": v2_url(ctx, "all"), "title": "All titles", "type": OPDS_JSON}]
+    navigation = [{"href": ctx.v2_url("all"), "title": "All titles", "type": OPDS_JSON}]
     navigation += [
-        {"href": v2_url(ctx, "presets", str(n)), "title": preset.name, "type": OPDS_JSON}
+        {"href": ctx.v2_url("presets", str(n)), "title": preset.name, "type": OPDS_JSON}
         for n, preset in enumerate(ctx.config.presets or [])
     ]
     document = {
         "metadata": {"title": ctx.config.name},
         "links": [
-            link(v2_url(ctx), rel="self"),
-            link(f"{ctx.base}/v2", rel="start"),
-            link(f"{ctx.base}/v2", rel="up"),
+            link(ctx.v2_url(), rel="self"),
+            link(ctx.v2_root, rel="start"),
+            link(ctx.v2_root, rel="up"),
             search_link(ctx),
         ],
         "navigation": navigation,
@@ -81,7 +82,7 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
             "metadata": {"title": "Sort"},
             "links": [
                 link(
-                    f"{v2_url(ctx, 'all')}?{urlencode({'sort': str(option)})}",
+                    ctx.v2_url("all", query={"sort": str(option)}),
                     title=sort_label(option),
                     **({"rel": "self"} if str(option) == sort else {}),
                 )
@@ -89,19 +90,19 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
             ],
         }
     ]
-    return await titles_feed(ctx, body, "All titles", v2_url(ctx, "all"), [("sort", sort)], facets)
+    return await titles_feed(ctx, body, "All titles", ctx.v2_url("all"), [("sort", sort)], facets)
 
 
 async def preset(request: Request, ctx: Ctx) -> Response:
     number, name, body = preset_search(request, ctx)
-    return await titles_feed(ctx, body, name, v2_url(ctx, "presets", number), [])
+    return await titles_feed(ctx, body, name, ctx.v2_url("presets", number), [])
 
 
 async def search(request: Request, ctx: Ctx) -> Response:
     query = query_of(request, "query")
     title = f"Search: {query}" if query else "All titles"
     body = query_search(request, ctx, query)
-    return await titles_feed(ctx, body, title, v2_url(ctx, "search"), [("query", query)])
+    return await titles_feed(ctx, body, title, ctx.v2_url("search"), [("query", query)])
 
 
 async def titles_feed(
@@ -124,14 +125,14 @@ async def titles_feed(
     document: dict[str, Any] = {
         "metadata": metadata,
         "links": [
-            link(f"{url}?{urlencode([*query, ('page', str(page))])}", rel="self"),
-            link(f"{ctx.base}/v2", rel="start"),
-            link(v2_url(ctx), rel="up"),
+            link(with_query(url, [*query, ("page", str(page))]), rel="self"),
+            link(ctx.v2_root, rel="start"),
+            link(ctx.v2_url(), rel="up"),
             search_link(ctx),
             *pagination(url, page, found.more, query),
         ],
         "navigation": [
-            link(v2_url(ctx, "series", entry.slug), title=entry.title, rel="subsection")
+            link(ctx.v2_url("series", entry.slug), title=entry.title, rel="subsection")
             for entry in found.results
         ]
         or [way_back(ctx, url, page, query)],

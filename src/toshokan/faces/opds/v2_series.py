@@ -27,7 +27,6 @@ from toshokan.faces.opds.v2_documents import (
     link,
     pagination,
     search_link,
-    v2_url,
     way_back,
 )
 from toshokan.faces.opds.v2_progression import progression_links
@@ -69,10 +68,10 @@ def chapter_publication(
         "belongsTo": {"series": [{"name": manga.title, "position": chapter.number}]},
     }
     described(ctx, metadata, manga)
-    manifest = v2_url(ctx, "series", manga.slug, chapter.slug, "manifest.json")
+    manifest = ctx.v2_url("series", manga.slug, chapter.slug, "manifest.json")
     links = [
         link(manifest, DIVINA, rel=OPEN_ACCESS),
-        *progression_links(v2_url(ctx, "series", manga.slug, chapter.slug)),
+        *progression_links(ctx, manga.slug, chapter.slug),
     ]
     if file is not None:
         links.append(link(file.url, file.media_type, rel=atom.REL_ACQUISITION))
@@ -86,7 +85,7 @@ async def series(request: Request, ctx: Ctx) -> Response:
     manga_slug = request.path_params["manga"]
     found = await series_page(ctx, manga_slug, page_of(request))
     manga, page = found.manga, found.page
-    url = v2_url(ctx, "series", manga_slug)
+    url = ctx.v2_url("series", manga_slug)
     cover = images(ctx, manga.covers[0] if manga.covers else None)
     files = await downloads(ctx, manga_slug, found.shown)
     document: dict[str, Any] = {
@@ -98,9 +97,9 @@ async def series(request: Request, ctx: Ctx) -> Response:
             "currentPage": page,
         },
         "links": [
-            link(f"{url}?page={page}", rel="self"),
-            link(f"{ctx.base}/v2", rel="start"),
-            link(v2_url(ctx), rel="up"),
+            link(ctx.v2_url("series", manga_slug, query={"page": str(page)}), rel="self"),
+            link(ctx.v2_root, rel="start"),
+            link(ctx.v2_url(), rel="up"),
             search_link(ctx),
             link(manga.url, "text/html", rel="alternate"),
             *pagination(url, page, found.more, []),
@@ -121,8 +120,7 @@ async def manifest(request: Request, ctx: Ctx) -> Response:
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
     chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
     urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
-    pages = ctx.url("series", manga_slug, chapter_slug, "pages")
-    here = v2_url(ctx, "series", manga_slug, chapter_slug, "manifest.json")
+    here = ctx.v2_url("series", manga_slug, chapter_slug, "manifest.json")
     document = {
         "@context": WEBPUB_CONTEXT,
         "metadata": {
@@ -136,8 +134,14 @@ async def manifest(request: Request, ctx: Ctx) -> Response:
         },
         "links": [
             link(here, DIVINA, rel="self"),
-            *progression_links(v2_url(ctx, "series", manga_slug, chapter_slug)),
+            *progression_links(ctx, manga_slug, chapter_slug),
         ],
-        "readingOrder": [{"href": f"{pages}/{n}", "type": "image/jpeg"} for n in range(len(urls))],
+        "readingOrder": [
+            {
+                "href": ctx.url("series", manga_slug, chapter_slug, "pages", str(n)),
+                "type": "image/jpeg",
+            }
+            for n in range(len(urls))
+        ],
     }
     return json_response(document, DIVINA, private=True)

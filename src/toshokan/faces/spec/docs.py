@@ -6,12 +6,13 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from toshokan.core import host_path
 from toshokan.core.http import core_of
 from toshokan.faces.spec.openapi import openapi_document
 from toshokan.faces.spec.swagger_ui import DIST, VERSION
 
-DOCS_PATH = "/_/docs"
-ASSETS_PATH = "/_/docs/assets"
+DOCS_PATH = host_path("docs")
+ASSETS_PATH = host_path("docs", "assets")
 #: Swagger UI's scripts, styles and icons spend the image budget, as the reader's assets do.
 DOCS_ASSETS_ROUTE = r"/_/docs/assets/"
 OPENAPI_PATH = "/openapi.json"

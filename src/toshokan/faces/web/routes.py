@@ -8,17 +8,18 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from toshokan.core import host_path
 from toshokan.core.hashing import etag_of
 from toshokan.errors import NotFound
 from toshokan.faces.web.assets import IMMUTABLE, STATIC, Assets
 from toshokan.faces.web.progress import positions, recent, record
 from toshokan.faces.web.session import sign_in, sign_out, who
 
-READER_PATH = "/_/"
+READER_PATH = host_path("")
 READER_RAW = READER_PATH.encode()
-ASSETS_PATH = "/_/assets"
+ASSETS_PATH = host_path("assets")
 #: The reader's own JSON endpoints (session, progress), apart from the spec's interface.
-API_PATH = "/_/web"
+API_PATH = host_path("web")
 #: The shell is small and names the current assets: browsers check it on every visit.
 SHELL_CACHE = "no-cache"
 
@@ -26,7 +27,7 @@ SHELL_CACHE = "no-cache"
 def _shell(assets: Assets) -> str:
     html = (STATIC / "index.html").read_text(encoding="utf-8")
     for logical in assets.by_logical:
-        html = html.replace(f"{{{{{logical}}}}}", f"{ASSETS_PATH}/{assets.hashed(logical)}")
+        html = html.replace(f"{{{{{logical}}}}}", host_path("assets", assets.hashed(logical)))
     return html
 
 

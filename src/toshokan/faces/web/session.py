@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from toshokan.core import Core
+from toshokan.core import Core, host_path
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
 from toshokan.core.http import client_of, core_of
@@ -25,7 +25,7 @@ from toshokan.core.readers import SESSION_COOKIE, Sessions
 from toshokan.errors import InvalidCredentials, InvalidRequest
 
 #: Where the cookie is sent: the host's own namespace, every face that signs browsers in.
-COOKIE_PATH = "/_/"
+COOKIE_PATH = host_path("")
 #: Longer than any reader's name or API key; a longer body is no sign-in.
 MAX_NAME = 64
 MAX_SECRET = 4096

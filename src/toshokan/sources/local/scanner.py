@@ -63,7 +63,6 @@ class Scanner:
         #: Processes reading chapters during a large scan; 0 or 1 reads in the scan's thread.
         self.workers = default_workers() if workers is None else workers
         #: Chapters opened since this scanner was made (tests assert on it).
-        self.reads = 0
         self._lock = threading.Lock()
         #: Set to stop a running scan between two chapters (the host is shutting down).
         self.stop = threading.Event()
@@ -155,14 +154,12 @@ class Scanner:
                     readings = future.result()
                 except Exception:  # a worker died: read the batch here, as a small scan would
                     readings = read(batch)
-                self.reads += len(batch)
                 yield from readings
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def read_chapter(self, chapter: FoundChapter) -> ChapterReading:
         """Open one chapter: its record for the index, or why it was skipped; and warnings."""
-        self.reads += 1
         return reading.read_chapter(
             chapter,
             self.root,

@@ -108,7 +108,6 @@ class LocalLibrary(Source[LocalSettings]):
         self._index: Index | None = None
         self.scanner: Scanner | None = None
         self.snapshot = Snapshot(tags=[], languages=[], updated_at=0.0, series=0, chapters=0)
-        self.last_report: ScanReport | None = None
         self._stop = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
@@ -202,7 +201,6 @@ class LocalLibrary(Source[LocalSettings]):
                         publisher.cancel()
             finally:
                 self.progress.running = self.progress.waiting = False
-        self.last_report = report
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
         if report.changed or self.snapshot.updated_at != before:
@@ -346,7 +344,7 @@ class LocalLibrary(Source[LocalSettings]):
         people = unique([*json.loads(row["writers"]), *json.loads(row["artists"])])
         return Manga(
             slug=row["slug"],
-            url=f"{ctx.base_url.rstrip('/')}/{self.slug}/{row['slug']}",
+            url=self.urls(ctx).manga(self.slug, row["slug"]),
             title=row["title"],
             alternativeTitles=json.loads(row["alt_titles"]),
             authors=people,
@@ -373,11 +371,11 @@ class LocalLibrary(Source[LocalSettings]):
         rows = await asyncio.to_thread(load)
         if rows is None:
             raise MangaNotFound()
-        base = ctx.base_url.rstrip("/")
+        urls = self.urls(ctx)
         return [
             Chapter(
                 slug=row["slug"],
-                url=row["web"] or f"{base}/{self.slug}/{manga_slug}/chapters/{row['slug']}",
+                url=row["web"] or urls.chapter(self.slug, manga_slug, row["slug"]),
                 title=row["title"],
                 number=row["number"],
                 date=_timestamp(row["date"]),

@@ -19,15 +19,20 @@ account has been forgotten (a restart without a shared Redis) is not found;
 opening the chapter again makes a fresh one.
 """
 
-import hashlib
-import hmac
 import json
 from dataclasses import dataclass, field
 
 import httpx
 from cachetools import TTLCache
 
-from toshokan.sdk import AuthType, Credentials, HostServices, InvalidCredentials, RequestContext
+from toshokan.sdk import (
+    AuthType,
+    Credentials,
+    DerivedKey,
+    HostServices,
+    InvalidCredentials,
+    RequestContext,
+)
 from toshokan.sdk.auth import credentials_from_headers
 from toshokan.sources.opds.settings import Settings
 
@@ -69,7 +74,7 @@ class Accounts:
         else:
             auth = httpx.BasicAuth(settings.username, password) if settings.username else None
             self.operator = Account(auth=auth)
-        self._key = hashlib.sha256(secret + b"\x00opds-readers\x00" + slug.encode()).digest()
+        self._key = DerivedKey(secret, "opds-readers", slug)
         self._readers: TTLCache[str, Account] = TTLCache(maxsize=MAX_READERS, ttl=READER_SECONDS)
         # Readers this process wrote to the shared secrets lately: not written on every request.
         self._shared: TTLCache[str, bool] = TTLCache(
@@ -79,12 +84,9 @@ class Accounts:
     def reader(self, credentials: Credentials) -> Account:
         """The account of a reader's Basic credentials (not yet remembered for links)."""
         username, password = credentials.username or "", credentials.password or ""
-        digest = hmac.new(
-            self._key, f"{username}\x00{password}".encode(), hashlib.sha256
-        ).hexdigest()
         return Account(
             auth=httpx.BasicAuth(username, password),
-            key=f"r{digest[:32]}",
+            key=f"r{self._key.digest(username, password, length=32)}",
             configured=False,
             secrets=tuple(s for s in (username, password) if len(s) >= 3),
         )
