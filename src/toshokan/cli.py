@@ -36,6 +36,8 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
             storage (memory:// per process, redis://... shared)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
+  [cluster] database (postgresql://user@host/db: readers, progress and slug
+            claims shared by every replica; unset = SQLite in data_dir)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             and the adapter's own settings (see `toshokan sources --settings`)
 
@@ -235,12 +237,14 @@ def readers_group() -> None:
 
 def _accounts() -> Any:
     """The readers' database of the host ``toshokan --config FILE`` configures."""
-    from toshokan.core.progress import Database, default_database_path
+    from toshokan.core.database import open_database
     from toshokan.core.readers import Readers
 
     config = click.get_current_context().find_root().params.get("config")
     settings = _or_exit(lambda: load_settings(config))
-    return Readers(Database(default_database_path(settings.host.data_dir)))
+    database = _or_exit(lambda: open_database(settings))
+    click.get_current_context().call_on_close(database.close)
+    return Readers(database)
 
 
 def _account_change(action: Any) -> Any:
@@ -308,10 +312,14 @@ def _or_exit(action: Any) -> Any:
     """Run ``action``; a configuration problem ends the command with its message, not a traceback."""
     from pydantic import ValidationError
 
+    from toshokan.core.database import DatabaseUnavailable
     from toshokan.core.host import ConfigurationError
 
     try:
         return action()
+    except DatabaseUnavailable as error:
+        click.echo(f"toshokan: {error}", err=True)
+        sys.exit(1)
     except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:
         click.echo(f"toshokan: configuration error: {error}", err=True)
     except ValidationError as error:

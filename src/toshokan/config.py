@@ -169,6 +169,22 @@ class ReadersSection(Section):
     )
 
 
+class ClusterSection(Section):
+    database: str | None = Field(
+        None,
+        description="PostgreSQL URL (postgresql://user@host/db) holding readers, progress and "
+        "the local library's slug claims, shared by every replica; unset keeps them in SQLite "
+        "in data_dir.",
+    )
+
+    @field_validator("database")
+    @classmethod
+    def _postgresql_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("a PostgreSQL URL starts with postgresql://")
+        return value or None
+
+
 class SourceSection(BaseModel):
     """One ``[sources.<slug>]`` table: the host's keys; every other key goes to the adapter."""
 
@@ -193,6 +209,7 @@ class HostSettings(BaseSettings):
     limits: LimitsSection = Field(default_factory=LimitsSection)
     cache: CacheSection = Field(default_factory=CacheSection)
     readers: ReadersSection = Field(default_factory=ReadersSection)
+    cluster: ClusterSection = Field(default_factory=ClusterSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
 
     @classmethod

@@ -26,10 +26,11 @@ from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
+from toshokan.core.database import open_database
 from toshokan.core.hashing import etag_of
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.limits import MovingWindowLimit
-from toshokan.core.progress import Database, ProgressStore, default_database_path
+from toshokan.core.progress import ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
@@ -128,7 +129,7 @@ class Core:
         )
         host.services.on_content_changed(self.cache.invalidate)
         # Readers and their progress: one database every face reads and writes.
-        self.database = Database(default_database_path(settings.host.data_dir))
+        self.database = open_database(settings)
         self.progress = ProgressStore(self.database)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
 

@@ -1,0 +1,78 @@
+"""The host's own database: reader accounts, reading progress and, shared, slug claims.
+
+SQLite in ``data_dir`` by default (no server needed), PostgreSQL when
+``[cluster] database`` names one, so that every replica of the host reads and
+writes the same readers, progress and claims. No ORM: the stores are a few
+tables and a handful of statements, each plain SQL both engines speak
+(``ON CONFLICT ... DO UPDATE ... WHERE`` included; types are ``TEXT``,
+``INTEGER`` and ``DOUBLE PRECISION``; no auto-increment keys, whose spelling
+differs). The one dialect difference is the parameter style: sqlite3 takes
+``?``, psycopg ``%s``. Statements are written with ``?`` and every one passes
+through :meth:`Database.transaction`, where the PostgreSQL backend rewrites them.
+"""
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from toshokan.config import HostSettings
+from toshokan.core.database.sqlite import SqliteDatabase, default_database_path
+
+
+class Cursor(Protocol):
+    """What the stores use of a DB-API cursor."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def execute(self, statement: str, parameters: Sequence[Any] = ..., /) -> Any: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+class Database(Protocol):
+    """One engine's connections; every statement runs inside :meth:`transaction`."""
+
+    #: What the database is, for messages: a path, or a URL without its password.
+    name: str
+
+    def transaction(self) -> AbstractContextManager[Cursor]:
+        """A cursor inside one transaction: committed (durably) on exit, rolled back on error."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class DatabaseUnavailable(Exception):
+    """The configured database cannot be used; the message names it and says why, in one line."""
+
+
+def open_database(settings: HostSettings) -> Database:
+    """The database ``settings`` configure, its schema brought up to date.
+
+    Raises :class:`DatabaseUnavailable` when PostgreSQL is configured and cannot be reached
+    (or its driver is not installed), so the host stops before serving anything.
+    """
+    url = settings.cluster.database
+    if url is None:
+        return SqliteDatabase(default_database_path(settings.host.data_dir))
+    try:
+        from toshokan.core.database.postgres import PostgresDatabase
+    except ImportError as error:
+        raise DatabaseUnavailable(
+            f"[cluster] database needs the {error.name or 'psycopg'} package: "
+            "pip install 'toshokan[cluster]'"
+        ) from None
+    return PostgresDatabase(url)
+
+
+__all__ = [
+    "Cursor",
+    "Database",
+    "DatabaseUnavailable",
+    "SqliteDatabase",
+    "default_database_path",
+    "open_database",
+]
