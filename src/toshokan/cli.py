@@ -77,7 +77,9 @@ def main(ctx: click.Context, config: Path | None) -> None:
     def services() -> HostServices:
         from toshokan.core.host import host_services
 
-        return host_services(_or_exit(lambda: load_settings(config)))
+        settings = _or_exit(lambda: load_settings(config))
+        services: HostServices = _or_exit(lambda: host_services(settings))
+        return services
 
     ctx.meta[SERVICES_KEY] = services
 
@@ -217,8 +219,12 @@ def check_config(config_file: Path) -> None:
     settings = _or_exit(lambda: load_settings(config_file))
     if not settings.sources:
         _or_exit(lambda: _raise(ConfigFileError(f"{config_file}: no source is configured")))
-    # Read-only: a throwaway signing key, and no adapter started (nothing scanned or written).
-    services = host_services(settings, secret=b"check-config")
+    # Read-only: a throwaway signing key, no adapter started (nothing scanned or written),
+    # and the database only asked whether it answers (no migration).
+    from toshokan.core.database import check_database
+
+    _or_exit(lambda: check_database(settings))
+    services = host_services(settings, secret=b"check-config", claims=None)
     host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
     click.echo(

@@ -39,6 +39,7 @@ from toshokan.models import (
 from toshokan.models.content import EPOCH, newest_first
 from toshokan.models.search import Filters
 from toshokan.sdk.auth import Credentials, headers_for
+from toshokan.sdk.claims import SlugClaims
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.deadline import remaining, upstream_deadline
@@ -86,6 +87,7 @@ __all__ = [
     "SearchConfig",
     "SearchRequest",
     "SearchResponse",
+    "SlugClaims",
     "SortOption",
     "Source",
     "SourceConfiguration",

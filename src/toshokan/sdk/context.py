@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from toshokan.sdk.claims import SlugClaims
 from toshokan.sdk.http import UpstreamClient
 
 
@@ -36,6 +37,9 @@ class HostServices:
     http_timeout: float = 15.0
     #: Where upstream requests go instead of the network: a test's fake upstream.
     upstream_transport: httpx.AsyncBaseTransport | None = None
+    #: Slug claims shared by every replica (``[cluster] database``); None when each
+    #: source keeps its own, as a lone host does.
+    claims: SlugClaims | None = None
     _clients: list[UpstreamClient] = field(default_factory=list)
     _change_listeners: list[Callable[[str], None]] = field(default_factory=list)
     _signers: dict[str, Callable[[str], str]] = field(default_factory=dict)
@@ -75,3 +79,5 @@ class HostServices:
         for client in self._clients:
             await client.aclose()
         self._clients.clear()
+        if self.claims is not None:
+            self.claims.close()

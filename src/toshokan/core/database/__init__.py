@@ -68,11 +68,27 @@ def open_database(settings: HostSettings) -> Database:
     return PostgresDatabase(url)
 
 
+def check_database(settings: HostSettings) -> None:
+    """Raise :class:`DatabaseUnavailable` unless the configured database answers; changes nothing."""
+    url = settings.cluster.database
+    if url is None:
+        return
+    try:
+        from toshokan.core.database.postgres import check_reachable
+    except ImportError as error:
+        raise DatabaseUnavailable(
+            f"[cluster] database needs the {error.name or 'psycopg'} package: "
+            "pip install 'toshokan[cluster]'"
+        ) from None
+    check_reachable(url)
+
+
 __all__ = [
     "Cursor",
     "Database",
     "DatabaseUnavailable",
     "SqliteDatabase",
+    "check_database",
     "default_database_path",
     "open_database",
 ]

@@ -84,9 +84,7 @@ class PostgresDatabase:
         try:
             migrate(url)
         except (psycopg.OperationalError, psycopg.InterfaceError) as error:
-            raise DatabaseUnavailable(
-                f"the database {self.name} cannot be reached: {first_line(error)}"
-            ) from None
+            raise unavailable(url, error) from None
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
 
@@ -121,6 +119,22 @@ class PostgresDatabase:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
+
+
+def check_reachable(url: str) -> None:
+    """Connect once and let go: whether PostgreSQL answers, without changing anything."""
+    try:
+        psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT).close()
+    except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+        raise unavailable(url, error) from None
+
+
+def unavailable(url: str, error: BaseException) -> DatabaseUnavailable:
+    reason = first_line(error)
+    password = urlsplit(url).password
+    if password:  # libpq quotes parts of a connection string it cannot parse
+        reason = reason.replace(password, "***")
+    return DatabaseUnavailable(f"the database {shown_url(url)} cannot be reached: {reason}")
 
 
 def first_line(error: BaseException) -> str:

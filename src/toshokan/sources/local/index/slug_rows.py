@@ -4,51 +4,114 @@ Slugs are unique (per library for series, per series for chapters), so a
 change such as ``a -> a-3f9a1c`` and ``a-3f9a1c -> a`` cannot be written row by
 row without a momentary duplicate. Every changed row is therefore cleared
 first and then given its new slug; unchanged rows are not touched at all.
-Every slug handed out is recorded in ``slug_claims`` for good (see :mod:`slugs`).
+
+Every slug handed out is claimed for good (see :mod:`slugs`): in the index's own
+``slug_claims`` table, or, when the host shares claims between its replicas
+(:attr:`HostServices.claims`), in the host's database, so that a replica that
+saw colliding names arrive in another order still hands out the same slugs.
 """
 
 import sqlite3
-from typing import Literal
+from collections.abc import Mapping
+from typing import Literal, Protocol
 
+from toshokan.sdk import SlugClaims
 from toshokan.sources.local.slugs import assign
 
 #: The claims scope of series slugs; chapter slugs are scoped by their series' path.
 SERIES_SCOPE = ""
 
 
-def assign_series_slugs(db: sqlite3.Connection) -> None:
+class Claims(Protocol):
+    """The claims of one library: slug -> relpath, per scope."""
+
+    def held(self, scope: str) -> dict[str, str]: ...
+
+    def claim(self, scope: str, wanted: Mapping[str, str]) -> dict[str, str]:
+        """Claim the free slugs of ``wanted``; every claim of the scope afterwards."""
+        ...
+
+
+class IndexClaims:
+    """Claims kept in the index itself: a lone host's."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def held(self, scope: str) -> dict[str, str]:
+        return {
+            slug: relpath
+            for slug, relpath in self.db.execute(
+                "SELECT slug, relpath FROM slug_claims WHERE scope = ?", (scope,)
+            )
+        }
+
+    def claim(self, scope: str, wanted: Mapping[str, str]) -> dict[str, str]:
+        self.db.executemany(
+            "INSERT OR IGNORE INTO slug_claims(scope, slug, relpath) VALUES(?, ?, ?)",
+            [(scope, slug, relpath) for slug, relpath in wanted.items()],
+        )
+        return self.held(scope)
+
+
+class SharedClaims:
+    """Claims the host keeps for every replica, under the library's source slug."""
+
+    def __init__(self, shared: SlugClaims, source: str):
+        self.shared = shared
+        self.source = source
+
+    def held(self, scope: str) -> dict[str, str]:
+        return self.shared.held(self.source, scope)
+
+    def claim(self, scope: str, wanted: Mapping[str, str]) -> dict[str, str]:
+        return self.shared.claim(self.source, scope, wanted)
+
+
+def assign_series_slugs(db: sqlite3.Connection, claims: Claims) -> None:
     """Give each new series its slug (a series keeps its slug: its base never changes)."""
     rows = db.execute(
         "SELECT id, relpath, base_slug, slug FROM series WHERE slug IS NULL"
     ).fetchall()
-    _store_slugs(db, "series", SERIES_SCOPE, rows)
+    _store_slugs(db, claims, "series", SERIES_SCOPE, rows)
 
 
 def assign_chapter_slugs(
-    db: sqlite3.Connection, series_relpath: str, rows: list[sqlite3.Row]
+    db: sqlite3.Connection, claims: Claims, series_relpath: str, rows: list[sqlite3.Row]
 ) -> None:
     """Give the chapters of one series (all of its rows) their slugs."""
-    _store_slugs(db, "chapters", "/" + series_relpath, rows)
+    _store_slugs(db, claims, "chapters", "/" + series_relpath, rows)
+
+
+def claimed_slugs(claims: Claims, scope: str, items: list[tuple[str, str]]) -> dict[str, str]:
+    """``relpath -> slug`` for ``(relpath, base_slug)`` items, every new slug claimed.
+
+    When another replica claimed one of the slugs meanwhile, the assignment is made
+    again against the claims as they now stand; each round the claims only grow,
+    so this ends, and every replica ends with the slugs the shared claims give.
+    """
+    held = claims.held(scope)
+    while True:
+        wanted = assign(items, held)
+        new = {slug: relpath for relpath, slug in wanted.items() if slug not in held}
+        if not new:
+            return wanted
+        held = claims.claim(scope, new)
+        if all(held.get(slug) == relpath for slug, relpath in new.items()):
+            return wanted
 
 
 def _store_slugs(
     db: sqlite3.Connection,
+    claims: Claims,
     table: Literal["series", "chapters"],
     scope: str,
     rows: list[sqlite3.Row],
 ) -> None:
     """Rows need ``id``, ``relpath``, ``base_slug`` and ``slug``; ``table`` is never user input."""
-    claims = {
-        slug: relpath
-        for slug, relpath in db.execute(
-            "SELECT slug, relpath FROM slug_claims WHERE scope = ?", (scope,)
-        )
-    }
-    wanted = assign(((row["relpath"], row["base_slug"]) for row in rows), claims)
-    db.executemany(
-        "INSERT OR IGNORE INTO slug_claims(scope, slug, relpath) VALUES(?, ?, ?)",
-        [(scope, slug, relpath) for relpath, slug in wanted.items() if slug not in claims],
-    )
+    if not rows:
+        return
+    wanted = claimed_slugs(claims, scope, [(row["relpath"], row["base_slug"]) for row in rows])
     changed = [row for row in rows if row["slug"] != wanted[row["relpath"]]]
     # New rows (no slug yet, as in a first scan) have nothing to clear.
     db.executemany(
