@@ -20,7 +20,7 @@ from toshokan.core.database import Database, open_database
 #: The tables every test starts without rows in.
 TABLES = ("readers", "reader_keys", "progress", "document_progress", "slug_claims")
 
-__all__ = ["database_url", "module_database_url", "open_for", "postgres_server"]
+__all__ = ["database_url", "emptied", "module_database_url", "open_for", "postgres_server"]
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +44,13 @@ def database_url(request: pytest.FixtureRequest) -> str | None:
     """``None`` (SQLite in the data directory) or a PostgreSQL URL whose tables are empty."""
     if request.param == "sqlite":
         return None
+    return emptied(request.getfixturevalue("module_database_url"))
+
+
+def emptied(url: str) -> str:
+    """``url``, its schema migrated and every table of it emptied."""
     from toshokan.core.database.postgres import PostgresDatabase
 
-    url: str = request.getfixturevalue("module_database_url")
     database = PostgresDatabase(url)
     with database.transaction() as cursor:
         cursor.execute(f"TRUNCATE {', '.join(TABLES)}")

@@ -1,0 +1,186 @@
+"""Hosts of one library agree on slugs and hashes, whatever each saw first.
+
+Two hosts here are two in-process hosts with data directories of their own, as
+two replicas have: slug claims agree when they share the host's database
+(``[cluster] database``), and the manifest hash agrees with or without one.
+"""
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.databases import emptied, module_database_url
+from tests.local.helpers import cbz
+from toshokan.core.database.claims import DatabaseClaims
+from toshokan.core.database.postgres import PostgresDatabase
+from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
+from toshokan.sources.local.index.slug_rows import SharedClaims, claimed_slugs
+from toshokan.testing import ServedHost, serve
+
+__all__ = ["module_database_url"]
+
+pytestmark = pytest.mark.anyio
+
+COLLIDING = ("Re Zero", "Re-Zero")
+#: 2024-05-01T00:00:00Z: when the test library's files were last changed.
+FILES_TIME = 1714521600
+HostFactory = Callable[[Path, Path], AbstractAsyncContextManager[ServedHost]]
+
+
+def hosts(database: str | None) -> HostFactory:
+    """Hosts serving one folder as ``local``, sharing the host database ``database`` if any."""
+
+    def start(root: Path, data_dir: Path) -> AbstractAsyncContextManager[ServedHost]:
+        settings: dict[str, Any] = {"host": {"secret": "one-secret-for-every-replica"}}
+        if database is not None:
+            settings["cluster"] = {"database": database}
+        return serve(
+            LocalLibrary,
+            LocalSettings(root=root, watch=False, start_wait=120),
+            slug="local",
+            data_dir=data_dir,
+            **settings,
+        )
+
+    return start
+
+
+@pytest.fixture
+def shared_host_for(module_database_url: str) -> HostFactory:
+    return hosts(emptied(module_database_url))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_host_for(request: pytest.FixtureRequest) -> HostFactory:
+    if request.param == "sqlite":
+        return hosts(None)
+    return hosts(emptied(request.getfixturevalue("module_database_url")))
+
+
+async def series_slugs(host: ServedHost) -> dict[str, str]:
+    """Folder name -> slug, for every series the host lists."""
+    library: LocalLibrary = host.source("local")
+    db = library._require_index().reader()
+    return {relpath: slug for relpath, slug in db.execute("SELECT relpath, slug FROM series")}
+
+
+async def names_arriving_in_opposite_orders(
+    host_for: HostFactory, tmp_path: Path
+) -> list[dict[str, str]]:
+    """Two hosts, each with its own copy of a library: one sees ``Re Zero`` first, the other
+    ``Re-Zero``; then each gets the other name. Their slugs once both are in."""
+    async with AsyncExitStack() as stack:
+        hosts = []
+        for index, first in enumerate(COLLIDING):
+            root = tmp_path / f"library-{index}"
+            cbz(root / first / "Ch.1.cbz")
+            hosts.append(
+                await stack.enter_async_context(host_for(root, tmp_path / f"data-{index}"))
+            )
+        for index, (host, second) in enumerate(zip(hosts, reversed(COLLIDING), strict=True)):
+            cbz(tmp_path / f"library-{index}" / second / "Ch.1.cbz")
+            await host.source("local").rescan()
+        return [await series_slugs(host) for host in hosts]
+
+
+async def test_colliding_names_get_one_slug_on_every_replica_sharing_the_database(
+    shared_host_for: HostFactory, tmp_path: Path
+) -> None:
+    first, second = await names_arriving_in_opposite_orders(shared_host_for, tmp_path)
+    assert first == second
+    assert first["Re Zero"] == "re-zero"  # the first claim anywhere holds everywhere
+    assert first["Re-Zero"].startswith("re-zero-")
+
+
+async def test_without_a_shared_database_each_host_claims_alone(tmp_path: Path) -> None:
+    """What the shared claims prevent: each host gives the bare slug to the name it saw first."""
+    first, second = await names_arriving_in_opposite_orders(hosts(None), tmp_path)
+    assert first["Re Zero"] == "re-zero" and second["Re-Zero"] == "re-zero"
+
+
+async def test_chapter_slugs_claimed_at_once_by_two_replicas_agree(
+    shared_host_for: HostFactory, tmp_path: Path
+) -> None:
+    """Two replicas scanning one folder at the same time, chapters colliding within a series."""
+    root = tmp_path / "library"
+    cbz(root / "Paper Cranes" / "Ch.1 [G].cbz")
+    cbz(root / "Paper Cranes" / "extra" / "Ch.1 [G].cbz")
+    for name in COLLIDING:
+        cbz(root / name / "Ch.1.cbz")
+    async with AsyncExitStack() as stack:
+        # Started together: both first scans (worker threads) claim at the same time.
+        started = await asyncio.gather(
+            *(stack.enter_async_context(shared_host_for(root, tmp_path / n)) for n in "ab")
+        )
+        slugs = []
+        for host in started:
+            db = host.source("local")._require_index().reader()
+            chapters = {
+                relpath: slug for relpath, slug in db.execute("SELECT relpath, slug FROM chapters")
+            }
+            slugs.append((await series_slugs(host), chapters))
+        assert slugs[0] == slugs[1]
+        series, chapters = slugs[0]
+        assert series["Re Zero"] == "re-zero" and series["Re-Zero"].startswith("re-zero-")
+        # The same chapter name in two folders of one series: two slugs.
+        assert chapters["Paper Cranes/Ch.1 [G].cbz"] == "ch-1-g"
+        assert chapters["Paper Cranes/extra/Ch.1 [G].cbz"].startswith("ch-1-g-")
+
+
+def test_a_slug_another_replica_claimed_meanwhile_is_chosen_again(
+    module_database_url: str,
+) -> None:
+    """Between reading the claims and claiming, another replica took the slug: the scan
+    takes the next one, the one every replica would now give this path."""
+    database = PostgresDatabase(emptied(module_database_url))
+    shared = DatabaseClaims(database)
+
+    class RacedClaims(SharedClaims):
+        raced = False
+
+        def claim(self, scope: str, wanted: Mapping[str, str]) -> dict[str, str]:
+            if not self.raced:
+                self.raced = True
+                shared.claim("local", scope, {"re-zero": "Re-Zero"})  # the other replica
+            return super().claim(scope, wanted)
+
+    claims = RacedClaims(shared, "local")
+    chosen = claimed_slugs(claims, "", [("Re Zero", "re-zero")])
+    assert claims.raced
+    assert chosen["Re Zero"].startswith("re-zero-")
+    assert shared.held("local", "") == {"re-zero": "Re-Zero", chosen["Re Zero"]: "Re Zero"}
+    database.close()
+
+
+async def manifest_and_configuration(host: ServedHost) -> tuple[str, Any]:
+    manifest = (await host.client.get("/")).json()
+    return manifest["hash"], (await host.client.get("/local")).json()
+
+
+async def test_two_hosts_of_one_library_report_one_manifest_hash(
+    any_host_for: HostFactory, tmp_path: Path
+) -> None:
+    root = tmp_path / "library"
+    write_demo_library(root)
+    for path in root.rglob("*"):  # written long ago: a scan now is far from the files' time
+        os.utime(path, (FILES_TIME, FILES_TIME))
+    os.utime(
+        root / "Iron Garden", (FILES_TIME + 50, FILES_TIME + 50)
+    )  # a folder's time: not content
+    newest = root / "Iron Garden" / "Iron Garden Ch.002 [Gearworks].cbz"
+    os.utime(newest, (FILES_TIME + 10, FILES_TIME + 10))
+    async with AsyncExitStack() as stack:
+        seen = []
+        for name in ("a", "b"):  # one after the other: their scans run at different times
+            host = await stack.enter_async_context(any_host_for(root, tmp_path / name))
+            seen.append(await manifest_and_configuration(host))
+        assert seen[0] == seen[1]
+        # The library's time is its files' newest change, not either scan's.
+        updated = datetime.fromisoformat(seen[0][1]["updatedAt"].replace("Z", "+00:00"))
+        assert updated == datetime.fromtimestamp(FILES_TIME + 10, UTC)
