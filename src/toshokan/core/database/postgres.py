@@ -6,9 +6,14 @@ transaction returns only once PostgreSQL committed it (``synchronous_commit``
 as the server has it, on by default), so an acknowledged write survives the
 replica that made it being killed.
 
-The schema is PostgreSQL's through Alembic migrations (:mod:`.migrations`),
+The schema is PostgreSQL's through Alembic migrations (``migrations/``),
 applied at start-up by whichever replica gets there first: an advisory lock
-makes the others wait, then find nothing left to do.
+makes the others wait, then find nothing left to do. Alembic because it is the
+maintained migration tool of the Python world: it keeps the version in the
+database it migrates, runs each migration in a transaction (PostgreSQL's DDL is
+transactional, so a failed one leaves nothing half done), and takes plain SQL
+(``op.execute``), so a migration reads as the schema it makes. It brings
+SQLAlchemy, used only as its engine.
 """
 
 import logging
@@ -23,8 +28,6 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from toshokan.core.database import DatabaseUnavailable
-
-log = logging.getLogger("toshokan.database")
 
 #: Key of the session-level advisory lock held while migrations run (any constant bigint
 #: the host's database uses for nothing else).
@@ -81,6 +84,7 @@ class PostgresDatabase:
     def __init__(self, url: str):
         self.url = url
         self.name = shown_url(url)
+        check_reachable(url)  # before Alembic is even imported: a stopped server is one line
         try:
             migrate(url)
         except (psycopg.OperationalError, psycopg.InterfaceError) as error:
@@ -150,6 +154,10 @@ def migrate(url: str) -> None:
     that same connection before Alembic reads the version table, and released
     after it committed, so replicas starting together migrate once.
     """
+    # Alembic describes itself at info on every start; the migrations applied are logged
+    # by the environment (migrations/env.py), once, by the replica that applied them.
+    for chatty in ("alembic.runtime.plugins", "alembic.runtime.migration"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     from alembic import command
     from alembic.config import Config
     from sqlalchemy import create_engine, text
