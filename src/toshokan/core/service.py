@@ -27,6 +27,7 @@ from toshokan.core.access import AttemptGate
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.database import open_database
+from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.hashing import etag_of
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.limits import MovingWindowLimit
@@ -128,8 +129,13 @@ class Core:
             )
         )
         host.services.on_content_changed(self.cache.invalidate)
-        # Readers and their progress: one database every face reads and writes.
-        self.database = open_database(settings)
+        # Readers and their progress: one database every face reads and writes; with
+        # [cluster] database, the one the host's services opened for slug claims.
+        claims = host.services.claims
+        self._owns_database = not isinstance(claims, DatabaseClaims)
+        self.database = (
+            claims.database if isinstance(claims, DatabaseClaims) else open_database(settings)
+        )
         self.progress = ProgressStore(self.database)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
 
@@ -143,8 +149,9 @@ class Core:
                 self.host.services.sign_links(hosted.slug, self.link_signer())
 
     async def shutdown(self) -> None:
-        await self.host.shutdown()
-        self.database.close()
+        await self.host.shutdown()  # closes the services' claims, and so a shared database
+        if self._owns_database:
+            self.database.close()
 
     def link_signer(self) -> Callable[[str], str]:
         secret, ttl = self.host.services.secret, self.settings.host.link_ttl
