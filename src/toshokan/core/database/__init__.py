@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from toshokan.config import HostSettings
 from toshokan.core.database.sqlite import SqliteDatabase, default_database_path
+from toshokan.errors import UpstreamError
 
 
 class Cursor(Protocol):
@@ -47,6 +48,13 @@ class Database(Protocol):
 
 class DatabaseUnavailable(Exception):
     """The configured database cannot be used; the message names it and says why, in one line."""
+
+
+class DatabaseDown(UpstreamError):
+    """The shared database stopped answering while the host runs: a 502 for this request
+    (the database is the host's own upstream), never a 500, and the next one tries again."""
+
+    default_message = "The host's database did not answer; try again shortly."
 
 
 def open_database(settings: HostSettings) -> Database:
@@ -86,6 +94,7 @@ def check_database(settings: HostSettings) -> None:
 __all__ = [
     "Cursor",
     "Database",
+    "DatabaseDown",
     "DatabaseUnavailable",
     "SqliteDatabase",
     "check_database",

@@ -25,9 +25,11 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
-from toshokan.core.database import DatabaseUnavailable
+from toshokan.core.database import DatabaseDown, DatabaseUnavailable
+
+log = logging.getLogger("toshokan.database")
 
 #: Key of the session-level advisory lock held while migrations run (any constant bigint
 #: the host's database uses for nothing else).
@@ -103,6 +105,9 @@ class PostgresDatabase:
                     max_size=POOL_SIZE,
                     timeout=CONNECT_TIMEOUT,
                     kwargs={"connect_timeout": CONNECT_TIMEOUT},
+                    # A connection is tried before it is lent, so one the server dropped
+                    # (a restart, a fail-over) is replaced instead of failing a request.
+                    check=ConnectionPool.check_connection,
                     name="toshokan",
                     open=True,
                 )
@@ -110,13 +115,20 @@ class PostgresDatabase:
 
     @contextmanager
     def transaction(self) -> Iterator[PgCursor]:
-        """A cursor inside one transaction: committed on exit, rolled back on error."""
-        with (
-            self._opened_pool().connection() as connection,
-            connection.transaction(),
-            connection.cursor() as cursor,
-        ):
-            yield PgCursor(cursor)
+        """A cursor inside one transaction: committed on exit, rolled back on error.
+
+        The database not answering is :class:`DatabaseDown` (a 502 for the request at hand).
+        """
+        try:
+            with (
+                self._opened_pool().connection() as connection,
+                connection.transaction(),
+                connection.cursor() as cursor,
+            ):
+                yield PgCursor(cursor)
+        except (psycopg.OperationalError, PoolTimeout) as error:
+            log.warning("the database %s did not answer: %s", self.name, reason(self.url, error))
+            raise DatabaseDown() from None
 
     def close(self) -> None:
         with self._lock:
@@ -134,11 +146,18 @@ def check_reachable(url: str) -> None:
 
 
 def unavailable(url: str, error: BaseException) -> DatabaseUnavailable:
-    reason = first_line(error)
+    return DatabaseUnavailable(
+        f"the database {shown_url(url)} cannot be reached: {reason(url, error)}"
+    )
+
+
+def reason(url: str, error: BaseException) -> str:
+    """The first line of ``error``'s message, never holding ``url``'s password."""
+    text = first_line(error)
     password = urlsplit(url).password
     if password:  # libpq quotes parts of a connection string it cannot parse
-        reason = reason.replace(password, "***")
-    return DatabaseUnavailable(f"the database {shown_url(url)} cannot be reached: {reason}")
+        text = text.replace(password, "***")
+    return text
 
 
 def first_line(error: BaseException) -> str:
