@@ -1,4 +1,5 @@
-"""Hosts serving a small local library, with and without readers."""
+"""Hosts serving a small local library, with and without readers; their readers and progress
+in SQLite and in PostgreSQL (``database_url``)."""
 
 import shutil
 from collections.abc import AsyncIterator
@@ -8,8 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.databases import database_url, module_database_url, postgres_server
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.testing import ServedHost, serve_host
+
+__all__ = ["database_url", "module_database_url", "postgres_server"]
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +40,9 @@ def serve_library(
 
 
 @pytest.fixture
-async def host(library: Path, tmp_path: Path) -> AsyncIterator[ServedHost]:
-    async with serve_library(library, tmp_path / "data") as served:
+async def host(
+    library: Path, tmp_path: Path, database_url: str | None
+) -> AsyncIterator[ServedHost]:
+    cluster = {"database": database_url} if database_url else {}
+    async with serve_library(library, tmp_path / "data", cluster=cluster) as served:
         yield served
