@@ -25,8 +25,13 @@ class EdgedStarlette(Starlette):
         super().__init__(**options)
 
     def build_middleware_stack(self) -> ASGIApp:
+        core = self.core
         return Edge(
-            super().build_middleware_stack(), self.core.settings, self.faces, self.core.cache
+            super().build_middleware_stack(),
+            core.settings,
+            self.faces,
+            core.cache,
+            core.cluster.counters,
         )
 
 

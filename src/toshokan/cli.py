@@ -33,11 +33,17 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [limits]  rate_limit (per minute per client, 0 = off), image_rate_limit
             (page images and covers per minute per client, 0 = off),
             max_body_bytes, max_header_bytes, max_headers, auth_attempts,
-            storage (memory:// per process, redis://... shared)
+            storage (memory:// per process, redis://... shared;
+            default: [cluster] redis when set)
+  [cluster] redis (redis://host:6379/0: cache, coalescing, invalidation,
+            rate limits, upstream budgets, sessions and the scan lease
+            shared by every process and replica; unreachable: each
+            process keeps its own, and health and ping say so),
+            database (postgresql://user@host/db: readers, progress and
+            slug claims shared by every replica; unset = SQLite in
+            data_dir; unreachable at start-up: serve stops, one line)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
-  [cluster] database (postgresql://user@host/db: readers, progress and slug
-            claims shared by every replica; unset = SQLite in data_dir)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             and the adapter's own settings (see `toshokan sources --settings`)
 
@@ -125,8 +131,8 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
 @click.option(
     "--workers",
     type=click.IntRange(min=1, max=64),
-    help="Worker processes on the one port (default 1; [server] workers). With memory "
-    "storage each counts rate limits and caches alone; with Redis they share limits.",
+    help="Worker processes on the one port (default 1; [server] workers). Without "
+    "[cluster] redis each counts rate limits and budgets and caches alone; with it they share.",
 )
 @click.option(
     "--log-level",
@@ -162,6 +168,18 @@ def serve(
     app = _or_exit(lambda: served_app(settings))
     click.echo(f"toshokan: web reader at {reader_address(settings)}")
     run(settings, log_level, app)
+
+
+def shared_state_warnings(settings: HostSettings) -> list[str]:
+    """One line per configured Redis that does not answer now; a missing package is an error.
+
+    Not answering now is only a warning: the host serves with per-process state until it does.
+    """
+    import asyncio
+
+    from toshokan.core.shared.cluster import Cluster
+
+    return asyncio.run(Cluster(settings).unreachable())
 
 
 def listen_problem(host: str, port: int) -> str | None:
@@ -227,6 +245,8 @@ def check_config(config_file: Path) -> None:
     services = host_services(settings, secret=b"check-config", claims=None)
     host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
+    for warning in _or_exit(lambda: shared_state_warnings(settings)):
+        click.echo(f"toshokan: warning: {warning}", err=True)
     click.echo(
         f"{config_file}: OK ({len(settings.sources)} source(s): {', '.join(settings.sources) or 'none'})"
     )

@@ -88,8 +88,8 @@ class ServerSection(Section):
         1,
         ge=1,
         le=64,
-        description="Worker processes on the one port. With memory storage each worker counts "
-        "rate limits and caches alone; with Redis storage they share the limits.",
+        description="Worker processes on the one port. Without [cluster] redis each worker "
+        "counts rate limits and upstream budgets and caches alone; with it they share them.",
     )
     header_timeout: float = Field(
         10.0, gt=0, le=300, description="Seconds a client has to send a request's headers."
@@ -121,6 +121,10 @@ class CorsSection(Section):
     )
 
 
+#: How a Redis URL starts (redis-py's ``from_url``).
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
 class LimitsSection(Section):
     rate_limit: int = Field(
         100, ge=0, description="Requests per minute per client address; 0 disables."
@@ -144,11 +148,19 @@ class LimitsSection(Section):
         description="Failed credential checks (authenticate, content requests, forged link "
         "signatures) per client and source per minute.",
     )
-    storage: str = Field(
-        "memory://",
-        description="Where rate-limit counters live: memory:// for one process, "
-        "redis://host:6379 to share them between replicas.",
+    storage: str | None = Field(
+        None,
+        description="Where rate-limit and credential-attempt counters live: memory:// for one "
+        "process, redis://host:6379 to share them between replicas. Default: [cluster] redis "
+        "when it is set, else memory://.",
     )
+
+    @field_validator("storage")
+    @classmethod
+    def _storage_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("memory://", *REDIS_SCHEMES)):
+            raise ValueError(f"counters live in memory:// or {', '.join(REDIS_SCHEMES)}")
+        return value
 
 
 class CacheSection(Section):
@@ -161,20 +173,27 @@ class CacheSection(Section):
     )
 
 
-class ReadersSection(Section):
-    registration: bool = Field(
-        False,
-        description="Whether KOReader's Register button may create readers "
-        "(POST /_/kosync/users/create); otherwise readers are added with `toshokan readers add`.",
+class ClusterSection(Section):
+    redis: str | None = Field(
+        None,
+        description="redis://host:6379/0: one Redis every process and replica of the host shares "
+        "for its result cache and the coalescing of identical requests, invalidation, rate "
+        "limits, upstream budgets, readers' upstream sessions and the library scan's lease. "
+        "Unset: each process keeps its own. Needs the redis package (toshokan[redis]).",
     )
 
+    @field_validator("redis")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(REDIS_SCHEMES):
+            raise ValueError(f"a Redis URL starts with {', '.join(REDIS_SCHEMES)}")
+        return value or None
 
-class ClusterSection(Section):
     database: str | None = Field(
         None,
-        description="PostgreSQL URL (postgresql://user@host/db) holding readers, progress and "
-        "the local library's slug claims, shared by every replica; unset keeps them in SQLite "
-        "in data_dir.",
+        description="postgresql://user@host/db: one PostgreSQL holding readers, progress and "
+        "the local library's slug claims for every replica. Unset: SQLite in data_dir. Needs "
+        "psycopg and Alembic (toshokan[postgresql]).",
     )
 
     @field_validator("database")
@@ -183,6 +202,14 @@ class ClusterSection(Section):
         if value and not value.startswith(("postgresql://", "postgres://")):
             raise ValueError("a PostgreSQL URL starts with postgresql://")
         return value or None
+
+
+class ReadersSection(Section):
+    registration: bool = Field(
+        False,
+        description="Whether KOReader's Register button may create readers "
+        "(POST /_/kosync/users/create); otherwise readers are added with `toshokan readers add`.",
+    )
 
 
 class SourceSection(BaseModel):
@@ -211,6 +238,10 @@ class HostSettings(BaseSettings):
     readers: ReadersSection = Field(default_factory=ReadersSection)
     cluster: ClusterSection = Field(default_factory=ClusterSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
+
+    def counter_storage(self) -> str:
+        """Where rate-limit and credential-attempt counters live (``[limits] storage``)."""
+        return self.limits.storage or self.cluster.redis or "memory://"
 
     @classmethod
     def settings_customise_sources(

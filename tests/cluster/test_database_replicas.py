@@ -199,5 +199,5 @@ def test_a_missing_driver_is_one_line_naming_the_package(
     result = CliRunner().invoke(main, ["check-config", str(config)])
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
-        "toshokan: [cluster] database needs the psycopg package: pip install 'toshokan[cluster]'"
+        "toshokan: [cluster] database needs the psycopg package: pip install 'toshokan[postgresql]'"
     ]

@@ -163,7 +163,7 @@ def test_cli_help_explains_configuration():
         "trusted_proxies",
         "[sources.<slug>]",
         "rate_limit",
-        "[cluster] database",
+        "database (postgresql://",
     ):
         assert text in top
     for option in ("--config", "--library", "--host", "--port", "--rate-limit"):

@@ -47,7 +47,7 @@ def gate_for() -> Iterator[Callable[..., ReaderGate]]:
         opened.append(open_database(load_settings(config)))
         return ReaderGate(
             Readers(opened[-1]),
-            AttemptGate(MovingWindowLimit(attempts, "memory://", "test")),
+            AttemptGate(MovingWindowLimit(attempts, "test")),
             b"secret",
         )
 

@@ -1,9 +1,10 @@
 """What the host hands an adapter: services at start-up, a context per request."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -26,6 +27,30 @@ class RequestContext:
     auth: Mapping[str, str] = field(default_factory=dict)
 
 
+class SharedSecrets(Protocol):
+    """Small secrets every process of the host can read back (a reader's upstream sign-in).
+
+    The host encrypts them with its secret before they leave the process. A
+    secret may be gone before its time (the store was unreachable, or restarted):
+    an adapter treats :meth:`find` returning None as "not known here".
+    """
+
+    async def keep(self, name: str, value: bytes, seconds: int) -> None: ...
+
+    async def find(self, name: str) -> bytes | None: ...
+
+
+class Exclusive(Protocol):
+    """Runs work that one process of the whole host at a time may do (a library scan)."""
+
+    def __call__(self, name: str) -> AbstractAsyncContextManager[None]: ...
+
+
+@asynccontextmanager
+async def _this_process_only(name: str) -> AsyncIterator[None]:
+    yield
+
+
 @dataclass
 class HostServices:
     """Shared facilities of the host process, given to every adapter at construction."""
@@ -40,6 +65,11 @@ class HostServices:
     #: Slug claims shared by every replica (``[cluster] database``); None when each
     #: source keeps its own, as a lone host does.
     claims: SlugClaims | None = None
+    #: Secrets shared by every process of the host (``[cluster] redis``); None: this one's only.
+    shared_secrets: SharedSecrets | None = None
+    #: ``async with exclusive(name)``: one process of the whole host at a time; without
+    #: ``[cluster] redis``, at once (each process is on its own).
+    exclusive: Exclusive = _this_process_only
     _clients: list[UpstreamClient] = field(default_factory=list)
     _change_listeners: list[Callable[[str], None]] = field(default_factory=list)
     _signers: dict[str, Callable[[str], str]] = field(default_factory=dict)

@@ -71,7 +71,7 @@ def open_database(settings: HostSettings) -> Database:
     except ImportError as error:
         raise DatabaseUnavailable(
             f"[cluster] database needs the {error.name or 'psycopg'} package: "
-            "pip install 'toshokan[cluster]'"
+            "pip install 'toshokan[postgresql]'"
         ) from None
     return PostgresDatabase(url)
 
@@ -86,7 +86,7 @@ def check_database(settings: HostSettings) -> None:
     except ImportError as error:
         raise DatabaseUnavailable(
             f"[cluster] database needs the {error.name or 'psycopg'} package: "
-            "pip install 'toshokan[cluster]'"
+            "pip install 'toshokan[postgresql]'"
         ) from None
     check_reachable(url)
 

@@ -252,7 +252,10 @@ class LocalLibrary(Source[LocalSettings]):
         scanner = self.scanner
         if scanner is None:
             raise IndexUnavailable("the source has not started")
-        async with self._scan_lock:
+        # One scanner of this library at a time in the whole host (a lease, with [cluster] redis):
+        # each replica reads the files into its own index, one after the other, so they do not
+        # all read a shared folder at once nor claim slugs in an interleaved order.
+        async with self._scan_lock, self.services.exclusive(f"local-scan:{self.slug}"):
             self.progress = ScanProgress(running=True)
             publisher = asyncio.create_task(self._publish_while_scanning())
             try:
