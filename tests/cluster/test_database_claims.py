@@ -133,6 +133,36 @@ async def test_chapter_slugs_claimed_at_once_by_two_replicas_agree(
         assert chapters["Paper Cranes/extra/Ch.1 [G].cbz"].startswith("ch-1-g-")
 
 
+async def test_indexes_made_before_the_database_was_shared_take_its_claims(
+    module_database_url: str, tmp_path: Path
+) -> None:
+    """Two replicas that each claimed alone (and so disagree) are given one database: the
+    first to start keeps its slugs, the other follows; without it again, nothing moves."""
+    own, shared = hosts(None), hosts(emptied(module_database_url))
+    roots = [tmp_path / "library-0", tmp_path / "library-1"]
+    before = []
+    for index, root in enumerate(roots):  # each on its own: opposite orders, other slugs
+        names = COLLIDING if index == 0 else tuple(reversed(COLLIDING))
+        cbz(root / names[0] / "Ch.1.cbz")
+        async with own(root, tmp_path / f"data-{index}") as host:
+            cbz(root / names[1] / "Ch.1.cbz")
+            cbz(root / names[1] / "extra" / "Ch.1.cbz")
+            await host.source("local").rescan()
+            before.append(await series_slugs(host))
+    assert before[0] != before[1]
+    after = []
+    for index, root in enumerate(roots):
+        async with shared(root, tmp_path / f"data-{index}") as host:
+            after.append(await series_slugs(host))
+    assert after[0] == after[1] == before[0]  # the first replica's slugs, for both
+    async with own(roots[1], tmp_path / "data-1") as host:
+        cbz(roots[1] / "Re\uff1aZero" / "Ch.1.cbz")  # a newcomer, claimed by the index again
+        await host.source("local").rescan()
+        alone = await series_slugs(host)
+    assert {name: alone[name] for name in COLLIDING} == before[0]
+    assert alone["Re\uff1aZero"] not in before[0].values()
+
+
 def test_a_slug_another_replica_claimed_meanwhile_is_chosen_again(
     module_database_url: str,
 ) -> None:

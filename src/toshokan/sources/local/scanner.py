@@ -24,7 +24,7 @@ from toshokan.sources.local import reading
 from toshokan.sources.local.comicinfo import MAX_COMICINFO_BYTES
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, walk
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.index.slug_rows import SharedClaims
+from toshokan.sources.local.index.slug_rows import SharedClaims, align_claims
 from toshokan.sources.local.index.update import IndexUpdate, Progress
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
@@ -82,6 +82,12 @@ class Scanner:
         with self._lock:
             found, walk_problems = self.walk(only)
             with self.index.writer() as db:
+                shared = (
+                    None
+                    if self.shared_claims is None
+                    else SharedClaims(self.shared_claims, self.source)
+                )
+                align_claims(db, shared)
                 update = IndexUpdate(
                     db,
                     found,
@@ -91,11 +97,7 @@ class Scanner:
                     read_series_json=self.read_series_json,
                     progress=progress,
                     cancelled=self.stop.is_set,
-                    claims=(
-                        None
-                        if self.shared_claims is None
-                        else SharedClaims(self.shared_claims, self.source)
-                    ),
+                    claims=shared,
                 )
                 report = update.run()
                 self.name_files(db)

@@ -68,6 +68,51 @@ class SharedClaims:
         return self.shared.claim(self.source, scope, wanted)
 
 
+def align_claims(db: sqlite3.Connection, shared: SharedClaims | None) -> None:
+    """Bring an index whose slugs came from the other kind of claims into line, once.
+
+    To shared claims (``[cluster] database`` newly set): the index's own claims are
+    offered to the host (the first replica to arrive keeps its slugs; a slug another
+    replica claimed first goes to that replica's series here too), then every series
+    and chapter slug is given again against the host's claims. Back to the index's
+    own: the slugs in use become its claims, so no newcomer is handed one of them.
+    """
+    kind = "shared" if shared is not None else "index"
+    row = db.execute("SELECT value FROM meta WHERE key = 'claims'").fetchone()
+    if (row[0] if row else "index") == kind:
+        return
+    db.execute("BEGIN")
+    if shared is None:
+        db.execute(
+            "INSERT OR IGNORE INTO slug_claims(scope, slug, relpath) "
+            "SELECT ?, slug, relpath FROM series WHERE slug IS NOT NULL",
+            (SERIES_SCOPE,),
+        )
+        db.execute(
+            "INSERT OR IGNORE INTO slug_claims(scope, slug, relpath) "
+            "SELECT '/' || s.relpath, c.slug, c.relpath FROM chapters c "
+            "JOIN series s ON s.id = c.series_id WHERE c.slug IS NOT NULL"
+        )
+    else:
+        own: dict[str, dict[str, str]] = {}
+        for scope, slug, relpath in db.execute("SELECT scope, slug, relpath FROM slug_claims"):
+            own.setdefault(scope, {})[slug] = relpath
+        for scope, claims in sorted(own.items()):
+            shared.claim(scope, claims)
+        # Offered, and from now on the host's: kept here they would go stale.
+        db.execute("DELETE FROM slug_claims")
+        series = db.execute("SELECT id, relpath, base_slug, slug FROM series").fetchall()
+        _store_slugs(db, shared, "series", SERIES_SCOPE, series)
+        for row in series:
+            chapters = db.execute(
+                "SELECT id, relpath, base_slug, slug FROM chapters WHERE series_id = ?",
+                (row["id"],),
+            ).fetchall()
+            assign_chapter_slugs(db, shared, row["relpath"], chapters)
+    db.execute("INSERT OR REPLACE INTO meta VALUES('claims', ?)", (kind,))
+    db.execute("COMMIT")
+
+
 def assign_series_slugs(db: sqlite3.Connection, claims: Claims) -> None:
     """Give each new series its slug (a series keeps its slug: its base never changes)."""
     rows = db.execute(
