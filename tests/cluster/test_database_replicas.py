@@ -190,14 +190,20 @@ def test_serve_stops_with_one_line_when_the_database_is_unreachable(tmp_path: Pa
     assert "s3cret-pw" not in finished.stdout + finished.stderr
 
 
-def test_a_missing_driver_is_one_line_naming_the_package(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("package", ["psycopg", "psycopg_pool", "alembic"])
+@pytest.mark.parametrize("command", ["check-config", "serve"])
+def test_a_missing_package_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str, command: str
 ) -> None:
     config, _ = unreachable_config(tmp_path)
-    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
+    monkeypatch.setitem(sys.modules, package, None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "toshokan.core.database.postgres")
-    result = CliRunner().invoke(main, ["check-config", str(config)])
+    arguments = (
+        [command, str(config)] if command == "check-config" else [command, "--config", str(config)]
+    )
+    result = CliRunner().invoke(main, arguments, env={"TOSHOKAN_HOST__DATA_DIR": str(tmp_path)})
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
-        "toshokan: [cluster] database needs the psycopg package: pip install 'toshokan[postgresql]'"
+        f"toshokan: [cluster] database needs the {package} package: "
+        "pip install 'toshokan[postgresql]'"
     ]

@@ -11,8 +11,9 @@ differs). The one dialect difference is the parameter style: sqlite3 takes
 through :meth:`Database.transaction`, where the PostgreSQL backend rewrites them.
 """
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
 
 from toshokan.config import HostSettings
@@ -66,29 +67,35 @@ def open_database(settings: HostSettings) -> Database:
     url = settings.cluster.database
     if url is None:
         return SqliteDatabase(default_database_path(settings.host.data_dir))
-    try:
+    with _postgres_driver():
         from toshokan.core.database.postgres import PostgresDatabase
-    except ImportError as error:
-        raise DatabaseUnavailable(
-            f"[cluster] database needs the {error.name or 'psycopg'} package: "
-            "pip install 'toshokan[postgresql]'"
-        ) from None
     return PostgresDatabase(url)
 
 
 def check_database(settings: HostSettings) -> None:
     """Raise :class:`DatabaseUnavailable` unless the configured database answers; changes nothing."""
     url = settings.cluster.database
-    if url is None:
-        return
+    if url is not None:
+        with _postgres_driver():
+            from toshokan.core.database.postgres import check_reachable
+        check_reachable(url)
+
+
+@contextmanager
+def _postgres_driver() -> Iterator[None]:
+    """Around importing the PostgreSQL backend (psycopg, its pool, Alembic): a missing
+    package is :class:`DatabaseUnavailable` naming it, not a traceback."""
+    # Alembic describes itself at info while it loads and on every start; the migrations
+    # applied are logged by its environment (migrations/env.py), by the replica applying them.
+    for chatty in ("alembic.runtime.plugins", "alembic.runtime.migration"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
-        from toshokan.core.database.postgres import check_reachable
+        yield
     except ImportError as error:
         raise DatabaseUnavailable(
             f"[cluster] database needs the {error.name or 'psycopg'} package: "
             "pip install 'toshokan[postgresql]'"
         ) from None
-    check_reachable(url)
 
 
 __all__ = [

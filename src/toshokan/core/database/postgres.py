@@ -25,7 +25,12 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
+from alembic import command
+from alembic.config import Config
 from psycopg_pool import ConnectionPool, PoolTimeout
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import NullPool
 
 from toshokan.core.database import DatabaseDown, DatabaseUnavailable
 
@@ -173,16 +178,6 @@ def migrate(url: str) -> None:
     that same connection before Alembic reads the version table, and released
     after it committed, so replicas starting together migrate once.
     """
-    # Alembic describes itself at info on every start; the migrations applied are logged
-    # by the environment (migrations/env.py), once, by the replica that applied them.
-    for chatty in ("alembic.runtime.plugins", "alembic.runtime.migration"):
-        logging.getLogger(chatty).setLevel(logging.WARNING)
-    from alembic import command
-    from alembic.config import Config
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.exc import DBAPIError
-    from sqlalchemy.pool import NullPool
-
     engine = create_engine(
         sqlalchemy_url(url), poolclass=NullPool, connect_args={"connect_timeout": CONNECT_TIMEOUT}
     )
