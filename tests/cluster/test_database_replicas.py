@@ -7,6 +7,7 @@ Replicas are real ``toshokan serve`` processes (the harness in
 
 import concurrent.futures
 import os
+import secrets
 import subprocess
 import sys
 import threading
@@ -188,6 +189,33 @@ def test_serve_stops_with_one_line_when_the_database_is_unreachable(tmp_path: Pa
         "Connection refused"
     ], finished.stderr
     assert "s3cret-pw" not in finished.stdout + finished.stderr
+
+
+def test_a_user_who_may_not_create_the_schema_is_told_in_one_line(
+    empty_url: str, tmp_path: Path
+) -> None:
+    role = f"toshokan_reader_{secrets.token_hex(4)}"
+    base, name = empty_url.rsplit("/", 1)
+    with psycopg.connect(empty_url, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"GRANT USAGE ON SCHEMA public TO {role}")  # may read, not create
+        try:
+            limited = base.replace("postgres@", f"{role}@") + f"/{name}"
+            (tmp_path / "library").mkdir()
+            config = write_config(
+                tmp_path / "toshokan.toml",
+                tmp_path / "library",
+                f'\n[cluster]\ndatabase = "{limited}"\n',
+            )
+            result = CliRunner().invoke(main, ["--config", str(config), "readers", "list"])
+        finally:
+            admin.execute(f"DROP OWNED BY {role}")
+            admin.execute(f"DROP ROLE {role}")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"toshokan: the database {limited} refused the schema's migration: "
+        "permission denied for schema public"
+    ]
 
 
 @pytest.mark.parametrize("package", ["psycopg", "psycopg_pool", "alembic"])

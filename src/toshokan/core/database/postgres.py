@@ -91,11 +91,15 @@ class PostgresDatabase:
     def __init__(self, url: str):
         self.url = url
         self.name = shown_url(url)
-        check_reachable(url)  # before Alembic is even imported: a stopped server is one line
+        check_reachable(url)  # a stopped server is one line, before Alembic connects
         try:
             migrate(url)
         except (psycopg.OperationalError, psycopg.InterfaceError) as error:
             raise unavailable(url, error) from None
+        except psycopg.Error as error:  # the user may not create tables, say
+            raise DatabaseUnavailable(
+                f"the database {self.name} refused the schema's migration: {reason(url, error)}"
+            ) from None
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
 
@@ -192,6 +196,9 @@ def migrate(url: str) -> None:
                 command.upgrade(config, "head")
                 connection.commit()
             finally:
+                # A failed migration leaves its transaction aborted; the session's lock
+                # outlives the rollback and is let go after it.
+                connection.rollback()
                 connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
                 connection.commit()
     except DBAPIError as error:
