@@ -4,6 +4,7 @@ import time
 from pathlib import Path
 
 import httpx
+import redis
 
 from tests.cluster.replicas import Replica, replicas
 from tests.cluster.test_replicas import answers, library
@@ -87,3 +88,33 @@ def test_rate_limits_count_once_for_replicas_and_workers(tmp_path: Path, redis_u
         ]
     # 6 a minute for the address, whichever process of which replica answers.
     assert statuses == [200] * 6 + [429] * 3
+
+
+def test_a_replica_scans_after_the_one_holding_the_lease(tmp_path: Path, redis_url: str) -> None:
+
+    lease = redis.Redis.from_url(redis_url)
+    lease.set("toshokan:lease:local-scan:local", "another replica", ex=60)  # mid-scan elsewhere
+    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url)
+    with replicas(config, tmp_path, 1, ready_path=READY) as (replica,):
+        health = httpx.get(f"{replica.url}{READY}", timeout=5).json()
+        assert "waiting for another process" in health["detail"]
+        assert titles(replica) == []
+        lease.delete("toshokan:lease:local-scan:local")  # that scan is over
+        deadline = time.monotonic() + 5
+        while not titles(replica) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert titles(replica) == ["Blue Harbour", "Green Hill", "Red Lantern"]
+    lease.close()
+
+
+def test_a_replica_waiting_for_the_lease_stops_at_once(tmp_path: Path, redis_url: str) -> None:
+
+    lease = redis.Redis.from_url(redis_url)
+    lease.set("toshokan:lease:local-scan:local", "another replica", ex=60)
+    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url)
+    with replicas(config, tmp_path, 1, ready_path=READY) as (replica,):
+        began = time.monotonic()
+        replica.stop(timeout=10)
+        assert time.monotonic() - began < 5
+        assert "Application shutdown complete" in replica.output()
+    lease.close()

@@ -7,16 +7,19 @@ connections, as two replicas have; the Redis is real.
 import asyncio
 from pathlib import Path
 
+import httpx
 import pytest
 import redis
 
 from tests.cluster.conftest import RedisServer
+from tests.core.catalog import SECRETS, Catalog, CatalogSettings
 from toshokan.config import HostSettings
 from toshokan.core.shared.cluster import Cluster
 from toshokan.sdk import AuthType, Credentials, HostServices, RequestContext
 from toshokan.sdk.auth import headers_for
 from toshokan.sources.opds.accounts import Accounts
 from toshokan.sources.opds.settings import Settings
+from toshokan.testing import serve_host
 
 pytestmark = pytest.mark.anyio
 SECRET = b"one-secret-for-every-replica"
@@ -103,3 +106,25 @@ async def test_a_scan_goes_ahead_when_redis_is_gone(tmp_path: Path, own_redis: R
         assert "shared state unavailable" in (cluster.detail() or "")
     finally:
         await cluster.shutdown()
+
+
+async def test_an_opds_readers_session_is_signed_in_once_for_the_host(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """A `session` source's cookies, got for a reader's Basic credentials on one replica,
+    serve that reader on another without signing in again."""
+    spec = (Catalog, CatalogSettings(auth=AuthType.SESSION, required=True))
+    basic = httpx.BasicAuth(SECRETS["username"], SECRETS["password"])
+    async with (
+        serve_host(
+            {"catalog": spec}, data_dir=tmp_path / "one", cluster={"redis": redis_url}
+        ) as one,
+        serve_host(
+            {"catalog": spec}, data_dir=tmp_path / "two", cluster={"redis": redis_url}
+        ) as two,
+    ):
+        for served in (one, two, one):
+            answer = await served.client.get("/_/opds/catalog", auth=basic)
+            assert answer.status_code == 200
+        sources = [s.core.host.get("catalog").source for s in (one, two)]
+    assert [s.calls.get("verify", 0) for s in sources if isinstance(s, Catalog)] == [1, 0]

@@ -121,3 +121,24 @@ def test_the_whole_host_keeps_to_the_published_rate(
     assert elapsed >= 3.0
     # No half second holds more than 5 arrivals (half: arrivals trail their grants a little).
     assert most_in_any_window(times, 0.5) <= 5
+
+
+def test_a_replica_killed_mid_search_leaves_it_to_another(
+    tmp_path: Path, redis_url: str, upstream: str, fake: FakeMangaDex
+) -> None:
+    fake.latency = 2.0
+    config = write_config(tmp_path / "toshokan.toml", redis_url, upstream)
+    with replicas(config, tmp_path, 2) as (first, second), ThreadPoolExecutor(2) as pool:
+        lost = pool.submit(search, first, "gamma")
+        deadline = time.monotonic() + 10
+        while not searches_upstream(fake) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        waiting = pool.submit(search, second, "gamma")  # waits for the first replica's answer
+        time.sleep(0.3)
+        first.kill()
+        answer = waiting.result(timeout=30)
+        assert lost.exception() is not None  # its client saw the connection go
+    # The second replica took over once the killed one's lease lapsed, within the deadline.
+    assert answer.status_code == 200
+    assert answer.json()["results"][0]["title"] == "Gamma"
+    assert len(searches_upstream(fake)) == 2

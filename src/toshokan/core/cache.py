@@ -16,14 +16,15 @@ With ``[cluster] redis`` (:meth:`ResultCache.share`), results of the kinds
 given a :class:`~toshokan.core.shared.results.Codec` are also kept in Redis and
 computed by one process of the whole host at a time, and generations follow
 the other processes' (:mod:`toshokan.core.shared`). This process's own store
-stays in front: a result found in Redis is kept here too.
+stays in front: a result found in Redis is kept here too, for what is left of
+its time there.
 """
 
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any, TypeVar
 
-from cachetools import TTLCache
+from cachetools import TLRUCache
 
 from toshokan.core.shared.generations import SharedGenerations
 from toshokan.core.shared.results import Codec, SharedResults
@@ -43,11 +44,14 @@ class _Flight:
 
 class ResultCache:
     def __init__(self, ttls: dict[str, int], max_entries: int):
-        self._stores: dict[str, TTLCache[Hashable, Any]] = {
-            kind: TTLCache(maxsize=max_entries, ttl=ttl)
+        self._stores: dict[str, TLRUCache[Hashable, Any]] = {
+            kind: TLRUCache(maxsize=max_entries, ttu=self._expiry(ttl))
             for kind, ttl in ttls.items()
             if ttl > 0 and max_entries > 0
         }
+        # Seconds the entry being stored has left, when less than its kind's whole TTL (it came
+        # from the shared cache, where it has lived a while already).
+        self._lifetime: float | None = None
         self._in_flight: dict[tuple[str, Hashable], _Flight] = {}
         self._generations: dict[str, int] = {}
         self._listeners: list[Callable[[str], None]] = []
@@ -65,6 +69,12 @@ class ResultCache:
             results.redis, self._generations, self._announce
         )
         return self._shared_generations
+
+    def _expiry(self, ttl: int) -> Callable[[Hashable, Any, float], float]:
+        def expires(_key: Hashable, _value: Any, now: float) -> float:
+            return now + (ttl if self._lifetime is None else min(ttl, self._lifetime))
+
+        return expires
 
     def generation(self, source: str) -> int:
         """Part of every key about ``source``: bumped when the source's content changes."""
@@ -117,19 +127,24 @@ class ResultCache:
     async def _compute(
         self,
         flight_key: tuple[str, Hashable],
-        store: "TTLCache[Hashable, Any] | None",
+        store: "TLRUCache[Hashable, Any] | None",
         compute: Callable[[], Awaitable[T]],
     ) -> T:
         try:
             kind, key = flight_key
             codec = self._codecs.get(kind)
+            lifetime = None
             if self._shared is not None and codec is not None:
                 ttl = self._ttls[kind]
-                value = await self._shared.get_or_compute(kind, key, ttl, codec, compute)
+                value, lifetime = await self._shared.get_or_compute(kind, key, ttl, codec, compute)
             else:
                 value = await compute()
             if store is not None:
-                store[flight_key[1]] = value
+                self._lifetime = lifetime
+                try:
+                    store[key] = value
+                finally:
+                    self._lifetime = None
             return value
         finally:
             del self._in_flight[flight_key]

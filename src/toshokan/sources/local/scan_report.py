@@ -42,6 +42,8 @@ class ScanProgress:
     """How far the running scan is (updated from the scanner's thread; plain ints)."""
 
     running: bool = False
+    #: Waiting for another process of the host to finish its scan of this library (a lease).
+    waiting: bool = False
     done: int = 0
     total: int = 0
 
@@ -49,6 +51,8 @@ class ScanProgress:
         self.done, self.total = done, total
 
     def summary(self) -> str:
+        if self.waiting:
+            return "waiting for another process of the host to finish scanning this library"
         if not self.running:
             return "index up to date"
         return f"scanning: {self.done} of {self.total} new or changed chapters read"

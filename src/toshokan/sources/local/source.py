@@ -8,7 +8,6 @@ worker thread so the event loop never blocks on I/O.
 
 import asyncio
 import contextlib
-import hmac
 import itertools
 import json
 import logging
@@ -24,7 +23,6 @@ from starlette.routing import BaseRoute
 
 from toshokan.sdk import (
     AuthConfig,
-    AuthType,
     Chapter,
     ChapterFile,
     ChapterNotFound,
@@ -48,7 +46,7 @@ from toshokan.sdk import (
     Tag,
 )
 from toshokan.sdk.archives import DiskCache
-from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
+from toshokan.sources.local.credentials import LocalAuth
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
 from toshokan.sources.local.index import search as searching
@@ -92,69 +90,6 @@ def _timestamp(value: float | None) -> datetime:
     if not _EARLIEST <= seconds <= _LATEST:  # also false for NaN
         seconds = _EARLIEST if not seconds > _LATEST else _LATEST
     return datetime.fromtimestamp(seconds, UTC)
-
-
-def _secret(settings_value: object, env: str) -> str | None:
-    if settings_value is None:
-        return os.environ.get(env) or None
-    value = getattr(settings_value, "get_secret_value", lambda: settings_value)()
-    return str(value) or None
-
-
-class LocalAuth:
-    """The credentials a reader must present, held only as hashes."""
-
-    def __init__(self, settings: LocalSettings, slug: str):
-        prefix = f"TOSHOKAN_{slug.upper()}_"
-        self.type = AuthType(settings.auth)
-        self.username: str | None = None
-        self.checker: SecretChecker | None = None
-        if self.type is AuthType.BASIC:
-            self.username = settings.username or os.environ.get(prefix + "USERNAME")
-            self.checker = self._checker(
-                _secret(settings.password_hash, prefix + "PASSWORD_HASH"),
-                _secret(settings.password, prefix + "PASSWORD"),
-                "password",
-            )
-            if not self.username:
-                raise SecretConfigError(
-                    f"auth = 'basic' needs `username` (or {prefix}USERNAME in the environment)"
-                )
-        elif self.type is AuthType.API_KEY:
-            self.checker = self._checker(
-                _secret(settings.api_key_hash, prefix + "API_KEY_HASH"),
-                _secret(settings.api_key, prefix + "API_KEY"),
-                "api_key",
-            )
-
-    @staticmethod
-    def _checker(encoded: str | None, plain: str | None, name: str) -> SecretChecker:
-        if encoded:
-            return SecretChecker(validate_hash(encoded, f"{name}_hash"))
-        if plain:
-            return SecretChecker.from_plaintext(plain)
-        raise SecretConfigError(
-            f"authentication needs `{name}` or `{name}_hash` (or the matching "
-            f"TOSHOKAN_<SLUG>_{name.upper()}[_HASH] environment variable)"
-        )
-
-    @property
-    def required(self) -> bool:
-        return self.type is not AuthType.NONE
-
-    def verify(self, credentials: Credentials) -> bool:
-        """Constant-time check; cheap after the first time thanks to the checker's cache."""
-        if self.type is AuthType.NONE:
-            return True
-        if credentials.type is not self.type or self.checker is None:
-            return False
-        if self.type is AuthType.BASIC:
-            user_ok = hmac.compare_digest(
-                (credentials.username or "").encode(), (self.username or "").encode()
-            )
-            password_ok = self.checker.check(credentials.password or "")
-            return user_ok and password_ok
-        return self.checker.check(credentials.apiKey or "")
 
 
 class LocalLibrary(Source[LocalSettings]):
@@ -235,7 +170,9 @@ class LocalLibrary(Source[LocalSettings]):
         if self.scanner is not None:
             self.scanner.stop.set()
         if self._first_scan is not None:
-            with contextlib.suppress(Exception):
+            if self.progress.waiting:  # for another replica's scan, which may take minutes
+                self._first_scan.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await self._first_scan  # returns at the next chapter boundary
         if self._watcher is not None:
             self._watcher.cancel()
@@ -255,14 +192,18 @@ class LocalLibrary(Source[LocalSettings]):
         # One scanner of this library at a time in the whole host (a lease, with [cluster] redis):
         # each replica reads the files into its own index, one after the other, so they do not
         # all read a shared folder at once nor claim slugs in an interleaved order.
-        async with self._scan_lock, self.services.exclusive(f"local-scan:{self.slug}"):
-            self.progress = ScanProgress(running=True)
-            publisher = asyncio.create_task(self._publish_while_scanning())
+        async with self._scan_lock:
+            self.progress = ScanProgress(running=True, waiting=True)
             try:
-                report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+                async with self.services.exclusive(f"local-scan:{self.slug}"):
+                    self.progress.waiting = False
+                    publisher = asyncio.create_task(self._publish_while_scanning())
+                    try:
+                        report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+                    finally:
+                        publisher.cancel()
             finally:
-                publisher.cancel()
-                self.progress.running = False
+                self.progress.running = self.progress.waiting = False
         self.last_report = report
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
