@@ -43,6 +43,6 @@ def serve_library(
 async def host(
     library: Path, tmp_path: Path, database_url: str | None
 ) -> AsyncIterator[ServedHost]:
-    cluster = {"database": database_url} if database_url else {}
+    cluster = {"database": database_url}
     async with serve_library(library, tmp_path / "data", cluster=cluster) as served:
         yield served

@@ -10,10 +10,13 @@ import httpx
 import pytest
 from PIL import Image
 
+from tests.databases import database_url, module_database_url, postgres_server
 from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex, tag_id
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, SourceSpec, serve_host
+
+__all__ = ["database_url", "module_database_url", "postgres_server"]
 
 SECRET = "test-secret-0123456789abcdef0123"
 
@@ -92,8 +95,9 @@ async def add_reader(host: ServedHost, name: str, password: str) -> str:
 
 
 @pytest.fixture
-async def readers_host(tmp_path: Path) -> AsyncIterator[ServedHost]:
-    """A library of longer chapters (6 pages), on a host that will have readers."""
+async def readers_host(tmp_path: Path, database_url: str | None) -> AsyncIterator[ServedHost]:
+    """A library of longer chapters (6 pages), on a host that will have readers; their
+    progress in SQLite or in PostgreSQL."""
     root = tmp_path / "long-chapters"
     write_demo_library(root, series=1, chapters=3, pages=6)
     async with serve_host(
@@ -101,6 +105,7 @@ async def readers_host(tmp_path: Path) -> AsyncIterator[ServedHost]:
         data_dir=tmp_path / "data",
         host={"secret": SECRET},
         limits={"rate_limit": 0, "auth_attempts": ATTEMPTS},
+        cluster={"database": database_url},
     ) as served:
         yield served
 
