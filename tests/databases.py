@@ -18,7 +18,7 @@ from toshokan.config import HostSettings
 from toshokan.core.database import Database, open_database
 
 #: The tables every test starts without rows in.
-TABLES = ("readers", "reader_keys", "progress", "document_progress", "slug_claims")
+TABLES = ("readers", "reader_keys", "progress", "document_progress", "claims")
 
 __all__ = ["database_url", "emptied", "module_database_url", "open_for", "postgres_server"]
 

@@ -39,9 +39,10 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
             rate limits, upstream budgets, sessions and the scan lease
             shared by every process and replica; unreachable: each
             process keeps its own, and health and ping say so),
-            database (postgresql://user@host/db: readers, progress and
-            slug claims shared by every replica; unset = SQLite in
-            data_dir; unreachable at start-up: serve stops, one line)
+            database (postgresql://user@host/db: readers, progress, slug
+            claims and chapter dates shared by every replica; unset =
+            SQLite in data_dir; unreachable at start-up: serve stops,
+            one line)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,

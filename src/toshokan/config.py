@@ -192,8 +192,8 @@ class ClusterSection(Section):
     database: str | None = Field(
         None,
         description="postgresql://user@host/db: one PostgreSQL holding readers, progress and "
-        "the local library's slug claims for every replica. Unset: SQLite in data_dir. Needs "
-        "psycopg and Alembic (toshokan[postgresql]).",
+        "the local library's slug claims and chapter dates for every replica. Unset: SQLite in "
+        "data_dir. Needs psycopg and Alembic (toshokan[postgresql]).",
     )
 
     @field_validator("database")

@@ -70,6 +70,17 @@ async def series_slugs(host: ServedHost) -> dict[str, str]:
     return {relpath: slug for relpath, slug in db.execute("SELECT relpath, slug FROM series")}
 
 
+def chapter_times(host: ServedHost) -> dict[str, tuple[float, float]]:
+    """Chapter path -> (when it first entered the library, its date), as the host's index has it."""
+    db = host.source("local")._require_index().reader()
+    return {
+        relpath: (first_seen, date)
+        for relpath, first_seen, date in db.execute(
+            "SELECT relpath, first_seen, date FROM chapters"
+        )
+    }
+
+
 async def names_arriving_in_opposite_orders(
     host_for: HostFactory, tmp_path: Path
 ) -> list[dict[str, str]]:
@@ -146,21 +157,46 @@ async def test_indexes_made_before_the_database_was_shared_take_its_claims(
         cbz(root / names[0] / "Ch.1.cbz")
         async with own(root, tmp_path / f"data-{index}") as host:
             cbz(root / names[1] / "Ch.1.cbz")
-            cbz(root / names[1] / "extra" / "Ch.1.cbz")
             await host.source("local").rescan()
-            before.append(await series_slugs(host))
+            before.append((await series_slugs(host), chapter_times(host)))
     assert before[0] != before[1]
     after = []
     for index, root in enumerate(roots):
         async with shared(root, tmp_path / f"data-{index}") as host:
-            after.append(await series_slugs(host))
-    assert after[0] == after[1] == before[0]  # the first replica's slugs, for both
+            after.append((await series_slugs(host), chapter_times(host)))
+    # The first replica's slugs and chapter dates, for both.
+    assert after[0] == after[1] == before[0]
     async with own(roots[1], tmp_path / "data-1") as host:
         cbz(roots[1] / "Re\uff1aZero" / "Ch.1.cbz")  # a newcomer, claimed by the index again
         await host.source("local").rescan()
         alone = await series_slugs(host)
-    assert {name: alone[name] for name in COLLIDING} == before[0]
-    assert alone["Re\uff1aZero"] not in before[0].values()
+    assert {name: alone[name] for name in COLLIDING} == before[0][0]
+    assert alone["Re\uff1aZero"] not in before[0][0].values()
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["alone", "shared"])
+async def test_replicas_date_a_chapter_by_when_the_first_of_them_saw_it(
+    module_database_url: str, tmp_path: Path, shared: bool
+) -> None:
+    """Chapters with no release date are dated by when they entered the library: on replicas
+    sharing the database, when the first replica saw them, so their lists agree."""
+    start = hosts(emptied(module_database_url) if shared else None)
+    root = tmp_path / "library"
+    for number in (1, 2):
+        cbz(root / "Paper Cranes" / f"Ch.{number}.cbz")  # no ComicInfo: no release date
+    answers = []
+    async with AsyncExitStack() as stack:
+        for name in ("a", "b"):  # one after the other: each first scan at its own time
+            host = await stack.enter_async_context(start(root, tmp_path / name))
+            search = {"page": 1, "sort": "createdAt", "direction": "desc"}
+            found = (await host.client.post("/local/search", json=search)).json()
+            chapters = (await host.client.get("/local/paper-cranes/chapters")).json()
+            details = (await host.client.get("/local/paper-cranes")).json()
+            answers.append((found, chapters, details))
+    if shared:
+        assert answers[0] == answers[1]
+    else:  # what sharing prevents: each replica dates the chapters by its own first scan
+        assert answers[0][1] != answers[1][1]
 
 
 def test_a_slug_another_replica_claimed_meanwhile_is_chosen_again(

@@ -1,4 +1,4 @@
-"""The sources' slug claims in the host's shared database (``[cluster] database``)."""
+"""The sources' claims (slugs, first-seen times) in the host's shared database."""
 
 from collections.abc import Mapping
 
@@ -6,11 +6,11 @@ from toshokan.core.database import Database
 
 
 class DatabaseClaims:
-    """:class:`toshokan.sdk.SlugClaims` in the ``slug_claims`` table.
+    """:class:`toshokan.sdk.Claims` in the ``claims`` table (``[cluster] database``).
 
-    A claim is an insert that does nothing when the slug is held: of two replicas
-    claiming one slug at once, the database lets exactly one row in, and both
-    read back the same holder.
+    A claim is an insert that does nothing when the key is held: of two replicas
+    claiming one key at once, the database lets exactly one row in, and both
+    read back the same value.
     """
 
     def __init__(self, database: Database):
@@ -19,24 +19,22 @@ class DatabaseClaims:
     def held(self, source: str, scope: str) -> dict[str, str]:
         with self.database.transaction() as cursor:
             cursor.execute(
-                "SELECT slug, relpath FROM slug_claims WHERE source = ? AND scope = ?",
-                (source, scope),
+                "SELECT key, value FROM claims WHERE source = ? AND scope = ?", (source, scope)
             )
-            return {slug: key for slug, key in cursor.fetchall()}
+            return dict(cursor.fetchall())
 
     def claim(self, source: str, scope: str, wanted: Mapping[str, str]) -> dict[str, str]:
         with self.database.transaction() as cursor:
-            for slug, key in sorted(wanted.items()):
+            for key, value in sorted(wanted.items()):
                 cursor.execute(
-                    "INSERT INTO slug_claims(source, scope, slug, relpath) VALUES(?, ?, ?, ?) "
-                    "ON CONFLICT(source, scope, slug) DO NOTHING",
-                    (source, scope, slug, key),
+                    "INSERT INTO claims(source, scope, key, value) VALUES(?, ?, ?, ?) "
+                    "ON CONFLICT(source, scope, key) DO NOTHING",
+                    (source, scope, key, value),
                 )
             cursor.execute(
-                "SELECT slug, relpath FROM slug_claims WHERE source = ? AND scope = ?",
-                (source, scope),
+                "SELECT key, value FROM claims WHERE source = ? AND scope = ?", (source, scope)
             )
-            return {slug: key for slug, key in cursor.fetchall()}
+            return dict(cursor.fetchall())
 
     def close(self) -> None:
         self.database.close()

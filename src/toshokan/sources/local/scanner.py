@@ -19,7 +19,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from toshokan.sdk import SlugClaims
+from toshokan.sdk import Claims as HostClaims
 from toshokan.sources.local import reading
 from toshokan.sources.local.comicinfo import MAX_COMICINFO_BYTES
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, walk
@@ -57,7 +57,7 @@ class Scanner:
         default_language: str = "en",
         comicinfo_limit: int = MAX_COMICINFO_BYTES,
         workers: int | None = None,
-        shared_claims: SlugClaims | None = None,
+        shared_claims: HostClaims | None = None,
         source: str = "",
     ):
         self.root = root.resolve()

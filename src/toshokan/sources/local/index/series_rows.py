@@ -18,7 +18,7 @@ from toshokan.sdk import Classification, Publication
 from toshokan.sdk.names import parse_chapter_name, parse_series_name
 from toshokan.sources.local import metadata as md
 from toshokan.sources.local.discovery import FoundSeries
-from toshokan.sources.local.index.slug_rows import Claims, assign_chapter_slugs
+from toshokan.sources.local.index.slug_rows import LibraryClaims, assign_chapter_slugs
 from toshokan.sources.local.seriesjson import SeriesJson, SeriesJsonError
 from toshokan.sources.local.slugs import series_base_slug
 from toshokan.sources.local.versions import version_of
@@ -61,7 +61,7 @@ def aggregate_series(
     sid: int,
     series: FoundSeries,
     read_series_json: SeriesJsonReader,
-    claims: Claims,
+    claims: LibraryClaims,
 ) -> bool:
     """Recompute a series row from its chapters; False when it has none left (deleted)."""
     rows = db.execute(

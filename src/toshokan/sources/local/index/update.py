@@ -28,7 +28,11 @@ from toshokan.sources.local.index.series_rows import (
     insert_series,
     refresh_tag_names,
 )
-from toshokan.sources.local.index.slug_rows import Claims, IndexClaims, assign_series_slugs
+from toshokan.sources.local.index.slug_rows import (
+    IndexClaims,
+    LibraryClaims,
+    assign_series_slugs,
+)
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
 
@@ -78,7 +82,7 @@ class IndexUpdate:
         read_series_json: SeriesJsonReader,
         progress: Progress | None = None,
         cancelled: Callable[[], bool] = lambda: False,
-        claims: Claims | None = None,
+        claims: LibraryClaims | None = None,
     ):
         self.db = db
         #: Where slugs are claimed: the index's own table unless the host shares claims.
@@ -101,6 +105,8 @@ class IndexUpdate:
         self.series_set_changed = False
         #: Chapter rows of the series being applied, written when it is done.
         self.unwritten: list[dict[str, Any]] = []
+        #: Paths among them that the index did not hold: their first-seen time is claimed.
+        self.new: set[str] = set()
         #: Chapters to read in this scan, read so far, and read since the last commit.
         self.total = 0
         self.done = 0
@@ -143,7 +149,7 @@ class IndexUpdate:
             for _, group in itertools.groupby(to_read, key=lambda item: item[0].relpath):
                 for series, chapter, stored in group:
                     self._apply_chapter(series, chapter, stored)
-                self._write_chapters()
+                self._write_chapters(series.relpath)
                 if self._time_to_publish():
                     self._publish_finished_series()
         finally:
@@ -239,8 +245,18 @@ class IndexUpdate:
         if self.cancelled():
             raise ScanCancelled()
 
-    def _write_chapters(self) -> None:
-        """Write one series' chapter rows at once (the same statement for each)."""
+    def _write_chapters(self, series_relpath: str) -> None:
+        """Write one series' chapter rows at once (the same statement for each), the new
+        ones dated by when the library first had them (another replica may have seen them
+        first: one claim for the series)."""
+        new = {r["relpath"]: r["first_seen"] for r in self.unwritten if r["relpath"] in self.new}
+        if new:
+            first = self.claims.first_seen(series_relpath, new)
+            for record in self.unwritten:
+                if record["relpath"] in first:
+                    record["first_seen"] = first[record["relpath"]]
+                    record["date"] = _date_of(record)
+            self.new.clear()
         if self.unwritten:
             self.db.executemany(_upsert_sql(tuple(self.unwritten[0])), self.unwritten)
             self.unwritten = []
@@ -301,10 +317,10 @@ class IndexUpdate:
         # Recorded once: a chapter keeps the time it first entered the library, so a
         # library copied in bulk lists by number, and a chapter added later on top.
         record["first_seen"] = self.scan_time if stored is None else stored.first_seen
-        released = record["released"]
-        record["date"] = released if released is not None else record["first_seen"]
+        record["date"] = _date_of(record)
         self.unwritten.append(record)
         if stored is None:
+            self.new.add(record["relpath"])
             self.report.added += 1
         else:
             self.report.updated += 1
@@ -375,6 +391,12 @@ class IndexUpdate:
         ):
             target = report.warnings if row["severity"] == "warning" else report.skipped
             target.append((row["relpath"], row["reason"]))
+
+
+def _date_of(record: dict[str, Any]) -> float:
+    """A chapter's date: its release date, else when it first entered the library."""
+    released: float | None = record["released"]
+    return released if released is not None else float(record["first_seen"])
 
 
 def content_time(db: sqlite3.Connection) -> float:

@@ -1,8 +1,9 @@
-"""Readers, their keys, their progress, and the local libraries' slug claims.
+"""Readers, their keys, their progress, and the sources' claims.
 
 The readers' tables are those :mod:`toshokan.core.database.sqlite` creates in
-SQLite; ``slug_claims`` is what each library keeps in its own index when no
-database is shared, with the library's source slug added to the key.
+SQLite; ``claims`` holds what each local library keeps in its own index when no
+database is shared (slugs and who holds them, when a chapter was first seen),
+under the library's source slug.
 
 Revision ID: 0001
 Revises:
@@ -54,12 +55,12 @@ TABLES = (
         device TEXT NOT NULL,
         PRIMARY KEY(reader, document)
     )""",
-    """CREATE TABLE slug_claims(
+    """CREATE TABLE claims(
         source TEXT NOT NULL,
         scope TEXT NOT NULL,
-        slug TEXT NOT NULL,
-        relpath TEXT NOT NULL,
-        PRIMARY KEY(source, scope, slug)
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY(source, scope, key)
     )""",
 )
 
@@ -70,5 +71,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("slug_claims", "document_progress", "progress", "reader_keys", "readers"):
+    for table in ("claims", "document_progress", "progress", "reader_keys", "readers"):
         op.execute(f"DROP TABLE {table}")
