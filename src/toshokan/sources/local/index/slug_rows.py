@@ -93,8 +93,10 @@ def align_claims(db: sqlite3.Connection, shared: SharedClaims | None) -> None:
     offered to the host (the first replica to arrive keeps its slugs; a slug another
     replica claimed first goes to that replica's series here too), then every series
     and chapter slug is given again against the host's claims, and every chapter
-    takes the first-seen time the host holds for it (the first replica's). Back to the index's
-    own: the slugs in use become its claims, so no newcomer is handed one of them.
+    takes the first-seen time the host holds for it (the first replica's).
+
+    Back to the index's own: the slugs in use become its claims, so no newcomer is
+    handed one of them.
     """
     kind = "shared" if shared is not None else "index"
     row = db.execute("SELECT value FROM meta WHERE key = 'claims'").fetchone()
