@@ -1,8 +1,9 @@
-"""Hosts of one library agree on slugs and hashes, whatever each saw first.
+"""Hosts of one library agree on slugs, chapter dates and hashes, whatever each saw first.
 
 Two hosts here are two in-process hosts with data directories of their own, as
-two replicas have: slug claims agree when they share the host's database
-(``[cluster] database``), and the manifest hash agrees with or without one.
+two replicas have: slugs and the dates of undated chapters agree when they share
+the host's database (``[cluster] database``), and the manifest hash agrees with
+or without one.
 """
 
 import asyncio
