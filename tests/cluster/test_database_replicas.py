@@ -23,7 +23,7 @@ from tests.cluster.test_replicas import library, write_config
 from tests.databases import TABLES, module_database_url
 from tests.serving import free_port, serve_command
 from toshokan.cli import main
-from toshokan.core.database import SqliteDatabase
+from toshokan.core.database import Cursor, SqliteDatabase
 from toshokan.core.database.postgres import PostgresDatabase
 
 __all__ = ["module_database_url"]
@@ -61,12 +61,12 @@ def test_replicas_opening_a_new_database_at_once_migrate_it_once(empty_url: str)
         ]
 
 
-def columns_of(cursor: object, engine: str, table: str) -> list[tuple[str, bool, bool]]:
+def columns_of(cursor: Cursor, engine: str, table: str) -> list[tuple[str, bool, bool]]:
     """(name, not null, part of the primary key) of each column, in order."""
     if engine == "sqlite":
-        rows = cursor.execute(f"PRAGMA table_info({table})").fetchall()  # type: ignore[attr-defined]
+        rows = cursor.execute(f"PRAGMA table_info({table})").fetchall()
         return [(name, bool(notnull) or bool(pk), bool(pk)) for _, name, _, notnull, _, pk in rows]
-    rows = cursor.execute(  # type: ignore[attr-defined]
+    rows = cursor.execute(
         "SELECT c.column_name, c.is_nullable = 'NO', EXISTS(SELECT 1 FROM "
         "information_schema.key_column_usage k JOIN information_schema.table_constraints t "
         "ON t.constraint_name = k.constraint_name WHERE t.constraint_type = 'PRIMARY KEY' "
@@ -83,7 +83,7 @@ def test_the_migrations_give_postgresql_the_schema_sqlite_has(
     """The stores' statements run on both, so the readers' tables must match column by column."""
     sqlite, postgres = SqliteDatabase(tmp_path / "readers.sqlite3"), PostgresDatabase(empty_url)
     with sqlite.transaction() as lite, postgres.transaction() as pg:
-        for table in TABLES[:-1]:  # slug_claims lives in each library's index under SQLite
+        for table in TABLES[:-1]:  # the claims live in each library's index under SQLite
             assert columns_of(lite, "sqlite", table) == columns_of(pg, "postgresql", table)
     sqlite.close()
     postgres.close()
