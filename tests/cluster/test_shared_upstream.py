@@ -142,3 +142,19 @@ def test_a_replica_killed_mid_search_leaves_it_to_another(
     assert answer.status_code == 200
     assert answer.json()["results"][0]["title"] == "Gamma"
     assert len(searches_upstream(fake)) == 2
+
+
+def test_an_upstreams_pause_holds_for_every_replica(
+    tmp_path: Path, redis_url: str, upstream: str, fake: FakeMangaDex
+) -> None:
+    fake.latency = 0.0
+    fake.script(r"^/manga$", status=429, headers={"Retry-After": "3600"}, times=100)
+    config = write_config(tmp_path / "toshokan.toml", redis_url, upstream)
+    with replicas(config, tmp_path, 2) as (first, second):
+        told = search(first, "delta")
+        time.sleep(0.3)  # the pause reaches Redis in the background
+        paused = [search(second, "epsilon"), search(first, "zeta")]
+    assert told.status_code == 429
+    assert [a.status_code for a in paused] == [429, 429]
+    assert {a.headers["Retry-After"] for a in [told, *paused]} <= {"3600", "3599"}
+    assert len(searches_upstream(fake)) == 1  # "not for an hour" was heard by the whole host

@@ -19,6 +19,7 @@ A host of several processes or replicas counts every budget once for all of
 them: at start-up it hands the throttle a :class:`SharedCounts` (the counters
 of its Redis, ``[cluster] redis``), which :meth:`Throttle.acquire` uses while
 it answers; when it does not, each process counts alone until it does again.
+A pause an upstream asks of one process pauses that budget in every process.
 
 An upstream that says "not before an hour" pauses its budget (:meth:`Throttle.pause`).
 A paused budget is not waited for: :meth:`Throttle.acquire` raises :class:`BudgetPaused`
@@ -100,6 +101,12 @@ class SharedCounts(Protocol):
     def failed(self, error: BaseException) -> None:
         """A call failed with one of :attr:`errors`: count locally until the storage answers."""
 
+    def pause(self, name: str, seconds: float) -> None:
+        """Tell every process that budget ``name`` is paused for ``seconds`` (in the background)."""
+
+    async def paused_for(self, name: str) -> float:
+        """Seconds left of a pause of ``name`` that any process was asked for (0 when none)."""
+
 
 class _State:
     """The process's counters, granted pauses and chosen windows, replaced by :func:`reset`."""
@@ -178,6 +185,9 @@ class Throttle:
                 shared = _state.shared
                 if shared is not None and shared.available():
                     try:
+                        if (left := await shared.paused_for(self.name)) > 0:
+                            self._paused_here(left)  # another process was told to wait
+                            raise BudgetPaused(left)
                         reset_at = await self._take(shared.strategy)
                     except shared.errors as error:
                         shared.failed(error)
@@ -203,7 +213,13 @@ class Throttle:
         return max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
 
     def pause(self, seconds: float) -> None:
-        """The upstream asked us to wait: refuse every request of this budget until then."""
+        """The upstream asked us to wait: refuse every request of this budget until then,
+        in every process of the host when the budgets are shared."""
+        self._paused_here(seconds)
+        if _state.shared is not None and _state.shared.available():
+            _state.shared.pause(self.name, seconds)
+
+    def _paused_here(self, seconds: float) -> None:
         until = time.monotonic() + seconds
         _state.paused_until[self.name] = max(_state.paused_until.get(self.name, 0.0), until)
         # Wake this loop's turn waiting for a slot (a pause comes from an answer on this loop).

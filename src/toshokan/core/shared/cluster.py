@@ -6,6 +6,8 @@ of rate limits and credential attempts, and the SDK's upstream budgets. With
 neither setting it holds nothing and the host keeps per-process state.
 """
 
+import asyncio
+import contextlib
 from typing import Any
 
 from limits.aio.strategies import MovingWindowRateLimiter
@@ -13,7 +15,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from toshokan.config import HostSettings
 from toshokan.core.cache import ResultCache
 from toshokan.core.limits import redis_strategy
-from toshokan.core.shared import SharedRedis
+from toshokan.core.shared import SharedRedis, Unavailable
 from toshokan.core.shared.generations import SharedGenerations
 from toshokan.core.shared.lease import Leases
 from toshokan.core.shared.results import Codec, SharedResults
@@ -21,6 +23,8 @@ from toshokan.core.shared.secrets import SealedSecrets
 from toshokan.sdk import throttle
 from toshokan.sdk.context import HostServices
 
+#: Redis keys of upstream budgets an upstream paused, by budget name; they expire with the pause.
+PAUSED = "toshokan:paused:"
 #: Seconds a process waits for another's answer beyond the upstream deadline it shares.
 WAIT_MARGIN = 1.0
 
@@ -32,12 +36,27 @@ class SharedBudgets:
         self.redis = redis
         self.strategy: MovingWindowRateLimiter = redis_strategy(redis.url)
         self.errors = redis.errors
+        self._pausing: set[asyncio.Task[None]] = set()
 
     def available(self) -> bool:
         return self.redis.breaker.available()
 
     def failed(self, error: BaseException) -> None:
         self.redis.breaker.failed(error)
+
+    def pause(self, name: str, seconds: float) -> None:
+        async def pause() -> None:
+            ms = max(1, int(seconds * 1000))
+            with contextlib.suppress(Unavailable):
+                await self.redis.run(lambda r: r.set(f"{PAUSED}{name}", 1, px=ms))
+
+        task = asyncio.get_running_loop().create_task(pause())
+        self._pausing.add(task)
+        task.add_done_callback(self._pausing.discard)
+
+    async def paused_for(self, name: str) -> float:
+        left: int = await self.redis.client.pttl(f"{PAUSED}{name}")
+        return max(0.0, left / 1000)
 
 
 class Cluster:
