@@ -11,6 +11,7 @@ import pytest
 from toshokan.sdk import throttle
 
 pytest_plugins = [
+    "tests.helpers.databases",
     "tests.helpers.hosts",
     "tests.helpers.libraries",
     "tests.helpers.local_sources",

@@ -139,11 +139,32 @@ def test_cli_check_config(plugin_site, tmp_path):
     assert result.exit_code == 2 and "source 'shelf'" in result.output and "titles" in result.output
 
 
+def test_a_cluster_database_is_a_postgresql_url(tmp_path):
+    config = tmp_path / "toshokan.toml"
+    config.write_text(
+        f'[host]\ndata_dir = "{tmp_path}"\n[cluster]\ndatabase = "mysql://db/toshokan"\n'
+        f'[sources.local]\nroot = "{tmp_path}"\n'
+    )
+    result = CliRunner().invoke(main, ["check-config", str(config)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "toshokan: configuration error: cluster.database: "
+        "Value error, a PostgreSQL URL starts with postgresql://"
+    ]
+
+
 def test_cli_help_explains_configuration():
     runner = CliRunner()
     top = runner.invoke(main, ["--help"]).output
     serve = runner.invoke(main, ["serve", "--help"]).output
-    for text in ("TOSHOKAN_", "[server]", "trusted_proxies", "[sources.<slug>]", "rate_limit"):
+    for text in (
+        "TOSHOKAN_",
+        "[server]",
+        "trusted_proxies",
+        "[sources.<slug>]",
+        "rate_limit",
+        "database (postgresql://",
+    ):
         assert text in top
     for option in ("--config", "--library", "--host", "--port", "--rate-limit"):
         assert option in serve

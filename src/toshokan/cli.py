@@ -38,7 +38,11 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [cluster] redis (redis://host:6379/0: cache, coalescing, invalidation,
             rate limits, upstream budgets, sessions and the scan lease
             shared by every process and replica; unreachable: each
-            process keeps its own, and health and ping say so)
+            process keeps its own, and health and ping say so),
+            database (postgresql://user@host/db: readers, progress, slug
+            claims and chapter dates shared by every replica; unset =
+            SQLite in data_dir; unreachable at start-up: serve stops,
+            one line)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
@@ -80,7 +84,9 @@ def main(ctx: click.Context, config: Path | None) -> None:
     def services() -> HostServices:
         from toshokan.core.host import host_services
 
-        return host_services(_or_exit(lambda: load_settings(config)))
+        settings = _or_exit(lambda: load_settings(config))
+        services: HostServices = _or_exit(lambda: host_services(settings))
+        return services
 
     ctx.meta[SERVICES_KEY] = services
 
@@ -234,8 +240,12 @@ def check_config(config_file: Path) -> None:
     settings = _or_exit(lambda: load_settings(config_file))
     if not settings.sources:
         _or_exit(lambda: _raise(ConfigFileError(f"{config_file}: no source is configured")))
-    # Read-only: a throwaway signing key, and no adapter started (nothing scanned or written).
-    services = host_services(settings, secret=b"check-config")
+    # Read-only: a throwaway signing key, no adapter started (nothing scanned or written),
+    # and the database only asked whether it answers (no migration).
+    from toshokan.core.database import check_database
+
+    _or_exit(lambda: check_database(settings))
+    services = host_services(settings, secret=b"check-config", claims=None)
     host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
     for warning in _or_exit(lambda: shared_state_warnings(settings)):
@@ -256,12 +266,14 @@ def readers_group() -> None:
 
 def _accounts() -> Any:
     """The readers' database of the host ``toshokan --config FILE`` configures."""
-    from toshokan.core.progress import Database, default_database_path
+    from toshokan.core.database import open_database
     from toshokan.core.readers import Readers
 
     config = click.get_current_context().find_root().params.get("config")
     settings = _or_exit(lambda: load_settings(config))
-    return Readers(Database(default_database_path(settings.host.data_dir)))
+    database = _or_exit(lambda: open_database(settings))
+    click.get_current_context().call_on_close(database.close)
+    return Readers(database)
 
 
 def _account_change(action: Any) -> Any:
@@ -329,10 +341,14 @@ def _or_exit(action: Any) -> Any:
     """Run ``action``; a configuration problem ends the command with its message, not a traceback."""
     from pydantic import ValidationError
 
+    from toshokan.core.database import DatabaseUnavailable
     from toshokan.core.host import ConfigurationError
 
     try:
         return action()
+    except DatabaseUnavailable as error:
+        click.echo(f"toshokan: {error}", err=True)
+        sys.exit(1)
     except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:
         click.echo(f"toshokan: configuration error: {error}", err=True)
     except ValidationError as error:

@@ -189,6 +189,20 @@ class ClusterSection(Section):
             raise ValueError(f"a Redis URL starts with {', '.join(REDIS_SCHEMES)}")
         return value or None
 
+    database: str | None = Field(
+        None,
+        description="postgresql://user@host/db: one PostgreSQL holding readers, progress and "
+        "the local library's slug claims and chapter dates for every replica. Unset: SQLite in "
+        "data_dir. Needs psycopg and Alembic (toshokan[postgresql]).",
+    )
+
+    @field_validator("database")
+    @classmethod
+    def _postgresql_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("a PostgreSQL URL starts with postgresql://")
+        return value or None
+
 
 class ReadersSection(Section):
     registration: bool = Field(

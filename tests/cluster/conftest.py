@@ -12,7 +12,6 @@ a unique name (dropped afterwards), so parallel runs on one machine do not colli
 """
 
 import secrets
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,14 +19,11 @@ from pathlib import Path
 import pytest
 
 from tests.cluster.servers import (
-    POSTGRES_PORT,
     REDIS_PORT,
     RedisServer,
     listening,
     start_redis,
-    wait_listening,
 )
-from tests.sources.opds.live import need
 
 #: Redis databases 1-15 are handed to tests; 0 holds the claims.
 REDIS_DATABASES = range(1, 16)
@@ -85,31 +81,6 @@ def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[int]:
-    """The port of a PostgreSQL that accepts ``postgres`` without a password (trust auth).
-
-    Started with ``pg_ctlcluster`` when none listens on 5432, and stopped again afterwards.
-    """
-    if listening(POSTGRES_PORT):
-        yield POSTGRES_PORT
-        return
-    versions = sorted(Path("/etc/postgresql").glob("*")) if Path("/etc/postgresql").is_dir() else []
-    need(
-        None
-        if versions and shutil.which("pg_ctlcluster")
-        else "PostgreSQL is not installed (pg_ctlcluster)"
-    )
-    command = ["pg_ctlcluster", "--skip-systemctl-redirect", versions[-1].name, "main"]
-    subprocess.run([*command, "start"], check=True, capture_output=True, timeout=60)
-    if not wait_listening(POSTGRES_PORT, timeout=30):
-        pytest.fail("PostgreSQL did not start")
-    try:
-        yield POSTGRES_PORT
-    finally:
-        subprocess.run([*command, "stop"], check=False, capture_output=True, timeout=60)
 
 
 @pytest.fixture

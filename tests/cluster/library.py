@@ -32,3 +32,20 @@ def answers(base: str) -> list[Any]:
     chapters = httpx.get(f"{base}/local/{first}/chapters", timeout=10).json()
     pages = httpx.get(f"{base}/local/{first}/chapters/{chapters[0]['slug']}", timeout=10).json()
     return [search, chapters, pages]
+
+
+def write_config(path: Path, library_root: Path, extra: str = "") -> Path:
+    """One configuration for every replica of the library at ``library_root``."""
+    path.write_text(
+        f"""
+[host]
+secret = "one-secret-for-every-replica"
+
+[sources.local]
+root = "{library_root}"
+start_wait = 10
+{extra}
+""",
+        encoding="utf-8",
+    )
+    return path

@@ -3,24 +3,8 @@
 from pathlib import Path
 from typing import Any
 
-from tests.cluster.library import answers, library
+from tests.cluster.library import answers, library, write_config
 from tests.cluster.replicas import replicas
-
-
-def write_config(path: Path, library_root: Path, extra: str = "") -> Path:
-    path.write_text(
-        f"""
-[host]
-secret = "one-secret-for-every-replica"
-
-[sources.local]
-root = "{library_root}"
-start_wait = 10
-{extra}
-""",
-        encoding="utf-8",
-    )
-    return path
 
 
 def relative(value: Any, base: str) -> Any:

@@ -25,9 +25,11 @@ from toshokan.core.access import AttemptGate
 from toshokan.core.answers import ANSWER_CODECS, CHAPTER_LIST, PAGE_LIST, Access, Answer, Caller
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
+from toshokan.core.database import open_database
+from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.limits import MovingWindowLimit
-from toshokan.core.progress import Database, ProgressStore, default_database_path
+from toshokan.core.progress import ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
@@ -92,8 +94,13 @@ class Core:
         host.services.link_signer = functools.partial(
             signed_query, host.services.secret, ttl=settings.host.link_ttl
         )
-        # Readers and their progress: one database every face reads and writes.
-        self.database = Database(default_database_path(settings.host.data_dir))
+        # Readers and their progress: one database every face reads and writes; with
+        # [cluster] database, the one the host's services opened for slug claims.
+        claims = host.services.claims
+        self._owns_database = not isinstance(claims, DatabaseClaims)
+        self.database = (
+            claims.database if isinstance(claims, DatabaseClaims) else open_database(settings)
+        )
         self.progress = ProgressStore(self.database)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
 
@@ -108,9 +115,10 @@ class Core:
                 self.host.services.sign_links(hosted.slug)
 
     async def shutdown(self) -> None:
-        await self.host.shutdown()
+        await self.host.shutdown()  # closes the services' claims, and so a shared database
         await self.cluster.shutdown()
-        self.database.close()
+        if self._owns_database:
+            self.database.close()
 
     def urls(self, caller: Caller) -> Urls:
         """The host's one link builder, on the address ``caller`` reached the host at."""

@@ -39,6 +39,7 @@ from toshokan.models import (
 from toshokan.models.content import EPOCH, newest_first
 from toshokan.models.search import Filters
 from toshokan.sdk.auth import Credentials, headers_for
+from toshokan.sdk.claims import Claims
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.deadline import remaining, upstream_deadline
@@ -67,6 +68,7 @@ __all__ = [
     "Chapter",
     "ChapterFile",
     "ChapterNotFound",
+    "Claims",
     "Classification",
     "Credentials",
     "DerivedKey",

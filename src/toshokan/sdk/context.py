@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from toshokan.sdk.claims import Claims
 from toshokan.sdk.http import UpstreamClient
 from toshokan.sdk.urls import LinkSigner, Urls
 
@@ -62,6 +63,9 @@ class HostServices:
     http_timeout: float = 15.0
     #: Where upstream requests go instead of the network: a test's fake upstream.
     upstream_transport: httpx.AsyncBaseTransport | None = None
+    #: Claims (slugs, first-seen times) shared by every replica (``[cluster] database``);
+    #: None when each source keeps its own, as a lone host does.
+    claims: Claims | None = None
     #: Secrets shared by every process of the host (``[cluster] redis``); None: this one's only.
     shared_secrets: SharedSecrets | None = None
     #: ``async with exclusive(name)``: one process of the whole host at a time; without
@@ -109,3 +113,5 @@ class HostServices:
         for client in self._clients:
             await client.aclose()
         self._clients.clear()
+        if self.claims is not None:
+            self.claims.close()

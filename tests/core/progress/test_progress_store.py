@@ -1,16 +1,20 @@
 """The progress store's rules that every face relies on: streamed pages only move a reader
 forward, an explicit write always wins, and a manga's or a reader's positions come at once."""
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from toshokan.core.progress import ChapterRef, Database, Position, ProgressStore
+from tests.helpers.databases import open_for
+from toshokan.core.progress import ChapterRef, Position, ProgressStore
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> ProgressStore:
-    return ProgressStore(Database(tmp_path / "readers.sqlite3"))
+def store(tmp_path: Path, database_url: str | None) -> Iterator[ProgressStore]:
+    database = open_for(tmp_path, database_url)
+    yield ProgressStore(database)
+    database.close()
 
 
 REF = ChapterRef("local", "paper-cranes", "ch-1")

@@ -1,22 +1,19 @@
 """Reader accounts from the command line, as the host that serves them sees them."""
 
 import hashlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from tests.helpers.databases import open_for
 from toshokan.cli import main
+from toshokan.config import load_settings
 from toshokan.core.access import AttemptGate
+from toshokan.core.database import Database, open_database
 from toshokan.core.limits import MovingWindowLimit
-from toshokan.core.progress import (
-    ChapterRef,
-    Database,
-    DocumentPosition,
-    Position,
-    ProgressStore,
-    default_database_path,
-)
+from toshokan.core.progress import ChapterRef, DocumentPosition, Position, ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
 from toshokan.errors import InvalidCredentials, RateLimited
 
@@ -24,11 +21,12 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def config(tmp_path: Path) -> Path:
+def config(tmp_path: Path, database_url: str | None) -> Path:
     (tmp_path / "library").mkdir()
     path = tmp_path / "toshokan.toml"
+    cluster = f'[cluster]\ndatabase = "{database_url}"\n' if database_url else ""
     path.write_text(
-        f'[host]\ndata_dir = "{tmp_path / "data"}"\n'
+        f'[host]\ndata_dir = "{tmp_path / "data"}"\n{cluster}'
         f'[sources.local]\nroot = "{tmp_path / "library"}"\n'
     )
     return path
@@ -40,15 +38,27 @@ def toshokan(config: Path, *args: str, input: str | None = None) -> list[str]:
     return result.output.splitlines()
 
 
-def gate_for(config: Path, attempts: int = 10) -> ReaderGate:
-    """The gate ``serve`` would build for this configuration."""
-    database = Database(default_database_path(config.parent / "data"))
-    return ReaderGate(
-        Readers(database), AttemptGate(MovingWindowLimit(attempts, "test")), b"secret"
-    )
+@pytest.fixture
+def gate_for() -> Iterator[Callable[..., ReaderGate]]:
+    """The gate ``serve`` would build for a configuration; its database closed after the test."""
+    opened: list[Database] = []
+
+    def gate(config: Path, attempts: int = 10) -> ReaderGate:
+        opened.append(open_database(load_settings(config)))
+        return ReaderGate(
+            Readers(opened[-1]),
+            AttemptGate(MovingWindowLimit(attempts, "test")),
+            b"secret",
+        )
+
+    yield gate
+    for database in opened:
+        database.close()
 
 
-async def test_a_reader_added_signs_in_with_password_key_and_koreader_key(config: Path) -> None:
+async def test_a_reader_added_signs_in_with_password_key_and_koreader_key(
+    config: Path, gate_for: Callable[..., ReaderGate]
+) -> None:
     key = toshokan(config, "readers", "add", "mika", "--password", "hunter2")[-1]
     gate = gate_for(config)
     assert await gate.basic("mika", "hunter2", "198.51.100.1") == "mika"
@@ -62,7 +72,9 @@ async def test_a_reader_added_signs_in_with_password_key_and_koreader_key(config
         await gate.koreader("mika", "hunter2", "198.51.100.1")  # KOReader sends the MD5
 
 
-async def test_keys_are_renewed_and_revoked(config: Path) -> None:
+async def test_keys_are_renewed_and_revoked(
+    config: Path, gate_for: Callable[..., ReaderGate]
+) -> None:
     first = toshokan(config, "readers", "add", "mika", "--password", "hunter2")[-1]
     second = toshokan(config, "readers", "key", "mika")[-1]
     gate = gate_for(config)
@@ -74,7 +86,9 @@ async def test_keys_are_renewed_and_revoked(config: Path) -> None:
             await gate.basic("mika", revoked, "c")
 
 
-async def test_a_new_password_replaces_the_old_at_once(config: Path) -> None:
+async def test_a_new_password_replaces_the_old_at_once(
+    config: Path, gate_for: Callable[..., ReaderGate]
+) -> None:
     toshokan(config, "readers", "add", "mika", "--password", "hunter2")
     gate = gate_for(config)
     assert await gate.basic("mika", "hunter2", "c") == "mika"  # now remembered
@@ -98,9 +112,7 @@ async def test_list_and_remove(config: Path) -> None:
 
 async def test_secrets_are_stored_only_as_argon2_hashes(config: Path) -> None:
     key = toshokan(config, "readers", "add", "mika", "--password", "hunter2")[-1]
-    stored = b"".join(
-        path.read_bytes() for path in (config.parent / "data").iterdir() if path.is_file()
-    )
+    stored = stored_bytes(config)
     md5 = hashlib.md5(b"hunter2").hexdigest().encode()
     # tk_<id>_<secret>: the secret itself may contain "_".
     for secret in (b"hunter2", md5, key.encode(), key.split("_", 2)[2].encode()):
@@ -108,13 +120,34 @@ async def test_secrets_are_stored_only_as_argon2_hashes(config: Path) -> None:
     assert b"$argon2id$" in stored
 
 
-async def test_with_no_readers_everyone_is_the_implicit_reader(config: Path) -> None:
+def stored_bytes(config: Path) -> bytes:
+    """Everything the readers' database holds: SQLite's files, or PostgreSQL's rows."""
+    settings = load_settings(config)
+    if settings.cluster.database is None:
+        files = (settings.host.data_dir).iterdir()
+        return b"".join(path.read_bytes() for path in files if path.is_file())
+    database = open_database(settings)
+    with database.transaction() as cursor:
+        rows = [
+            row
+            for table in ("readers", "reader_keys")
+            for row in cursor.execute(f"SELECT * FROM {table}").fetchall()
+        ]
+    database.close()
+    return repr(rows).encode()
+
+
+async def test_with_no_readers_everyone_is_the_implicit_reader(
+    config: Path, gate_for: Callable[..., ReaderGate]
+) -> None:
     gate = gate_for(config)
     assert await gate.koreader("anyone", "anything", "c") == ""
     assert await gate.basic("", "", "c") == ""
 
 
-async def test_failures_spend_the_attempt_budget(config: Path) -> None:
+async def test_failures_spend_the_attempt_budget(
+    config: Path, gate_for: Callable[..., ReaderGate]
+) -> None:
     toshokan(config, "readers", "add", "mika", "--password", "hunter2")
     gate = gate_for(config, attempts=2)
     for _ in range(2):
@@ -125,8 +158,9 @@ async def test_failures_spend_the_attempt_budget(config: Path) -> None:
     assert await gate.basic("mika", "hunter2", "198.51.100.1") == "mika"  # per client address
 
 
-def test_an_older_write_never_overwrites_a_newer(tmp_path: Path) -> None:
-    store = ProgressStore(Database(tmp_path / "readers.sqlite3"))
+def test_an_older_write_never_overwrites_a_newer(tmp_path: Path, database_url: str | None) -> None:
+    database = open_for(tmp_path, database_url)
+    store = ProgressStore(database)
     ref = ChapterRef("local", "paper-cranes", "ch-1")
     assert store.record("mika", ref, Position(7, 20, False, 2000.0, "k", "Kobo"))
     assert not store.record("mika", ref, Position(3, 20, False, 1000.0, "p", "Phone"))
@@ -137,3 +171,4 @@ def test_an_older_write_never_overwrites_a_newer(tmp_path: Path) -> None:
     assert store.record_document("mika", "abc", DocumentPosition("/body/p[2]", 0.1, 5.0))
     assert not store.record_document("mika", "abc", DocumentPosition("/body/p[1]", 0.0, 4.0))
     assert store.document("mika", "abc") == DocumentPosition("/body/p[2]", 0.1, 5.0)
+    database.close()

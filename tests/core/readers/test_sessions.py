@@ -6,8 +6,8 @@ import pytest
 from argon2 import PasswordHasher
 
 from toshokan.core.access import AttemptGate
+from toshokan.core.database import SqliteDatabase, default_database_path
 from toshokan.core.limits import MovingWindowLimit
-from toshokan.core.progress import Database, default_database_path
 from toshokan.core.readers import ReaderGate, Readers, Sessions
 
 pytestmark = pytest.mark.anyio
@@ -16,7 +16,7 @@ NOW = 1_700_000_000.0
 
 
 def gate(tmp_path: Path, secret: bytes = b"host secret") -> ReaderGate:
-    readers = Readers(Database(default_database_path(tmp_path)), PasswordHasher(time_cost=1))
+    readers = Readers(SqliteDatabase(default_database_path(tmp_path)), PasswordHasher(time_cost=1))
     return ReaderGate(readers, AttemptGate(MovingWindowLimit(5, "t")), secret)
 
 

@@ -16,6 +16,10 @@ def library(demo_library: DemoLibrary) -> Path:
 
 
 @pytest.fixture
-async def host(library: Path, tmp_path: Path) -> AsyncIterator[ServedHost]:
-    async with serve_library(library, tmp_path / "data") as served:
+async def host(
+    library: Path, tmp_path: Path, database_url: str | None
+) -> AsyncIterator[ServedHost]:
+    """Readers and progress in SQLite and, in a second run, in PostgreSQL."""
+    cluster = {"database": database_url}
+    async with serve_library(library, tmp_path / "data", cluster=cluster) as served:
         yield served

@@ -31,10 +31,15 @@ async def locked_host(library: Path, tmp_path: Path) -> AsyncIterator[ServedHost
 
 
 @pytest.fixture
-async def readers_host(tmp_path: Path, demo_library: DemoLibrary) -> AsyncIterator[ServedHost]:
-    """A library of longer chapters (6 pages), on a host that will have readers."""
+async def readers_host(
+    tmp_path: Path, demo_library: DemoLibrary, database_url: str | None
+) -> AsyncIterator[ServedHost]:
+    """A library of longer chapters (6 pages), on a host that will have readers; their
+    progress in SQLite or in PostgreSQL."""
     root = demo_library(series=1, chapters=3, pages=6)
-    async with serving({"local": local(root)}, tmp_path, auth_attempts=ATTEMPTS) as served:
+    async with serving(
+        {"local": local(root)}, tmp_path, database_url=database_url, auth_attempts=ATTEMPTS
+    ) as served:
         yield served
 
 

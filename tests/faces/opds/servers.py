@@ -49,15 +49,21 @@ LOCKED = {"auth": "basic", "username": "reader", "password": "open sesame"}
 
 
 def serving(
-    sources: Mapping[str, SourceSpec], tmp_path: Path, upstream: Any = None, **limits: int
+    sources: Mapping[str, SourceSpec],
+    tmp_path: Path,
+    upstream: Any = None,
+    database_url: str | None = None,
+    **limits: int,
 ) -> AbstractAsyncContextManager[ServedHost]:
-    """``sources`` on a host with the tests' secret and no rate limit."""
+    """``sources`` on a host with the tests' secret and no rate limit; readers and progress
+    in ``database_url`` (PostgreSQL) when given, else SQLite in the data directory."""
     return serve_host(
         sources,
         upstream=upstream,
         data_dir=tmp_path / "data",
         host={"secret": SECRET},
         limits={"rate_limit": 0, **limits},
+        cluster={"database": database_url},
     )
 
 

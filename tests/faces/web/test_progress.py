@@ -18,12 +18,16 @@ CHAPTER = "/_/web/progress/local/a-manga/ch-1"
 
 
 @pytest.fixture
-async def host(tmp_path: Path) -> AsyncIterator[ServedHost]:
+async def host(tmp_path: Path, database_url: str | None) -> AsyncIterator[ServedHost]:
+    """Readers and progress in SQLite, then in PostgreSQL."""
     root = tmp_path / "library"
     write_demo_library(root, series=1, chapters=1, pages=2)
     spec = (LocalLibrary, LocalSettings(root=root, watch=False))
     async with serve_host(
-        {"local": spec}, data_dir=tmp_path / "data", limits={"rate_limit": 0, "auth_attempts": 3}
+        {"local": spec},
+        data_dir=tmp_path / "data",
+        limits={"rate_limit": 0, "auth_attempts": 3},
+        cluster={"database": database_url},
     ) as served:
         yield served
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from toshokan.core.progress.database import Database
+from toshokan.core.database import Database
 
 #: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")

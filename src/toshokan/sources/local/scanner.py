@@ -19,10 +19,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from toshokan.sdk import Claims as HostClaims
 from toshokan.sources.local import reading
 from toshokan.sources.local.comicinfo import MAX_COMICINFO_BYTES
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, walk
 from toshokan.sources.local.index import Index
+from toshokan.sources.local.index.slug_rows import SharedClaims, align_claims
 from toshokan.sources.local.index.update import IndexUpdate, Progress
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
@@ -55,8 +57,13 @@ class Scanner:
         default_language: str = "en",
         comicinfo_limit: int = MAX_COMICINFO_BYTES,
         workers: int | None = None,
+        shared_claims: HostClaims | None = None,
+        source: str = "",
     ):
         self.root = root.resolve()
+        #: The host's claims every replica shares (under ``source``), or None for the index's.
+        self.shared_claims = shared_claims
+        self.source = source
         self.index = index
         self.default_language = default_language
         self.comicinfo_limit = comicinfo_limit
@@ -74,6 +81,12 @@ class Scanner:
         with self._lock:
             found, walk_problems = self.walk(only)
             with self.index.writer() as db:
+                shared = (
+                    None
+                    if self.shared_claims is None
+                    else SharedClaims(self.shared_claims, self.source)
+                )
+                align_claims(db, shared)
                 update = IndexUpdate(
                     db,
                     found,
@@ -83,6 +96,7 @@ class Scanner:
                     read_series_json=self.read_series_json,
                     progress=progress,
                     cancelled=self.stop.is_set,
+                    claims=shared,
                 )
                 report = update.run()
                 self.name_files(db)

@@ -139,6 +139,8 @@ class LocalLibrary(Source[LocalSettings]):
             default_language=self.settings.default_language,
             comicinfo_limit=self.settings.max_comicinfo_bytes,
             workers=self.settings.scan_workers,
+            shared_claims=self.services.claims,
+            source=self.slug,
         )
         if self.settings.watch:
             # Watch before the first scan, so nothing added meanwhile is missed.

@@ -1,15 +1,10 @@
-"""The readers' database: accounts and reading progress, over a thin layer of our own on the DB-API.
+"""The readers' database in SQLite, in ``data_dir``: the default, needing no server.
 
-SQLite in ``data_dir`` today, PostgreSQL later behind the same :class:`Database`.
-No ORM: the store is four tables and a handful of statements, each plain SQL
-both engines speak (``ON CONFLICT ... DO UPDATE ... WHERE`` included; types are
-``TEXT``, ``INTEGER`` and ``DOUBLE PRECISION``; no auto-increment keys, whose
-spelling differs). The one dialect difference is the parameter style: sqlite3
-takes ``?``, psycopg ``%s``. Statements here are written with ``?`` and every
-one passes through :meth:`Database.transaction`, so a PostgreSQL backend
-rewrites the placeholders in that one place and opens its own connections.
+Its schema is created here, in place (``CREATE ... IF NOT EXISTS``); it is the
+same as the head of the PostgreSQL migrations (:mod:`toshokan.core.database.migrations`),
+which a test compares table by table.
 
-Writes are durable before :meth:`Database.transaction` returns: SQLite runs
+Writes are durable before :meth:`SqliteDatabase.transaction` returns: SQLite runs
 with ``synchronous=FULL``, so a commit is on disk, not only in the WAL's pages.
 """
 
@@ -65,11 +60,12 @@ def default_database_path(data_dir: Path) -> Path:
     return data_dir / "readers.sqlite3"
 
 
-class Database:
+class SqliteDatabase:
     """Connections to the readers' database, one per thread (callers run in a thread pool)."""
 
     def __init__(self, path: Path):
         self.path = path
+        self.name = str(path)
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
