@@ -42,6 +42,7 @@ class ResultCache:
         self._in_flight: dict[tuple[str, Hashable], _Flight] = {}
         self._generations: dict[str, int] = {}
         self._listeners: list[Callable[[str], None]] = []
+        self._lookups: list[Callable[[str, str], None]] = []
 
     def generation(self, source: str) -> int:
         """Part of every key about ``source``: bumped when the source's content changes."""
@@ -57,6 +58,15 @@ class ResultCache:
         """Call ``listener(source)`` whenever a source's answers are invalidated."""
         self._listeners.append(listener)
 
+    def on_lookup(self, listener: Callable[[str, str], None]) -> None:
+        """Call ``listener(kind, result)`` on every lookup, ``result`` being ``hit`` (kept),
+        ``shared`` (joined a computation under way) or ``miss`` (computed now)."""
+        self._lookups.append(listener)
+
+    def _looked_up(self, kind: str, result: str) -> None:
+        for listener in self._lookups:
+            listener(kind, result)
+
     def peek(self, kind: str, key: Hashable) -> Any | None:
         store = self._stores.get(kind)
         return None if store is None else store.get(key)
@@ -68,6 +78,7 @@ class ResultCache:
         if store is not None:
             try:
                 cached: T = store[key]
+                self._looked_up(kind, "hit")
                 return cached
             except KeyError:
                 pass
@@ -78,6 +89,9 @@ class ResultCache:
             task = asyncio.create_task(self._compute(flight_key, store, compute))
             task.add_done_callback(_retrieve)
             flight = self._in_flight[flight_key] = _Flight(task)
+            self._looked_up(kind, "miss")
+        else:
+            self._looked_up(kind, "shared")
         flight.waiters += 1
         try:
             return await asyncio.shield(flight.task)

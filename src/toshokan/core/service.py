@@ -31,6 +31,7 @@ from toshokan.core.host import Host, HostedSource
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import Database, ProgressStore, default_database_path
 from toshokan.core.readers import ReaderGate, Readers
+from toshokan.core.readiness import Readiness
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
 from toshokan.core.signing import ExpiredLink, credential_key, signed_query
@@ -131,6 +132,8 @@ class Core:
         self.database = Database(default_database_path(settings.host.data_dir))
         self.progress = ProgressStore(self.database)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
+        # What the host needs to serve, asked by load balancers (/_/ready).
+        self.readiness = Readiness()
 
     # -- life ----------------------------------------------------------------------
 

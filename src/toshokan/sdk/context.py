@@ -1,13 +1,14 @@
 """What the host hands an adapter: services at start-up, a context per request."""
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from toshokan.sdk.http import UpstreamClient
+from toshokan.sdk.observe import Observers
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,19 @@ class HostServices:
     http_timeout: float = 15.0
     #: Where upstream requests go instead of the network: a test's fake upstream.
     upstream_transport: httpx.AsyncBaseTransport | None = None
+    #: Who the host's figures count this adapter's upstream requests and scans for: its source
+    #: slug in the services a source is given (:meth:`for_source`), the host's name otherwise.
+    source: str = "host"
+    #: Where upstream clients and scans report what they do, for the host's metrics.
+    observers: Observers = field(default_factory=Observers)
     _clients: list[UpstreamClient] = field(default_factory=list)
     _change_listeners: list[Callable[[str], None]] = field(default_factory=list)
     _signers: dict[str, Callable[[str], str]] = field(default_factory=dict)
+
+    def for_source(self, source_slug: str) -> "HostServices":
+        """These services as source ``source_slug`` is given them: the same clients, listeners
+        and observers, with its upstream requests counted under its slug."""
+        return replace(self, source=source_slug)
 
     def sign_links(self, source_slug: str, signer: Callable[[str], str]) -> None:
         """Have links to ``source_slug``'s own routes signed by ``signer(path) -> query``.
@@ -65,6 +76,8 @@ class HostServices:
     def http_client(self, base_url: str = "", **options: Any) -> UpstreamClient:
         """An upstream client with the host's User-Agent and timeouts; closed by the host."""
         options.setdefault("timeout", self.http_timeout)
+        options.setdefault("source", self.source)
+        options.setdefault("observers", self.observers)
         if self.upstream_transport is not None:
             options.setdefault("transport", self.upstream_transport)
         client = UpstreamClient(base_url, user_agent=self.user_agent, **options)

@@ -16,6 +16,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -178,7 +179,7 @@ class LocalLibrary(Source[LocalSettings]):
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
-        self.progress = ScanProgress()
+        self.progress = ScanProgress(report=partial(services.observers.scan_progress, slug))
         renders = DiskCache(
             services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
         )
@@ -251,13 +252,13 @@ class LocalLibrary(Source[LocalSettings]):
         if scanner is None:
             raise IndexUnavailable("the source has not started")
         async with self._scan_lock:
-            self.progress = ScanProgress(running=True)
+            self.progress.start()
             publisher = asyncio.create_task(self._publish_while_scanning())
             try:
                 report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
             finally:
                 publisher.cancel()
-                self.progress.running = False
+                self.progress.finish()
         self.last_report = report
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
