@@ -1,6 +1,7 @@
 """The ``toshokan`` command."""
 
 import errno
+import logging
 import socket
 import sys
 from pathlib import Path
@@ -178,7 +179,10 @@ def serve(
         sys.exit(1)
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
-    click.echo(f"toshokan: web reader at {reader_address(settings)}")
+    if settings.server.log_format == "json":  # a log collector reads every line as JSON
+        logging.getLogger("toshokan").info("web reader at %s", reader_address(settings))
+    else:
+        click.echo(f"toshokan: web reader at {reader_address(settings)}")
     run(settings, log_level, app)
 
 
