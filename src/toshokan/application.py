@@ -37,11 +37,13 @@ class EdgedStarlette(Starlette):
         super().__init__(**options)
 
     def build_middleware_stack(self) -> ASGIApp:
+        core = self.core
         return Edge(
             super().build_middleware_stack(),
-            self.core.settings,
+            core.settings,
             self.faces,
-            self.core.cache,
+            core.cache,
+            core.cluster.counters,
             metrics=self.metrics,
             labels=self.labels,
         )

@@ -34,7 +34,12 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [limits]  rate_limit (per minute per client, 0 = off), image_rate_limit
             (page images and covers per minute per client, 0 = off),
             max_body_bytes, max_header_bytes, max_headers, auth_attempts,
-            storage (memory:// per process, redis://... shared)
+            storage (memory:// per process, redis://... shared;
+            default: [cluster] redis when set)
+  [cluster] redis (redis://host:6379/0: cache, coalescing, invalidation,
+            rate limits, upstream budgets, sessions and the scan lease
+            shared by every process and replica; unreachable: each
+            process keeps its own, and health and ping say so)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
   [metrics] enabled (Prometheus figures at /_/metrics; restrict it at the proxy)
@@ -186,6 +191,18 @@ def serve(
     run(settings, log_level, app)
 
 
+def shared_state_warnings(settings: HostSettings) -> list[str]:
+    """One line per configured Redis that does not answer now; a missing package is an error.
+
+    Not answering now is only a warning: the host serves with per-process state until it does.
+    """
+    import asyncio
+
+    from toshokan.core.shared.cluster import Cluster
+
+    return asyncio.run(Cluster(settings).unreachable())
+
+
 def listen_problem(host: str, port: int) -> str | None:
     """Why the server could not listen on ``host:port`` (in use, not allowed...), or None.
 
@@ -245,6 +262,8 @@ def check_config(config_file: Path) -> None:
     services = host_services(settings, secret=b"check-config")
     host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
+    for warning in _or_exit(lambda: shared_state_warnings(settings)):
+        click.echo(f"toshokan: warning: {warning}", err=True)
     click.echo(
         f"{config_file}: OK ({len(settings.sources)} source(s): {', '.join(settings.sources) or 'none'})"
     )

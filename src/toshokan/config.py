@@ -149,10 +149,11 @@ class LimitsSection(Section):
         description="Failed credential checks (authenticate, content requests, forged link "
         "signatures) per client and source per minute.",
     )
-    storage: str = Field(
-        "memory://",
-        description="Where rate-limit counters live: memory:// for one process, "
-        "redis://host:6379 to share them between replicas.",
+    storage: str | None = Field(
+        None,
+        description="Where rate-limit and credential-attempt counters live: memory:// for one "
+        "process, redis://host:6379 to share them between replicas. Default: [cluster] redis "
+        "when it is set, else memory://.",
     )
 
 
@@ -164,6 +165,26 @@ class CacheSection(Section):
     max_entries: int = Field(
         10_000, ge=0, description="Entries kept per kind; 0 disables the cache."
     )
+
+
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+class ClusterSection(Section):
+    redis: str | None = Field(
+        None,
+        description="redis://host:6379/0: one Redis every process and replica of the host shares "
+        "for its result cache and the coalescing of identical requests, invalidation, rate "
+        "limits, upstream budgets, readers' upstream sessions and the library scan's lease. "
+        "Unset: each process keeps its own. Needs the redis package (toshokan[redis]).",
+    )
+
+    @field_validator("redis")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(REDIS_SCHEMES):
+            raise ValueError(f"a Redis URL starts with {', '.join(REDIS_SCHEMES)}")
+        return value or None
 
 
 class ReadersSection(Section):
@@ -206,8 +227,13 @@ class HostSettings(BaseSettings):
     limits: LimitsSection = Field(default_factory=LimitsSection)
     cache: CacheSection = Field(default_factory=CacheSection)
     readers: ReadersSection = Field(default_factory=ReadersSection)
+    cluster: ClusterSection = Field(default_factory=ClusterSection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
+
+    def counter_storage(self) -> str:
+        """Where rate-limit and credential-attempt counters live (``[limits] storage``)."""
+        return self.limits.storage or self.cluster.redis or "memory://"
 
     @classmethod
     def settings_customise_sources(

@@ -44,7 +44,7 @@ def gate_for(config: Path, attempts: int = 10) -> ReaderGate:
     """The gate ``serve`` would build for this configuration."""
     database = Database(default_database_path(config.parent / "data"))
     return ReaderGate(
-        Readers(database), AttemptGate(MovingWindowLimit(attempts, "memory://", "test")), b"secret"
+        Readers(database), AttemptGate(MovingWindowLimit(attempts, "test")), b"secret"
     )
 
 

@@ -17,7 +17,7 @@ NOW = 1_700_000_000.0
 
 def gate(tmp_path: Path, secret: bytes = b"host secret") -> ReaderGate:
     readers = Readers(Database(default_database_path(tmp_path)), PasswordHasher(time_cost=1))
-    return ReaderGate(readers, AttemptGate(MovingWindowLimit(5, "memory://", "t")), secret)
+    return ReaderGate(readers, AttemptGate(MovingWindowLimit(5, "t")), secret)
 
 
 def test_a_token_names_its_reader_until_it_expires(tmp_path: Path) -> None:

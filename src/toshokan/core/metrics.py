@@ -5,7 +5,8 @@ What is counted, and where it comes from:
 - requests by face, route template, method and status, and their latency, from
   the edge (:mod:`toshokan.edge.routes` names the route as declared, never the
   concrete path, so no slug or signature becomes a label);
-- lookups of the core's result cache, as hits, shared computations and misses;
+- lookups of the core's result cache: hits in the process's memory, in the shared
+  cache ([cluster] redis), computations joined and misses;
 - upstream requests and their errors, and waits for an upstream budget, by
   source, which the SDK reports (:mod:`toshokan.sdk.observe`);
 - how far a source's scan of its content is (the local library's index).
@@ -77,8 +78,8 @@ class HostMetrics:
         )
         self.cache = Counter(
             "toshokan_cache_lookups",
-            "Lookups of the result cache by kind: hit (kept), shared (joined a computation "
-            "under way) or miss (computed).",
+            "Lookups of the result cache by kind: hit (kept by this process), joined (a "
+            "computation under way here), shared (from the shared cache) or miss (computed).",
             ["kind", "result"],
             registry=registry,
         )

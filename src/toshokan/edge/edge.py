@@ -36,6 +36,7 @@ from toshokan.core.cache import ResultCache
 from toshokan.core.face import Face
 from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
+from toshokan.core.shared import SharedRedis
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import BudgetKind, PathBudgets, answers_auth_failures, reaches_no_route
@@ -107,6 +108,7 @@ class Edge:
         settings: HostSettings,
         faces: Iterable[Face],
         cache: ResultCache | None = None,
+        counters: SharedRedis | None = None,
         *,
         metrics: "HostMetrics | None" = None,
         labels: RouteLabels | None = None,
@@ -122,8 +124,8 @@ class Edge:
             settings.cors.tools_origin,
             sorted({h for names in AUTH_HEADERS.values() for h in names}),
         )
-        self.requests = budget(limits.rate_limit, limits.storage, "toshokan")
-        self.images = budget(limits.image_rate_limit, limits.storage, "toshokan-images")
+        self.requests = budget(limits.rate_limit, counters, "toshokan")
+        self.images = budget(limits.image_rate_limit, counters, "toshokan-images")
         self.max_headers = limits.max_headers
         self.max_header_bytes = limits.max_header_bytes
         self.max_body = limits.max_body_bytes
