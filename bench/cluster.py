@@ -176,7 +176,9 @@ def search_bodies(count: int, seed: int) -> list[bytes]:
 def drive(ports: list[int], method: str, path: str, bodies: list[bytes] | None,
           args: argparse.Namespace, workdir: Path) -> Result:  # fmt: skip
     """Load split evenly over ``ports`` at once; requests summed, latencies of the first."""
+    # The same load generators and connections in all, whatever the number of replicas.
     share = max(1, args.connections // len(ports))
+    generators = max(1, args.processes // len(ports))
 
     def one(index: int) -> Result:
         where = workdir / f"drive-{index}"
@@ -187,7 +189,7 @@ def drive(ports: list[int], method: str, path: str, bodies: list[bytes] | None,
             # Each replica its own searches: a search asked on both would be a shared hit.
             bodies_file.write_bytes(b"\n".join(bodies[index :: len(ports)]))
         load = Load(method, path, bodies_file, 0, share, args.duration)
-        return run_python(load, ports[index], args.processes, where)
+        return run_python(load, ports[index], generators, where)
 
     with ThreadPoolExecutor(len(ports)) as pool:
         results = list(pool.map(one, range(len(ports))))
@@ -289,7 +291,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=int, default=5, help="seconds per measurement")
     parser.add_argument("--connections", type=int, default=16, help="open connections in all")
-    parser.add_argument("--processes", type=int, default=1, help="load generator processes")
+    parser.add_argument("--processes", type=int, default=2, help="load generator processes")
     parser.add_argument("--series", type=int, default=40, help="series in the demo library")
     parser.add_argument("--searches", type=int, default=60000, help="distinct uncached searches")
     return parser.parse_args()
