@@ -139,11 +139,19 @@ async def test_upstream_requests_errors_and_budget_waits_by_source():
 async def test_scan_progress_of_a_library(tmp_path):
     library = tmp_path / "library"
     write_demo_library(library, series=2, chapters=3, pages=1)
-    async with serve(LocalLibrary, {"root": str(library)}, slug="shelf", data_dir=tmp_path) as host:
+    options = {"root": str(library), "start_wait": 30}
+    async with serve(LocalLibrary, options, slug="shelf", data_dir=tmp_path) as host:
+        first = samples((await host.client.get("/_/metrics")).text)
+        indexed = host.source("shelf").snapshot.chapters
+        (library / "Extra Series").mkdir()
+        (library / "Extra Series" / "c1.cbz").write_bytes(
+            (next(library.glob("*/*.cbz"))).read_bytes()
+        )
         await host.source("shelf").rescan()
-        got = samples((await host.client.get("/_/metrics")).text)
-    assert value(got, "toshokan_scan_to_read", source="shelf") == value(
-        got, "toshokan_scan_read", source="shelf"
-    )
-    assert value(got, "toshokan_scan_running", source="shelf") == 0
-    assert ("toshokan_scan_read", frozenset({("source", "shelf")})) in got
+        second = samples((await host.client.get("/_/metrics")).text)
+    # The first scan read every chapter the index holds; the next, only the one added.
+    assert indexed > 1
+    assert value(first, "toshokan_scan_read", source="shelf") == indexed
+    assert value(first, "toshokan_scan_to_read", source="shelf") == indexed
+    assert value(second, "toshokan_scan_read", source="shelf") == 1
+    assert value(second, "toshokan_scan_running", source="shelf") == 0

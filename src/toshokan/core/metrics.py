@@ -22,6 +22,7 @@ sums them all: one scrape, one host.
 """
 
 import os
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -62,6 +63,7 @@ class HostMetrics:
     content_type = CONTENT_TYPE_LATEST
 
     def __init__(self) -> None:
+        self._series: dict[tuple[str, str, str, int], tuple[Any, Any]] = {}
         self.registry = registry = CollectorRegistry()
         self.requests = Counter(
             "toshokan_requests",
@@ -135,8 +137,18 @@ class HostMetrics:
         observers.add(self)
 
     def request(self, face: str, route: str, method: str, status: int, seconds: float) -> None:
-        self.requests.labels(face, route, method if method in METHODS else "other", status).inc()
-        self.latency.labels(face, route).observe(seconds)
+        named = method if method in METHODS else "other"
+        key = (face, route, named, status)
+        series = self._series.get(key)
+        if series is None:
+            # Looked up once per label set, not on every request: labels() validates and locks.
+            series = self._series[key] = (
+                self.requests.labels(face, route, named, status),
+                self.latency.labels(face, route),
+            )
+        count, latency = series
+        count.inc()
+        latency.observe(seconds)
 
     def cache_lookup(self, kind: str, result: str) -> None:
         self.cache.labels(kind, result).inc()
