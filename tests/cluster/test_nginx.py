@@ -1,5 +1,6 @@
-"""Replicas behind a real nginx (Debian's), configured by examples/nginx.conf: a reader goes
-from the manifest to every page image of a chapter through it, on links naming nginx."""
+"""Replicas sharing Redis behind a real nginx (Debian's), configured by examples/nginx.conf: a
+reader goes from the manifest to every page image of a chapter through it, on links naming
+nginx."""
 
 import os
 import re
@@ -97,11 +98,11 @@ def served_requests(replica: Replica) -> float:
     )
 
 
-def test_a_chapter_read_through_nginx(tmp_path: Path) -> None:
+def test_a_chapter_read_through_nginx(tmp_path: Path, redis_url: str) -> None:
     config = write_config(
         tmp_path / "toshokan.toml",
         library(tmp_path / "library"),
-        '[server]\ntrusted_proxies = ["127.0.0.1"]\n',
+        f'[server]\ntrusted_proxies = ["127.0.0.1"]\n\n[cluster]\nredis = "{redis_url}"\n',
     )
     with (
         replicas(config, tmp_path / "replicas", 2) as started,
