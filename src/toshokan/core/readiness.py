@@ -46,9 +46,6 @@ class Readiness:
         """Register ``check`` under ``name`` (replacing one of that name)."""
         self._checks[name] = Registered(check, required)
 
-    def remove(self, name: str) -> None:
-        self._checks.pop(name, None)
-
     async def report(self) -> tuple[bool, dict[str, Any]]:
         """Whether every required check passed, and each check's state."""
         names = list(self._checks)

@@ -36,9 +36,6 @@ class Observers:
     def add(self, observer: Observer) -> None:
         self._observers.append(observer)
 
-    def remove(self, observer: Observer) -> None:
-        self._observers.remove(observer)
-
     def upstream_request(self, source: str, error: str | None = None) -> None:
         for observer in self._observers:
             observer.upstream_request(source, error)
