@@ -1,6 +1,7 @@
 """The ``toshokan`` command."""
 
 import errno
+import logging
 import socket
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [server]  host, port, tls_cert, tls_key, trusted_proxies, upstream_timeout,
             workers (processes), header_timeout, body_timeout,
             keep_alive_timeout (seconds), max_connections,
-            max_connections_per_client
+            max_connections_per_client, log_format (text|json)
   [cors]    origins, tools_origin
   [limits]  rate_limit (per minute per client, 0 = off), image_rate_limit
             (page images and covers per minute per client, 0 = off),
@@ -45,6 +46,7 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
             one line)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
+  [metrics] enabled (Prometheus figures at /_/metrics; restrict it at the proxy)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             and the adapter's own settings (see `toshokan sources --settings`)
 
@@ -94,7 +96,11 @@ def main(ctx: click.Context, config: Path | None) -> None:
 def resolve_settings(config: Path | None, library: Path | None, **flags: Any) -> HostSettings:
     """Settings from file, environment and flags; the embedded default when none name a source."""
     overrides: dict[str, Any] = {}
-    server = {k: v for k, v in flags.items() if k in ("host", "port", "workers") and v is not None}
+    server = {
+        k: v
+        for k, v in flags.items()
+        if k in ("host", "port", "workers", "log_format") and v is not None
+    }
     if server:
         overrides["server"] = server
     if flags.get("rate_limit") is not None:
@@ -142,6 +148,12 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
     type=click.Choice(["debug", "info", "warning", "error"]),
     help="At info, one access line per request (no query strings, no credentials).",
 )
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    help="Log lines as text, or one JSON object a line with the request id "
+    "(default text; [server] log_format).",
+)
 def serve(
     config: Path | None,
     library: Path | None,
@@ -150,17 +162,28 @@ def serve(
     rate_limit: int | None,
     workers: int | None,
     log_level: str,
+    log_format: str | None,
 ) -> None:
-    from toshokan.faces import FACES
-    from toshokan.logs import configure_logging
-    from toshokan.serving import run, served_app
-
     settings = _or_exit(
         lambda: resolve_settings(
-            config, library, host=host, port=port, rate_limit=rate_limit, workers=workers
+            config,
+            library,
+            host=host,
+            port=port,
+            rate_limit=rate_limit,
+            workers=workers,
+            log_format=log_format,
         )
     )
-    configure_logging(log_level)
+    from toshokan.serving import run, served_app, share_metrics_between_processes
+
+    if settings.server.workers > 1 and settings.metrics.enabled:
+        # Before the faces import prometheus-client, which reads where the workers' figures go.
+        share_metrics_between_processes(settings.host.data_dir)
+    from toshokan.faces import FACES
+    from toshokan.logs import configure_logging
+
+    configure_logging(log_level, settings.server.log_format)
     # Before anything starts (a library scan can take minutes) or is announced.
     if problem := listen_problem(settings.server.host, settings.server.port):
         click.echo(f"toshokan: cannot serve: {problem}", err=True)
@@ -168,7 +191,11 @@ def serve(
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
     for face in FACES:
-        if face.announce is not None:
+        if face.announce is None:
+            continue
+        if settings.server.log_format == "json":  # a log collector reads every line as JSON
+            logging.getLogger("toshokan").info("%s", face.announce(settings))
+        else:
             click.echo(f"toshokan: {face.announce(settings)}")
     run(settings, log_level, app)
 

@@ -11,7 +11,7 @@ import difflib
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -108,6 +108,11 @@ class ServerSection(Section):
         ge=1,
         description="Open connections per client address (trusted proxies excepted); "
         "more are answered 503 and closed.",
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="Log lines as text, or one JSON object a line carrying the request id "
+        "(X-Request-Id) that the access line and the host's own lines of a request share.",
     )
 
 
@@ -212,6 +217,14 @@ class ReadersSection(Section):
     )
 
 
+class MetricsSection(Section):
+    enabled: bool = Field(
+        True,
+        description="Serve the host's figures in Prometheus' format at /_/metrics (restrict "
+        "that path at the proxy); false: no figures are kept and the path answers 404.",
+    )
+
+
 class SourceSection(BaseModel):
     """One ``[sources.<slug>]`` table: the host's keys; every other key goes to the adapter."""
 
@@ -237,6 +250,7 @@ class HostSettings(BaseSettings):
     cache: CacheSection = Field(default_factory=CacheSection)
     readers: ReadersSection = Field(default_factory=ReadersSection)
     cluster: ClusterSection = Field(default_factory=ClusterSection)
+    metrics: MetricsSection = Field(default_factory=MetricsSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
 
     def counter_storage(self) -> str:

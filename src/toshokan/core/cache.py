@@ -55,6 +55,7 @@ class ResultCache:
         self._in_flight: dict[tuple[str, Hashable], _Flight] = {}
         self._generations: dict[str, int] = {}
         self._listeners: list[Callable[[str], None]] = []
+        self._lookups: list[Callable[[str, str], None]] = []
         self._ttls = ttls
         self._shared: SharedResults | None = None
         self._shared_generations: SharedGenerations | None = None
@@ -95,6 +96,16 @@ class ResultCache:
         """Call ``listener(source)`` whenever a source's answers are invalidated."""
         self._listeners.append(listener)
 
+    def on_lookup(self, listener: Callable[[str, str], None]) -> None:
+        """Call ``listener(kind, result)`` on every lookup, ``result`` being ``hit`` (kept in
+        this process), ``joined`` (joined this process's computation under way), ``shared``
+        (found in the shared cache, computed by another process) or ``miss`` (computed)."""
+        self._lookups.append(listener)
+
+    def _looked_up(self, kind: str, result: str) -> None:
+        for listener in self._lookups:
+            listener(kind, result)
+
     def peek(self, kind: str, key: Hashable) -> Any | None:
         store = self._stores.get(kind)
         return None if store is None else store.get(key)
@@ -106,6 +117,7 @@ class ResultCache:
         if store is not None:
             try:
                 cached: T = store[key]
+                self._looked_up(kind, "hit")
                 return cached
             except KeyError:
                 pass
@@ -116,6 +128,8 @@ class ResultCache:
             task = asyncio.create_task(self._compute(flight_key, store, compute))
             task.add_done_callback(_retrieve)
             flight = self._in_flight[flight_key] = _Flight(task)
+        else:
+            self._looked_up(kind, "joined")
         flight.waiters += 1
         try:
             return await asyncio.shield(flight.task)
@@ -136,9 +150,19 @@ class ResultCache:
             lifetime = None
             if self._shared is not None and codec is not None:
                 ttl = self._ttls[kind]
-                value, lifetime = await self._shared.get_or_compute(kind, key, ttl, codec, compute)
+                computed: list[bool] = []
+
+                async def computing() -> T:
+                    computed.append(True)
+                    return await compute()
+
+                value, lifetime = await self._shared.get_or_compute(
+                    kind, key, ttl, codec, computing
+                )
+                self._looked_up(kind, "miss" if computed else "shared")
             else:
                 value = await compute()
+                self._looked_up(kind, "miss")
             if store is not None:
                 self._lifetime = lifetime
                 try:

@@ -192,7 +192,7 @@ def build_source(
         problems = explain(error, cls.Settings, f"{ENV_PREFIX}SOURCES__{slug}__")
         raise ConfigurationError(f"source {slug!r}: settings {problems}") from None
     try:
-        source = cls(slug, settings, services)
+        source = cls(slug, settings, services.for_source(slug))
     except Exception as error:  # an adapter refusing its settings is a configuration problem
         raise ConfigurationError(f"source {slug!r}: {error}") from error
     return HostedSource(slug=slug, status=section.status, source=source)

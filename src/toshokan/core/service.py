@@ -31,6 +31,7 @@ from toshokan.core.host import Host, HostedSource
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
+from toshokan.core.readiness import Readiness
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
 from toshokan.core.shared.cluster import Cluster
@@ -91,8 +92,10 @@ class Core:
         )
         host.services.on_content_changed(self.cache.invalidate)
         # Every signed link the host hands out, of any face or source, is signed this one way.
-        host.services.link_signer = functools.partial(
-            signed_query, host.services.secret, ttl=settings.host.link_ttl
+        host.services.provide(
+            link_signer=functools.partial(
+                signed_query, host.services.secret, ttl=settings.host.link_ttl
+            )
         )
         # Readers and their progress: one database every face reads and writes; with
         # [cluster] database, the one the host's services opened for slug claims.
@@ -103,6 +106,8 @@ class Core:
         )
         self.progress = ProgressStore(self.database)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
+        # What the host needs to serve, asked by load balancers (/_/ready).
+        self.readiness = Readiness()
 
     # -- life ----------------------------------------------------------------------
 

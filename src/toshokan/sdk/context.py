@@ -2,7 +2,7 @@
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -10,6 +10,7 @@ import httpx
 
 from toshokan.sdk.claims import Claims
 from toshokan.sdk.http import UpstreamClient
+from toshokan.sdk.observe import Observers
 from toshokan.sdk.urls import LinkSigner, Urls
 
 
@@ -71,11 +72,33 @@ class HostServices:
     #: ``async with exclusive(name)``: one process of the whole host at a time; without
     #: ``[cluster] redis``, at once (each process is on its own).
     exclusive: Exclusive = _this_process_only
+    #: Who the host's figures count this adapter's upstream requests and scans for: its source
+    #: slug in the services a source is given (:meth:`for_source`), the host's name otherwise.
+    source: str = "host"
+    #: Where upstream clients and scans report what they do, for the host's metrics.
+    observers: Observers = field(default_factory=Observers)
     _clients: list[UpstreamClient] = field(default_factory=list)
     _change_listeners: list[Callable[[str], None]] = field(default_factory=list)
     #: How the host signs its links (set by the host before it serves).
     link_signer: LinkSigner | None = None
     _signed_sources: set[str] = field(default_factory=set)
+    #: The copies :meth:`for_source` handed out, which :meth:`provide` reaches too.
+    _copies: list["HostServices"] = field(default_factory=list)
+
+    def for_source(self, source_slug: str) -> "HostServices":
+        """These services as source ``source_slug`` is given them: the same clients, listeners
+        and observers, with its upstream requests counted under its slug."""
+        services = replace(self, source=source_slug)
+        self._copies.append(services)
+        return services
+
+    def provide(self, **facilities: Any) -> None:
+        """Set facilities the host makes after its sources (the link signer, shared secrets,
+        leases) here and in every source's copy of these services, so no source is left
+        with the value its copy was made with."""
+        for services in (self, *self._copies):
+            for name, value in facilities.items():
+                setattr(services, name, value)
 
     def sign_links(self, source_slug: str) -> None:
         """Have links to ``source_slug``'s own routes signed.
@@ -103,6 +126,8 @@ class HostServices:
     def http_client(self, base_url: str = "", **options: Any) -> UpstreamClient:
         """An upstream client with the host's User-Agent and timeouts; closed by the host."""
         options.setdefault("timeout", self.http_timeout)
+        options.setdefault("source", self.source)
+        options.setdefault("observers", self.observers)
         if self.upstream_transport is not None:
             options.setdefault("transport", self.upstream_transport)
         client = UpstreamClient(base_url, user_agent=self.user_agent, **options)

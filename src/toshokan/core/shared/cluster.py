@@ -84,8 +84,10 @@ class Cluster:
     def share_services(self, services: HostServices) -> None:
         """Hand adapters the host's shared secrets (sealed) and its leases."""
         if self.redis is not None:
-            services.shared_secrets = SealedSecrets(self.redis, services.secret)
-            services.exclusive = Leases(self.redis).exclusive
+            services.provide(
+                shared_secrets=SealedSecrets(self.redis, services.secret),
+                exclusive=Leases(self.redis).exclusive,
+            )
 
     async def startup(self) -> None:
         """Ask each Redis once (one log line for one that does not answer) and start sharing."""

@@ -15,6 +15,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -112,7 +113,7 @@ class LocalLibrary(Source[LocalSettings]):
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
-        self.progress = ScanProgress()
+        self.progress = ScanProgress(report=partial(services.observers.scan_progress, slug))
         renders = DiskCache(
             services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
         )
@@ -192,7 +193,8 @@ class LocalLibrary(Source[LocalSettings]):
         # each replica reads the files into its own index, one after the other, so they do not
         # all read a shared folder at once nor claim slugs in an interleaved order.
         async with self._scan_lock:
-            self.progress = ScanProgress(running=True, waiting=True)
+            self.progress.start()
+            self.progress.waiting = True
             try:
                 async with self.services.exclusive(f"local-scan:{self.slug}"):
                     self.progress.waiting = False
@@ -202,7 +204,8 @@ class LocalLibrary(Source[LocalSettings]):
                     finally:
                         publisher.cancel()
             finally:
-                self.progress.running = self.progress.waiting = False
+                self.progress.waiting = False
+                self.progress.finish()
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
         if report.changed or self.snapshot.updated_at != before:
