@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toshokan.core.progress.database import Database
+from toshokan.core.database import Database
 
 #: The reader whose progress a host with no readers keeps: no account's name is empty.
 IMPLICIT_READER = ""

@@ -18,11 +18,11 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from toshokan.core import Caller, Core, host_path
+from toshokan.core.answers import PAGE_LIST
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE, cache_of
 from toshokan.core.hashing import etag_of
 from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, source_slug
-from toshokan.core.service import PAGE_LIST
 from toshokan.errors import MethodNotAllowed
 from toshokan.faces.alethia.images import header_free, needs_headers
 from toshokan.faces.alethia.rendered import Rendered

@@ -9,9 +9,13 @@ authorises an OPDS request exactly as it would the JSON interface's:
 - ``basic``: the reader's ``Authorization: Basic`` header is already the one.
 - ``api_key``, ``bearer``, ``cookie``: the password is the key, token or cookie.
 - ``session``: the name and password are exchanged through the core's
-  authenticate for the session's cookies, remembered briefly per credential.
+  authenticate for the session's cookies, remembered briefly per credential:
+  in this process, and with ``[cluster] redis`` in the host's shared secrets
+  (encrypted with the host secret), so another process or replica reuses them
+  rather than signing in again.
 """
 
+import json
 import time
 from collections import OrderedDict
 from dataclasses import replace
@@ -73,9 +77,17 @@ async def _session(
     kept = _sessions.get(key)
     if kept is not None and kept[0] > time.monotonic():
         return kept[1]
-    headers = await core.authenticate(
-        hosted.slug, {"username": username, "password": password}, caller
-    )
+    shared = core.host.services.shared_secrets
+    name = f"opds-session:{hosted.slug}:{digest}"
+    found = await shared.find(name) if shared is not None else None
+    if found is not None:
+        headers: dict[str, str] = json.loads(found)
+    else:
+        headers = await core.authenticate(
+            hosted.slug, {"username": username, "password": password}, caller
+        )
+        if shared is not None:
+            await shared.keep(name, json.dumps(headers).encode(), SESSION_SECONDS)
     _sessions[key] = (time.monotonic() + SESSION_SECONDS, headers)
     while len(_sessions) > SESSION_ENTRIES:
         _sessions.popitem(last=False)

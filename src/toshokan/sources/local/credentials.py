@@ -1,5 +1,8 @@
 """Checking reader credentials against the operator's, without keeping them in the clear.
 
+:class:`LocalAuth` reads what a library requires (Basic or an API key) from its
+settings or the environment.
+
 Plaintext secrets from the configuration are hashed once at start-up
 (scrypt, random salt) and forgotten; precomputed hashes are used as given.
 Checks compare in constant time. Because the host re-verifies on every
@@ -13,6 +16,9 @@ import hmac
 import os
 import secrets
 from collections import OrderedDict
+
+from toshokan.sdk import AuthType, Credentials
+from toshokan.sources.local.settings import LocalSettings
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 
@@ -94,3 +100,66 @@ class SecretChecker:
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return verdict
+
+
+def _secret(settings_value: object, env: str) -> str | None:
+    if settings_value is None:
+        return os.environ.get(env) or None
+    value = getattr(settings_value, "get_secret_value", lambda: settings_value)()
+    return str(value) or None
+
+
+class LocalAuth:
+    """The credentials a reader must present, held only as hashes."""
+
+    def __init__(self, settings: LocalSettings, slug: str):
+        prefix = f"TOSHOKAN_{slug.upper()}_"
+        self.type = AuthType(settings.auth)
+        self.username: str | None = None
+        self.checker: SecretChecker | None = None
+        if self.type is AuthType.BASIC:
+            self.username = settings.username or os.environ.get(prefix + "USERNAME")
+            self.checker = self._checker(
+                _secret(settings.password_hash, prefix + "PASSWORD_HASH"),
+                _secret(settings.password, prefix + "PASSWORD"),
+                "password",
+            )
+            if not self.username:
+                raise SecretConfigError(
+                    f"auth = 'basic' needs `username` (or {prefix}USERNAME in the environment)"
+                )
+        elif self.type is AuthType.API_KEY:
+            self.checker = self._checker(
+                _secret(settings.api_key_hash, prefix + "API_KEY_HASH"),
+                _secret(settings.api_key, prefix + "API_KEY"),
+                "api_key",
+            )
+
+    @staticmethod
+    def _checker(encoded: str | None, plain: str | None, name: str) -> SecretChecker:
+        if encoded:
+            return SecretChecker(validate_hash(encoded, f"{name}_hash"))
+        if plain:
+            return SecretChecker.from_plaintext(plain)
+        raise SecretConfigError(
+            f"authentication needs `{name}` or `{name}_hash` (or the matching "
+            f"TOSHOKAN_<SLUG>_{name.upper()}[_HASH] environment variable)"
+        )
+
+    @property
+    def required(self) -> bool:
+        return self.type is not AuthType.NONE
+
+    def verify(self, credentials: Credentials) -> bool:
+        """Constant-time check; cheap after the first time thanks to the checker's cache."""
+        if self.type is AuthType.NONE:
+            return True
+        if credentials.type is not self.type or self.checker is None:
+            return False
+        if self.type is AuthType.BASIC:
+            user_ok = hmac.compare_digest(
+                (credentials.username or "").encode(), (self.username or "").encode()
+            )
+            password_ok = self.checker.check(credentials.password or "")
+            return user_ok and password_ok
+        return self.checker.check(credentials.apiKey or "")

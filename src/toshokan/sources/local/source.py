@@ -8,7 +8,6 @@ worker thread so the event loop never blocks on I/O.
 
 import asyncio
 import contextlib
-import hmac
 import itertools
 import json
 import logging
@@ -16,6 +15,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,7 +24,6 @@ from starlette.routing import BaseRoute
 
 from toshokan.sdk import (
     AuthConfig,
-    AuthType,
     Chapter,
     ChapterFile,
     ChapterNotFound,
@@ -48,7 +47,7 @@ from toshokan.sdk import (
     Tag,
 )
 from toshokan.sdk.archives import DiskCache
-from toshokan.sources.local.credentials import SecretChecker, SecretConfigError, validate_hash
+from toshokan.sources.local.credentials import LocalAuth
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
 from toshokan.sources.local.index import search as searching
@@ -94,69 +93,6 @@ def _timestamp(value: float | None) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)
 
 
-def _secret(settings_value: object, env: str) -> str | None:
-    if settings_value is None:
-        return os.environ.get(env) or None
-    value = getattr(settings_value, "get_secret_value", lambda: settings_value)()
-    return str(value) or None
-
-
-class LocalAuth:
-    """The credentials a reader must present, held only as hashes."""
-
-    def __init__(self, settings: LocalSettings, slug: str):
-        prefix = f"TOSHOKAN_{slug.upper()}_"
-        self.type = AuthType(settings.auth)
-        self.username: str | None = None
-        self.checker: SecretChecker | None = None
-        if self.type is AuthType.BASIC:
-            self.username = settings.username or os.environ.get(prefix + "USERNAME")
-            self.checker = self._checker(
-                _secret(settings.password_hash, prefix + "PASSWORD_HASH"),
-                _secret(settings.password, prefix + "PASSWORD"),
-                "password",
-            )
-            if not self.username:
-                raise SecretConfigError(
-                    f"auth = 'basic' needs `username` (or {prefix}USERNAME in the environment)"
-                )
-        elif self.type is AuthType.API_KEY:
-            self.checker = self._checker(
-                _secret(settings.api_key_hash, prefix + "API_KEY_HASH"),
-                _secret(settings.api_key, prefix + "API_KEY"),
-                "api_key",
-            )
-
-    @staticmethod
-    def _checker(encoded: str | None, plain: str | None, name: str) -> SecretChecker:
-        if encoded:
-            return SecretChecker(validate_hash(encoded, f"{name}_hash"))
-        if plain:
-            return SecretChecker.from_plaintext(plain)
-        raise SecretConfigError(
-            f"authentication needs `{name}` or `{name}_hash` (or the matching "
-            f"TOSHOKAN_<SLUG>_{name.upper()}[_HASH] environment variable)"
-        )
-
-    @property
-    def required(self) -> bool:
-        return self.type is not AuthType.NONE
-
-    def verify(self, credentials: Credentials) -> bool:
-        """Constant-time check; cheap after the first time thanks to the checker's cache."""
-        if self.type is AuthType.NONE:
-            return True
-        if credentials.type is not self.type or self.checker is None:
-            return False
-        if self.type is AuthType.BASIC:
-            user_ok = hmac.compare_digest(
-                (credentials.username or "").encode(), (self.username or "").encode()
-            )
-            password_ok = self.checker.check(credentials.password or "")
-            return user_ok and password_ok
-        return self.checker.check(credentials.apiKey or "")
-
-
 class LocalLibrary(Source[LocalSettings]):
     """Comics and manga from a folder on disk."""
 
@@ -173,12 +109,11 @@ class LocalLibrary(Source[LocalSettings]):
         self._index: Index | None = None
         self.scanner: Scanner | None = None
         self.snapshot = Snapshot(tags=[], languages=[], updated_at=0.0, series=0, chapters=0)
-        self.last_report: ScanReport | None = None
         self._stop = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
-        self.progress = ScanProgress()
+        self.progress = ScanProgress(report=partial(services.observers.scan_progress, slug))
         renders = DiskCache(
             services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
         )
@@ -205,6 +140,8 @@ class LocalLibrary(Source[LocalSettings]):
             default_language=self.settings.default_language,
             comicinfo_limit=self.settings.max_comicinfo_bytes,
             workers=self.settings.scan_workers,
+            shared_claims=self.services.claims,
+            source=self.slug,
         )
         if self.settings.watch:
             # Watch before the first scan, so nothing added meanwhile is missed.
@@ -233,7 +170,9 @@ class LocalLibrary(Source[LocalSettings]):
         if self.scanner is not None:
             self.scanner.stop.set()
         if self._first_scan is not None:
-            with contextlib.suppress(Exception):
+            if self.progress.waiting:  # for another replica's scan, which may take minutes
+                self._first_scan.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await self._first_scan  # returns at the next chapter boundary
         if self._watcher is not None:
             self._watcher.cancel()
@@ -250,15 +189,23 @@ class LocalLibrary(Source[LocalSettings]):
         scanner = self.scanner
         if scanner is None:
             raise IndexUnavailable("the source has not started")
+        # One scanner of this library at a time in the whole host (a lease, with [cluster] redis):
+        # each replica reads the files into its own index, one after the other, so they do not
+        # all read a shared folder at once nor claim slugs in an interleaved order.
         async with self._scan_lock:
-            self.progress = ScanProgress(running=True)
-            publisher = asyncio.create_task(self._publish_while_scanning())
+            self.progress.start()
+            self.progress.waiting = True
             try:
-                report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+                async with self.services.exclusive(f"local-scan:{self.slug}"):
+                    self.progress.waiting = False
+                    publisher = asyncio.create_task(self._publish_while_scanning())
+                    try:
+                        report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+                    finally:
+                        publisher.cancel()
             finally:
-                publisher.cancel()
-                self.progress.running = False
-        self.last_report = report
+                self.progress.waiting = False
+                self.progress.finish()
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
         if report.changed or self.snapshot.updated_at != before:

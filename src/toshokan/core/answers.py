@@ -1,0 +1,72 @@
+"""What the core answers with: a result and its JSON, and who asked.
+
+:data:`ANSWER_CODECS` say how answers of the content kinds are kept in a shared
+cache (``[cluster] redis``): as their JSON body, from which the value is read
+back, so a process that did not compute an answer serves the same bytes.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Generic, TypeVar
+
+from pydantic import TypeAdapter
+
+from toshokan.core.hashing import etag_of
+from toshokan.core.shared.results import Codec
+from toshokan.models import Chapter, Manga, SearchResponse
+
+T = TypeVar("T")
+CHAPTER_LIST = TypeAdapter(list[Chapter])
+PAGE_LIST = TypeAdapter(list[str])
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking, as every face can tell: their headers, the address they used, their address.
+
+    ``base_url`` is the host's public address as this caller reached it (no
+    trailing slash): links in answers are built on it.
+    """
+
+    headers: Mapping[str, str]
+    base_url: str
+    client: str = "unknown"
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """A result and its JSON, serialised once when computed and shared by every cache hit.
+
+    ``private`` says the answer depended on the caller's credentials, so no
+    shared cache may keep it.
+    """
+
+    value: T
+    body: bytes
+    private: bool = False
+
+    @cached_property
+    def etag(self) -> str:
+        """Computed once per answer: every cache hit shares it."""
+        return etag_of(self.body)
+
+
+@dataclass(frozen=True)
+class Access:
+    """What authorisation decided for one request: the auth headers to forward, and their key."""
+
+    auth: dict[str, str]
+    key: str
+
+
+def _codec(read: Callable[[bytes], Any]) -> Codec[Answer[Any]]:
+    return Codec(encode=lambda answer: answer.body, decode=lambda body: Answer(read(body), body))
+
+
+#: The kinds of answers a shared cache keeps (the ones an upstream is asked for).
+ANSWER_CODECS: dict[str, Codec[Any]] = {
+    "search": _codec(SearchResponse.model_validate_json),
+    "manga": _codec(Manga.model_validate_json),
+    "chapters": _codec(CHAPTER_LIST.validate_json),
+}
