@@ -269,8 +269,8 @@ def write_hostile_chapters(library: Path, scale: float) -> None:
     import py7zr
 
     sys.path.insert(0, str(ROOT))
-    from tests.local.helpers import jpeg, rar4
     from tests.sdk.archive_files import FIXTURES, image_pdf
+    from tests.sources.local.helpers import jpeg, rar4
 
     count = int(5000 * scale) or 1
     entries = {f"{n:05d}.jpg": jpeg(size=(8, 8), colour=(n % 250, 0, 0)) for n in range(count)}

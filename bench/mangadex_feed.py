@@ -1,6 +1,6 @@
 """Benchmark: the chapter list of a 2,000-chapter MangaDex title, through the fake API.
 
-The fake MangaDex (tests/mangadex/fake.py) runs in its own process behind
+The fake MangaDex (tests/sources/mangadex/fake.py) runs in its own process behind
 uvicorn, so its work does not compete with the adapter's and requests go
 over real HTTP; every request takes an extra 100 ms (``--latency``), as a
 round trip to api.mangadex.org might. Four ways to fetch the same feed are
@@ -29,9 +29,9 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for tests.mangadex.fake, the stand-in for api.mangadex.org
+sys.path.insert(0, str(ROOT))  # for tests.sources.mangadex.fake, the stand-in for api.mangadex.org
 
-from tests.mangadex.fake import UPLOADS, FakeMangaDex  # noqa: E402
+from tests.sources.mangadex.fake import UPLOADS, FakeMangaDex  # noqa: E402
 
 from toshokan.sdk import HostServices, RequestContext, UpstreamClient, throttle  # noqa: E402
 from toshokan.sources.mangadex import MangaDex, Settings  # noqa: E402

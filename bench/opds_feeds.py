@@ -32,16 +32,16 @@ import argparse
 import asyncio
 import itertools
 import shutil
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+from bench.timing import median_ms, seconds_each  # noqa: E402
 
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402
 from toshokan.testing import serve_host  # noqa: E402
@@ -53,20 +53,16 @@ TITLES = 20
 READERS = itertools.count()
 
 
-async def median_ms(
-    client: httpx.AsyncClient, url: str, rounds: int, *, new_caller: bool = False
-) -> float:
+async def feed_ms(client: httpx.AsyncClient, url: str, rounds: int, *, new_caller: bool) -> float:
     """The median time of ``rounds`` GETs of ``url`` (after one untimed warm-up)."""
-    first = await client.get(url)
-    assert first.status_code == 200, (url, first.status_code, first.text[:200])
-    times = []
-    for _ in range(rounds):
+
+    async def get() -> None:
         headers = {"Cookie": f"reader={next(READERS)}"} if new_caller else {}
-        started = time.perf_counter()
         answer = await client.get(url, headers=headers)
-        times.append(time.perf_counter() - started)
-        assert answer.status_code == 200
-    return statistics.median(times) * 1000
+        assert answer.status_code == 200, (url, answer.status_code, answer.text[:200])
+
+    [times] = await seconds_each([get], rounds)
+    return median_ms(times)
 
 
 async def main(rounds: int, chapters: int, pages: int) -> None:
@@ -96,7 +92,7 @@ async def main(rounds: int, chapters: int, pages: int) -> None:
                 (f"opds2 list of {TITLES} titles", "/_/opds/v2/shelf/all", False),
             ]
             figures = [
-                (name, await median_ms(client, url, rounds, new_caller=new))
+                (name, await feed_ms(client, url, rounds, new_caller=new))
                 for name, url, new in rows
             ]
         baseline = figures[0][1]

@@ -34,11 +34,11 @@ import httpx
 from asgi_lifespan import LifespanManager
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.opds_adapter, the fakes and the calibre-server starter
+sys.path.insert(0, str(ROOT))  # for tests.sources.opds, the fakes and the calibre-server starter
 
-from tests.opds_adapter import fakes  # noqa: E402
-from tests.opds_adapter.calibre_server import available, calibre_server  # noqa: E402
-from tests.opds_adapter.codex_server import codex_executable, codex_server  # noqa: E402
+from tests.sources.opds import fakes  # noqa: E402
+from tests.sources.opds.calibre_server import available, calibre_server  # noqa: E402
+from tests.sources.opds.codex_server import codex_executable, codex_server  # noqa: E402
 
 from toshokan.sdk import throttle  # noqa: E402
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402

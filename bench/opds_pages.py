@@ -51,7 +51,7 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex  # noqa: E402
+from tests.sources.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex  # noqa: E402
 
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402
 from toshokan.sources.mangadex import MangaDex, Settings  # noqa: E402

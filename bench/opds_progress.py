@@ -22,42 +22,21 @@ Run::
 import argparse
 import asyncio
 import shutil
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+from bench.timing import median_ms, p99_ms, seconds_each  # noqa: E402
 
 from toshokan.core.progress import ChapterRef, Position  # noqa: E402
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402
 from toshokan.testing import ServedHost, serve_host  # noqa: E402
 
 OTHER_READERS = 1000
-
-
-async def p99s_ms(
-    rows: list[tuple[httpx.AsyncClient, str, tuple[str, str] | None]], rounds: int
-) -> list[tuple[float, float]]:
-    """The median and p99 of each row's GETs, the rows taking turns so both see the same machine load."""
-    times: list[list[float]] = [[] for _ in rows]
-    for client, url, auth in rows:
-        first = await client.get(url, auth=auth)
-        assert first.status_code == 200, (url, first.status_code, first.text[:200])
-    for _ in range(rounds):
-        for (client, url, auth), kept in zip(rows, times, strict=True):
-            started = time.perf_counter()
-            answer = await client.get(url, auth=auth)
-            kept.append(time.perf_counter() - started)
-            assert answer.status_code == 200
-    return [
-        (statistics.median(kept) * 1000, statistics.quantiles(kept, n=100)[98] * 1000)
-        for kept in times
-    ]
 
 
 async def series_of(host: ServedHost) -> tuple[str, list[str]]:
@@ -90,10 +69,19 @@ async def main(rounds: int, chapters: int, pages: int) -> None:
             url = f"/_/opds/local/series/{manga}"
             shown = await host.client.get(url, auth=("ayumi", "correct horse"))
             assert b"lastRead=" in shown.content
-            bare, with_progress = await p99s_ms(
-                [(open_host.client, url, None), (host.client, url, ("ayumi", "correct horse"))],
-                rounds,
-            )
+
+            async def open_feed() -> None:
+                answer = await open_host.client.get(url)
+                assert answer.status_code == 200, answer.text[:200]
+
+            async def reader_feed() -> None:
+                answer = await host.client.get(url, auth=("ayumi", "correct horse"))
+                assert answer.status_code == 200, answer.text[:200]
+
+            bare, with_progress = [
+                (median_ms(times), p99_ms(times))
+                for times in await seconds_each([open_feed, reader_feed], rounds)
+            ]
         print(f"series feed of {chapters} chapters, {rounds} rounds, ms per request")
         print(f"{'row':20} {'median':>8} {'p99':>8}")
         print(f"{'no readers':20} {bare[0]:8.2f} {bare[1]:8.2f}")

@@ -1,6 +1,6 @@
 """Benchmark: how long the host takes to answer each upstream fault, against its deadline.
 
-Every fault of the upstream audit (``tests/mangadex/faults.py``: absurd retry
+Every fault of the upstream audit (``tests/sources/mangadex/faults.py``: absurd retry
 hints, encoding lies, redirect loops, deep or ill-shaped JSON, HTML error
 pages, silence, a byte a second, resets, truncated bodies) is scripted on the
 fake MangaDex for the first upstream request of each content endpoint, and
@@ -24,10 +24,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for tests.mangadex, the stand-in for api.mangadex.org
+sys.path.insert(0, str(ROOT))  # for tests.sources.mangadex, the stand-in for api.mangadex.org
 
-from tests.mangadex.fake import API, UPLOADS, FakeMangaDex  # noqa: E402
-from tests.mangadex.faults import COLLECTION, ENDPOINTS, FAULTS, FIRST_CALL, Fault, ask  # noqa: E402
+from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex  # noqa: E402
+from tests.sources.mangadex.faults import COLLECTION, ENDPOINTS, FAULTS, FIRST_CALL, Fault, ask  # noqa: E402
 
 from toshokan.sdk import throttle  # noqa: E402
 from toshokan.sources.mangadex import MangaDex  # noqa: E402

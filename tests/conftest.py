@@ -1,10 +1,21 @@
-"""Fixtures shared by every test package."""
+"""Fixtures shared by every test package.
+
+Fixtures more than one folder uses live in ``tests/helpers`` modules, registered here as
+plugins, so that no folder imports another's conftest.
+"""
 
 from collections.abc import Iterator
 
 import pytest
 
 from toshokan.sdk import throttle
+
+pytest_plugins = [
+    "tests.helpers.databases",
+    "tests.helpers.hosts",
+    "tests.helpers.libraries",
+    "tests.helpers.local_sources",
+]
 
 
 @pytest.fixture

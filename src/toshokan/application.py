@@ -6,27 +6,46 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp
 
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.cache_control import CacheControl
 from toshokan.core.face import Face, Need, kept_by, names_of
+from toshokan.core.metrics import HostMetrics
 from toshokan.edge import Edge
+from toshokan.edge.routes import RouteLabels
 from toshokan.faces import FACES
 
 
 class EdgedStarlette(Starlette):
     """Starlette with the edge outermost, outside even its own error middleware."""
 
-    def __init__(self, core: Core, faces: Sequence[Face], **options: Any):
+    def __init__(
+        self,
+        core: Core,
+        faces: Sequence[Face],
+        metrics: HostMetrics | None,
+        labels: RouteLabels,
+        **options: Any,
+    ):
         self.core = core
         self.faces = faces
+        self.metrics = metrics
+        self.labels = labels
         super().__init__(**options)
 
     def build_middleware_stack(self) -> ASGIApp:
+        core = self.core
         return Edge(
-            super().build_middleware_stack(), self.core.settings, self.faces, self.core.cache
+            super().build_middleware_stack(),
+            core.settings,
+            self.faces,
+            core.cache,
+            core.cluster.counters,
+            metrics=self.metrics,
+            labels=self.labels,
         )
 
 
@@ -35,6 +54,16 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     faces = FACES
     host = host or Host.from_settings(settings, face_names=names_of(faces))
     core = Core(settings, host, kept_by(faces))
+    metrics = HostMetrics() if settings.metrics.enabled else None
+    if metrics is not None:
+        metrics.observe(core.cache, core.host.services.observers)
+    # Each request's figures are counted by its face and route template.
+    labels = RouteLabels()
+    routes: list[BaseRoute] = []
+    for face in faces:
+        own = face.routes()
+        labels.add(face.name, own)
+        routes += own
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -45,9 +74,13 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
             app.state.startup_error = str(error)
             raise
         # Routes the faces add once the sources started come first: the host's namespace.
-        app.router.routes[:0] = [
-            route for face in faces if face.started_routes for route in face.started_routes(core)
-        ]
+        started: list[BaseRoute] = []
+        for face in faces:
+            if face.started_routes:
+                own = face.started_routes(core)
+                labels.add(face.name, own)
+                started += own
+        app.router.routes[:0] = started
         try:
             yield
         finally:
@@ -56,14 +89,20 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     app = EdgedStarlette(
         core,
         faces,
-        routes=[route for face in faces for route in face.routes()],
+        metrics,
+        labels,
+        routes=routes,
         exception_handlers={
             kind: handler for face in faces for kind, handler in face.exception_handlers.items()
         },
         lifespan=lifespan,
     )
     app.router.redirect_slashes = False
-    provided = {Need.CORE: core, Need.CACHE_CONTROL: CacheControl(settings.cache)}
+    provided = {
+        Need.CORE: core,
+        Need.CACHE_CONTROL: CacheControl(settings.cache),
+        Need.METRICS: metrics,
+    }
     for need in {need for face in faces for need in face.needs}:
         setattr(app.state, need.value, provided[need])
     return app

@@ -1,6 +1,7 @@
 """The ``toshokan`` command."""
 
 import errno
+import logging
 import socket
 import sys
 from pathlib import Path
@@ -28,14 +29,24 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [server]  host, port, tls_cert, tls_key, trusted_proxies, upstream_timeout,
             workers (processes), header_timeout, body_timeout,
             keep_alive_timeout (seconds), max_connections,
-            max_connections_per_client
+            max_connections_per_client, log_format (text|json)
   [cors]    origins, tools_origin
   [limits]  rate_limit (per minute per client, 0 = off), image_rate_limit
             (page images and covers per minute per client, 0 = off),
             max_body_bytes, max_header_bytes, max_headers, auth_attempts,
-            storage (memory:// per process, redis://... shared)
+            storage (memory:// per process, redis://... shared;
+            default: [cluster] redis when set)
+  [cluster] redis (redis://host:6379/0: cache, coalescing, invalidation,
+            rate limits, upstream budgets, sessions and the scan lease
+            shared by every process and replica; unreachable: each
+            process keeps its own, and health and ping say so),
+            database (postgresql://user@host/db: readers, progress, slug
+            claims and chapter dates shared by every replica; unset =
+            SQLite in data_dir; unreachable at start-up: serve stops,
+            one line)
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
+  [metrics] enabled (Prometheus figures at /_/metrics; restrict it at the proxy)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             and the adapter's own settings (see `toshokan sources --settings`)
 
@@ -75,7 +86,9 @@ def main(ctx: click.Context, config: Path | None) -> None:
     def services() -> HostServices:
         from toshokan.core.host import host_services
 
-        return host_services(_or_exit(lambda: load_settings(config)))
+        settings = _or_exit(lambda: load_settings(config))
+        services: HostServices = _or_exit(lambda: host_services(settings))
+        return services
 
     ctx.meta[SERVICES_KEY] = services
 
@@ -83,7 +96,11 @@ def main(ctx: click.Context, config: Path | None) -> None:
 def resolve_settings(config: Path | None, library: Path | None, **flags: Any) -> HostSettings:
     """Settings from file, environment and flags; the embedded default when none name a source."""
     overrides: dict[str, Any] = {}
-    server = {k: v for k, v in flags.items() if k in ("host", "port", "workers") and v is not None}
+    server = {
+        k: v
+        for k, v in flags.items()
+        if k in ("host", "port", "workers", "log_format") and v is not None
+    }
     if server:
         overrides["server"] = server
     if flags.get("rate_limit") is not None:
@@ -121,8 +138,8 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
 @click.option(
     "--workers",
     type=click.IntRange(min=1, max=64),
-    help="Worker processes on the one port (default 1; [server] workers). With memory "
-    "storage each counts rate limits and caches alone; with Redis they share limits.",
+    help="Worker processes on the one port (default 1; [server] workers). Without "
+    "[cluster] redis each counts rate limits and budgets and caches alone; with it they share.",
 )
 @click.option(
     "--log-level",
@@ -130,6 +147,12 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
     show_default=True,
     type=click.Choice(["debug", "info", "warning", "error"]),
     help="At info, one access line per request (no query strings, no credentials).",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    help="Log lines as text, or one JSON object a line with the request id "
+    "(default text; [server] log_format).",
 )
 def serve(
     config: Path | None,
@@ -139,25 +162,54 @@ def serve(
     rate_limit: int | None,
     workers: int | None,
     log_level: str,
+    log_format: str | None,
 ) -> None:
-    from toshokan.faces.web import reader_address
-    from toshokan.logs import configure_logging
-    from toshokan.serving import run, served_app
-
     settings = _or_exit(
         lambda: resolve_settings(
-            config, library, host=host, port=port, rate_limit=rate_limit, workers=workers
+            config,
+            library,
+            host=host,
+            port=port,
+            rate_limit=rate_limit,
+            workers=workers,
+            log_format=log_format,
         )
     )
-    configure_logging(log_level)
+    from toshokan.serving import run, served_app, share_metrics_between_processes
+
+    if settings.server.workers > 1 and settings.metrics.enabled:
+        # Before the faces import prometheus-client, which reads where the workers' figures go.
+        share_metrics_between_processes(settings.host.data_dir)
+    from toshokan.faces import FACES
+    from toshokan.logs import configure_logging
+
+    configure_logging(log_level, settings.server.log_format)
     # Before anything starts (a library scan can take minutes) or is announced.
     if problem := listen_problem(settings.server.host, settings.server.port):
         click.echo(f"toshokan: cannot serve: {problem}", err=True)
         sys.exit(1)
     # Built here even for several workers: a configuration error stops the command at once.
     app = _or_exit(lambda: served_app(settings))
-    click.echo(f"toshokan: web reader at {reader_address(settings)}")
+    for face in FACES:
+        if face.announce is None:
+            continue
+        if settings.server.log_format == "json":  # a log collector reads every line as JSON
+            logging.getLogger("toshokan").info("%s", face.announce(settings))
+        else:
+            click.echo(f"toshokan: {face.announce(settings)}")
     run(settings, log_level, app)
+
+
+def shared_state_warnings(settings: HostSettings) -> list[str]:
+    """One line per configured Redis that does not answer now; a missing package is an error.
+
+    Not answering now is only a warning: the host serves with per-process state until it does.
+    """
+    import asyncio
+
+    from toshokan.core.shared.cluster import Cluster
+
+    return asyncio.run(Cluster(settings).unreachable())
 
 
 def listen_problem(host: str, port: int) -> str | None:
@@ -215,10 +267,16 @@ def check_config(config_file: Path) -> None:
     settings = _or_exit(lambda: load_settings(config_file))
     if not settings.sources:
         _or_exit(lambda: _raise(ConfigFileError(f"{config_file}: no source is configured")))
-    # Read-only: a throwaway signing key, and no adapter started (nothing scanned or written).
-    services = host_services(settings, secret=b"check-config")
+    # Read-only: a throwaway signing key, no adapter started (nothing scanned or written),
+    # and the database only asked whether it answers (no migration).
+    from toshokan.core.database import check_database
+
+    _or_exit(lambda: check_database(settings))
+    services = host_services(settings, secret=b"check-config", claims=None)
     host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
+    for warning in _or_exit(lambda: shared_state_warnings(settings)):
+        click.echo(f"toshokan: warning: {warning}", err=True)
     click.echo(
         f"{config_file}: OK ({len(settings.sources)} source(s): {', '.join(settings.sources) or 'none'})"
     )
@@ -235,12 +293,14 @@ def readers_group() -> None:
 
 def _accounts() -> Any:
     """The readers' database of the host ``toshokan --config FILE`` configures."""
-    from toshokan.core.progress import Database, default_database_path
+    from toshokan.core.database import open_database
     from toshokan.core.readers import Readers
 
     config = click.get_current_context().find_root().params.get("config")
     settings = _or_exit(lambda: load_settings(config))
-    return Readers(Database(default_database_path(settings.host.data_dir)))
+    database = _or_exit(lambda: open_database(settings))
+    click.get_current_context().call_on_close(database.close)
+    return Readers(database)
 
 
 def _account_change(action: Any) -> Any:
@@ -308,10 +368,14 @@ def _or_exit(action: Any) -> Any:
     """Run ``action``; a configuration problem ends the command with its message, not a traceback."""
     from pydantic import ValidationError
 
+    from toshokan.core.database import DatabaseUnavailable
     from toshokan.core.host import ConfigurationError
 
     try:
         return action()
+    except DatabaseUnavailable as error:
+        click.echo(f"toshokan: {error}", err=True)
+        sys.exit(1)
     except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:
         click.echo(f"toshokan: configuration error: {error}", err=True)
     except ValidationError as error:

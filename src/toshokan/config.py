@@ -11,7 +11,7 @@ import difflib
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -88,8 +88,8 @@ class ServerSection(Section):
         1,
         ge=1,
         le=64,
-        description="Worker processes on the one port. With memory storage each worker counts "
-        "rate limits and caches alone; with Redis storage they share the limits.",
+        description="Worker processes on the one port. Without [cluster] redis each worker "
+        "counts rate limits and upstream budgets and caches alone; with it they share them.",
     )
     header_timeout: float = Field(
         10.0, gt=0, le=300, description="Seconds a client has to send a request's headers."
@@ -109,6 +109,11 @@ class ServerSection(Section):
         description="Open connections per client address (trusted proxies excepted); "
         "more are answered 503 and closed.",
     )
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="Log lines as text, or one JSON object a line carrying the request id "
+        "(X-Request-Id) that the access line and the host's own lines of a request share.",
+    )
 
 
 class CorsSection(Section):
@@ -119,6 +124,10 @@ class CorsSection(Section):
         None,
         description="Origin of the companion migration tool; always allowed when origins are restricted.",
     )
+
+
+#: How a Redis URL starts (redis-py's ``from_url``).
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 class LimitsSection(Section):
@@ -144,11 +153,19 @@ class LimitsSection(Section):
         description="Failed credential checks (authenticate, content requests, forged link "
         "signatures) per client and source per minute.",
     )
-    storage: str = Field(
-        "memory://",
-        description="Where rate-limit counters live: memory:// for one process, "
-        "redis://host:6379 to share them between replicas.",
+    storage: str | None = Field(
+        None,
+        description="Where rate-limit and credential-attempt counters live: memory:// for one "
+        "process, redis://host:6379 to share them between replicas. Default: [cluster] redis "
+        "when it is set, else memory://.",
     )
+
+    @field_validator("storage")
+    @classmethod
+    def _storage_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("memory://", *REDIS_SCHEMES)):
+            raise ValueError(f"counters live in memory:// or {', '.join(REDIS_SCHEMES)}")
+        return value
 
 
 class CacheSection(Section):
@@ -161,11 +178,50 @@ class CacheSection(Section):
     )
 
 
+class ClusterSection(Section):
+    redis: str | None = Field(
+        None,
+        description="redis://host:6379/0: one Redis every process and replica of the host shares "
+        "for its result cache and the coalescing of identical requests, invalidation, rate "
+        "limits, upstream budgets, readers' upstream sessions and the library scan's lease. "
+        "Unset: each process keeps its own. Needs the redis package (toshokan[redis]).",
+    )
+
+    @field_validator("redis")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(REDIS_SCHEMES):
+            raise ValueError(f"a Redis URL starts with {', '.join(REDIS_SCHEMES)}")
+        return value or None
+
+    database: str | None = Field(
+        None,
+        description="postgresql://user@host/db: one PostgreSQL holding readers, progress and "
+        "the local library's slug claims and chapter dates for every replica. Unset: SQLite in "
+        "data_dir. Needs psycopg and Alembic (toshokan[postgresql]).",
+    )
+
+    @field_validator("database")
+    @classmethod
+    def _postgresql_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("a PostgreSQL URL starts with postgresql://")
+        return value or None
+
+
 class ReadersSection(Section):
     registration: bool = Field(
         False,
         description="Whether KOReader's Register button may create readers "
         "(POST /_/kosync/users/create); otherwise readers are added with `toshokan readers add`.",
+    )
+
+
+class MetricsSection(Section):
+    enabled: bool = Field(
+        True,
+        description="Serve the host's figures in Prometheus' format at /_/metrics (restrict "
+        "that path at the proxy); false: no figures are kept and the path answers 404.",
     )
 
 
@@ -193,7 +249,13 @@ class HostSettings(BaseSettings):
     limits: LimitsSection = Field(default_factory=LimitsSection)
     cache: CacheSection = Field(default_factory=CacheSection)
     readers: ReadersSection = Field(default_factory=ReadersSection)
+    cluster: ClusterSection = Field(default_factory=ClusterSection)
+    metrics: MetricsSection = Field(default_factory=MetricsSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
+
+    def counter_storage(self) -> str:
+        """Where rate-limit and credential-attempt counters live (``[limits] storage``)."""
+        return self.limits.storage or self.cluster.redis or "memory://"
 
     @classmethod
     def settings_customise_sources(

@@ -15,6 +15,7 @@ import asyncio
 import fcntl
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,6 +30,9 @@ from toshokan.logs import configure_logging
 #: How the parent hands its settings and log level to worker processes.
 SETTINGS_ENV = "TOSHOKAN_SERVE_SETTINGS"
 LOG_LEVEL_ENV = "TOSHOKAN_SERVE_LOG_LEVEL"
+#: prometheus-client's variable, read when it is first imported: where each process of a host
+#: writes its figures, for a scrape of any of them to sum (toshokan.core.metrics).
+METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 @dataclass(frozen=True)
@@ -204,10 +208,23 @@ def run(settings: HostSettings, log_level: str, app: Any) -> None:
     uvicorn.run("toshokan.serving:worker_app", factory=True, **uvicorn_options(settings, log_level))
 
 
+def share_metrics_between_processes(data_dir: Path) -> None:
+    """Have every worker process write its figures under ``data_dir/metrics``.
+
+    Called in the parent before anything imports prometheus-client; the
+    workers inherit the variable. The directory is emptied first: figures of
+    a previous run would otherwise be summed with this one's.
+    """
+    directory = data_dir / "metrics"
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True, exist_ok=True)
+    os.environ[METRICS_DIR_ENV] = str(directory)
+
+
 def worker_app() -> Any:
     """The application of one worker process, from the settings its parent passed."""
-    configure_logging(os.environ.get(LOG_LEVEL_ENV, "info"))
     settings = HostSettings.model_validate_json(os.environ[SETTINGS_ENV])
+    configure_logging(os.environ.get(LOG_LEVEL_ENV, "info"), settings.server.log_format)
     return one_startup_at_a_time(served_app(settings), settings.host.data_dir / "startup.lock")
 
 

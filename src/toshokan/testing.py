@@ -80,7 +80,7 @@ def build_app(
     for slug, (adapter, options, *status) in sources.items():
         if not isinstance(options, BaseModel):
             options = adapter.Settings.model_validate(dict(options))
-        source = adapter(slug, options, services)
+        source = adapter(slug, options, services.for_source(slug))
         state = SourceStatus(status[0]) if status else SourceStatus.ACTIVE
         hosted.append(HostedSource(slug=slug, status=state, source=source))
     return create_app(config, Host(config, services, hosted))

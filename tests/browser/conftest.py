@@ -8,18 +8,25 @@ tests skip on a developer's machine, and fail in CI (``CI`` set, or
 
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
-from tests.local.helpers import cbz
+from tests.browser.browsing import (
+    DESKTOP,
+    FAILING_MESSAGE,
+    PASSWORD,
+    PHONE,
+    SHELF_SERIES,
+    USERNAME,
+    Watched,
+    listening,
+    watched_page,
+)
+from tests.helpers.serving import free_port
+from tests.sources.local.helpers import cbz
 from toshokan.core import Core
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.sdk import RequestContext, SearchRequest, SearchResponse, UpstreamError
@@ -27,25 +34,10 @@ from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.testing import build_app
 
 CHROMIUM = Path(os.environ.get("TOSHOKAN_CHROMIUM", "/usr/bin/chromium"))
-USERNAME, PASSWORD = "reader", "correct horse battery staple"
-DESKTOP = {"width": 1280, "height": 860}
-PHONE = {"width": 390, "height": 844}
-#: What every search of the failing library answers: long, as upstreams' messages can be.
-FAILING_MESSAGE = (
-    "The upstream failed with HTTP 503: the catalogue is down for scheduled maintenance"
-)
-#: More series than one page of search results holds, so that scrolling loads more.
-SHELF_SERIES = 30
 
 
 def browser_required() -> bool:
     return bool(os.environ.get("CI")) or os.environ.get("TOSHOKAN_BROWSER_TESTS") == "required"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +68,7 @@ def browser(chromium_path: Path) -> Iterator[Any]:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Core]]:
     """The host serving the sample library open (``local``) and behind a password (``locked``),
     and a library of many one-page series (``shelf``)."""
-    port = _free_port()
+    port = free_port()
     root = tmp_path_factory.mktemp("web") / "library"
     write_demo_library(root)
     locked = root.parent / "locked"
@@ -135,7 +127,7 @@ class FailingLibrary(LocalLibrary):
 @pytest.fixture(scope="module")
 def failing_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A host with a working library (``local``) and one whose every search fails (``down``)."""
-    port = _free_port()
+    port = free_port()
     root = tmp_path_factory.mktemp("failing") / "library"
     write_demo_library(root, series=2, chapters=1, pages=1)
     app = build_app(
@@ -148,61 +140,6 @@ def failing_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         limits={"rate_limit": 0},
     )
     yield from listening(app, port)
-
-
-def listening(app: Any, port: int) -> Iterator[str]:
-    """Serve ``app`` on ``port`` in a thread; its address until the caller is done."""
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise AssertionError("the host did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=20)
-
-
-@dataclass
-class Watched:
-    """A browser page that records every request and every console error, to be checked at the end."""
-
-    page: Any
-    base: str
-    requests: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    def open(self, path: str) -> Any:
-        self.page.goto(self.base + path)
-        return self.page
-
-    def foreign_requests(self) -> list[str]:
-        local = (self.base + "/", "data:", "blob:")
-        return [url for url in self.requests if not url.startswith(local)]
-
-
-def watched_page(browser: Any, base: str, viewport: dict[str, int]) -> Iterator[Watched]:
-    context = browser.new_context(viewport=viewport, base_url=base)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    watched = Watched(page, base)
-    page.on("request", lambda request: watched.requests.append(request.url))
-    page.on(
-        "console",
-        lambda message: watched.errors.append(message.text) if message.type == "error" else None,
-    )
-    page.on("pageerror", lambda error: watched.errors.append(str(error)))
-    try:
-        yield watched
-    finally:
-        context.close()
-    assert watched.foreign_requests() == [], "requests left the host"
 
 
 @pytest.fixture

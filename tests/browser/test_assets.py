@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import Watched
-from tests.serving import REPO, free_port
+from tests.browser.browsing import Watched
+from tests.helpers.serving import REPO, free_port
 from toshokan.config import load_settings
 from toshokan.faces.web import reader_address
 

@@ -3,7 +3,7 @@
 import httpx
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Watched
+from tests.browser.browsing import Watched
 
 
 def test_docs_page_renders_every_operation_from_the_package(desktop: Watched) -> None:

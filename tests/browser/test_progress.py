@@ -11,8 +11,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, _free_port, listening, watched_page
-from tests.browser.test_reader import HTTP_ERROR_LOG, at, shot, wait_for_page_image
+from tests.browser.browsing import (
+    DESKTOP,
+    HTTP_ERROR_LOG,
+    at,
+    listening,
+    shot,
+    wait_for_page_image,
+    watched_page,
+)
+from tests.helpers.serving import free_port
 from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.testing import build_app
 
@@ -23,7 +31,7 @@ REN, REN_PASSWORD = "ren", "swordfish and chips"
 
 def library_host(tmp_path: Path, readers: dict[str, str], **limits: int) -> Iterator[str]:
     """The demo library on a fresh host (its own readers' database) with ``readers``."""
-    port = _free_port()
+    port = free_port()
     root = tmp_path / "library"
     write_demo_library(root, series=2, chapters=2, pages=6)
     app = build_app(

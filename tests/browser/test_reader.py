@@ -1,57 +1,27 @@
 """The web reader at /_/, used the way a person does: in Chromium, by clicks and keys."""
 
-import os
 import re
-from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import (
+from tests.browser.browsing import (
     DESKTOP,
     FAILING_MESSAGE,
+    HTTP_ERROR_LOG,
     PASSWORD,
     SHELF_SERIES,
     USERNAME,
     Watched,
+    at,
+    counter,
+    position,
+    shot,
+    wait_for_page_image,
     watched_page,
 )
 
-#: ``TOSHOKAN_SCREENSHOTS=docs/screenshots`` refreshes the README's pictures while the tests run.
-SCREENSHOTS = os.environ.get("TOSHOKAN_SCREENSHOTS")
 SERIES = "/_/#/m/local/hoshi-no-tabibito"
-PAGE_COUNTER = re.compile(r"page (\d+) of (\d+)")
-#: What Chromium logs by itself for an HTTP error answer the page then shows as a message.
-HTTP_ERROR_LOG = re.compile(
-    r"^Failed to load resource: the server responded with a status of 40[14]"
-)
-
-
-def shot(page: Any, name: str) -> None:
-    if SCREENSHOTS:
-        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(
-            path=str(Path(SCREENSHOTS) / f"{name}.png"), full_page=name != "reader-strip"
-        )
-
-
-def counter(page: Any) -> Any:
-    return page.locator(".reader-bar .where span[aria-live]")
-
-
-def position(page: Any) -> tuple[int, int]:
-    expect(counter(page)).to_have_text(PAGE_COUNTER)
-    found = PAGE_COUNTER.search(counter(page).inner_text())
-    assert found is not None
-    return int(found[1]), int(found[2])
-
-
-def at(page: Any, number: int) -> None:
-    expect(counter(page)).to_have_text(re.compile(rf"^page {number} of \d+$"))
-
-
-def wait_for_page_image(page: Any) -> None:
-    page.wait_for_function("() => document.querySelector('.pages img')?.naturalWidth > 0")
 
 
 def no_horizontal_scroll(page: Any) -> None:

@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from tests.core.catalog import SECRETS
+from tests.helpers.catalog import SECRETS
 
 pytestmark = pytest.mark.anyio
 

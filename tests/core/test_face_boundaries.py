@@ -71,3 +71,17 @@ def test_no_face_imports_another_face_or_the_sdk():
         if trespasses(face, module)
     ]
     assert trespassing == []
+
+
+def test_the_rest_of_the_host_knows_the_faces_only_by_their_list():
+    """Adding a face touches its package and ``FACES``: no module outside ``faces/`` names a
+    face (the application, the edge, the core and the command line read the list)."""
+    source = FACES.parent
+    naming = [
+        f"{path.relative_to(source)} imports {module}"
+        for path in sorted(source.rglob("*.py"))
+        if FACES not in path.parents
+        for module in sorted(imported(path, "toshokan"))
+        if module.startswith("toshokan.faces.") and module != "toshokan.faces.FACES"
+    ]
+    assert naming == []

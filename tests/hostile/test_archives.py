@@ -4,16 +4,15 @@ directory is not reread for every page."""
 
 import shutil
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import py7zr
 import pytest
 import rarfile
 
-from tests.local.conftest import SourceFactory, client_for
-from tests.local.helpers import rar4
-from tests.sdk.archive_files import FIXTURES, image_pdf, pages, seven_zip
+from tests.helpers.local_sources import SourceFactory, client_for
+from tests.sdk.archive_files import FIXTURES, count_opens, image_pdf, pages, seven_zip
+from tests.sources.local.helpers import rar4
 from toshokan.sdk import RequestContext
 
 pytestmark = pytest.mark.anyio
@@ -23,18 +22,6 @@ CTX = RequestContext(base_url="http://testserver")
 def path_of(url: str) -> str:
     parts = urlsplit(url)
     return parts.path + ("?" + parts.query if parts.query else "")
-
-
-def count_opens(monkeypatch: pytest.MonkeyPatch, cls: Any) -> list[str]:
-    opened: list[str] = []
-    real_init = cls.__init__
-
-    def counting(self: Any, file: Any, *args: Any, **kwargs: Any) -> None:
-        opened.append(str(file))
-        real_init(self, file, *args, **kwargs)
-
-    monkeypatch.setattr(cls, "__init__", counting)
-    return opened
 
 
 @pytest.mark.parametrize("kind", ["cb7", "cbr"])

@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from tests.core.catalog import SECRETS
+from tests.helpers.catalog import SECRETS
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.serving import running_host
+from tests.helpers.serving import running_host
 from toshokan.sources.local.demo import write_demo_library
 
 BOUNDS = {

@@ -4,7 +4,7 @@ import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 
-from tests.serving import running_host
+from tests.helpers.serving import running_host
 from toshokan.application import create_app
 from toshokan.config import load_settings
 from toshokan.models import Chapter, Manga, SearchResponse, SourceConfiguration

@@ -1,10 +1,13 @@
-"""Chapter files made for the archive tests: 7z, hand-built RAR 4, hostile PDFs."""
+"""Chapter files made for the archive tests (7z, hand-built RAR 4, hostile PDFs), and a count
+of how often an archive's directory is parsed."""
 
 import io
 import zlib
 from pathlib import Path
+from typing import Any
 
 import py7zr
+import pytest
 from PIL import Image
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -83,3 +86,16 @@ def _image(width: int, height: int, data: bytes, extra: bytes) -> bytes:
         + data
         + b"\nendstream"
     )
+
+
+def count_opens(monkeypatch: pytest.MonkeyPatch, cls: Any) -> list[str]:
+    """Every directory parse of ``cls`` (py7zr and rarfile parse in their constructor)."""
+    opened: list[str] = []
+    real_init = cls.__init__
+
+    def counting(self: Any, file: Any, *args: Any, **kwargs: Any) -> None:
+        opened.append(str(file))
+        real_init(self, file, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "__init__", counting)
+    return opened

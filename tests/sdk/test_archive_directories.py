@@ -5,29 +5,15 @@ time, so the page route gets one whose directory is already parsed."""
 
 import os
 from pathlib import Path
-from typing import Any
 
 import py7zr
 import pytest
 import rarfile
 
-from tests.local.helpers import rar4
+from tests.sources.local.helpers import rar4
 from toshokan.sdk.archives import IdleReaders, RarReader, SevenZipReader, open_chapter
 
-from .archive_files import jpeg, pages, seven_zip
-
-
-def count_opens(monkeypatch: pytest.MonkeyPatch, cls: Any) -> list[str]:
-    """Every directory parse of ``cls`` (py7zr and rarfile parse in their constructor)."""
-    opened: list[str] = []
-    real_init = cls.__init__
-
-    def counting(self: Any, file: Any, *args: Any, **kwargs: Any) -> None:
-        opened.append(str(file))
-        real_init(self, file, *args, **kwargs)
-
-    monkeypatch.setattr(cls, "__init__", counting)
-    return opened
+from .archive_files import count_opens, jpeg, pages, seven_zip
 
 
 def read_every_page(path: Path, kind: str, names: list[str]) -> list[bytes]:

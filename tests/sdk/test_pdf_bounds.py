@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.local.helpers import pdf
+from tests.sources.local.helpers import pdf
 from toshokan.sdk.archives import ArchiveError, PdfReader, Renderer, pdfrender
 
 from .archive_files import image_pdf

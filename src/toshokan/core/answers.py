@@ -1,11 +1,16 @@
 """What the core hands faces: who asks (:class:`Caller`), what authorisation decided
 (:class:`Access`), and answers serialised once (:class:`Answer`); and the checks every request's
-slugs pass before anything is asked of a source."""
+slugs pass before anything is asked of a source.
+
+:data:`ANSWER_CODECS` say how answers of the content kinds are kept in a shared
+cache (``[cluster] redis``): as their JSON body, from which the value is read
+back, so a process that did not compute an answer serves the same bytes.
+"""
 
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, TypeVar
@@ -13,8 +18,9 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, TypeAdapter
 
 from toshokan.core.hashing import etag_of
+from toshokan.core.shared.results import Codec
 from toshokan.errors import HostError
-from toshokan.models import Chapter
+from toshokan.models import Chapter, Manga, SearchResponse
 from toshokan.models.base import SLUG_PATTERN
 
 T = TypeVar("T")
@@ -91,3 +97,15 @@ def check_slug(slug: str, not_found: type[HostError]) -> None:
         raise not_found(
             f"{not_found.default_message.rstrip('.')}: {shown(slug)} is not a valid slug."
         )
+
+
+def _codec(read: Callable[[bytes], Any]) -> Codec[Answer[Any]]:
+    return Codec(encode=lambda answer: answer.body, decode=lambda body: Answer(read(body), body))
+
+
+#: The kinds of answers a shared cache keeps (the ones an upstream is asked for).
+ANSWER_CODECS: dict[str, Codec[Any]] = {
+    "search": _codec(SearchResponse.model_validate_json),
+    "manga": _codec(Manga.model_validate_json),
+    "chapters": _codec(CHAPTER_LIST.validate_json),
+}

@@ -4,7 +4,7 @@ A face is a package under :mod:`toshokan.faces` that exports a :class:`Face`.
 The application builds its router from the faces' routes, in the list's
 order; the core refuses a source slug that a face's name under ``/_/``
 would collide with; the edge budgets the paths a face names as image routes
-against the image budget. Each of them reads the same list
+against the image budget, and spends none on its probes. Each of them reads the same list
 (:data:`toshokan.faces.FACES`), so a new face is one package and one entry.
 """
 
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.routing import BaseRoute
 
+from toshokan.config import HostSettings
 from toshokan.core.cache import Kind
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ class Need(Enum):
     CORE = "core"
     #: The Cache-Control values of ``[cache]`` (``request.app.state.cache_control``).
     CACHE_CONTROL = "cache_control"
+    #: The host's figures (``request.app.state.metrics``), None when ``[metrics]`` disables them.
+    METRICS = "metrics"
 
 
 @dataclass(frozen=True)
@@ -48,10 +51,16 @@ class Face:
     #: Patterns (regular expressions matched at the start of the path) of its image and
     #: static-file routes, which spend the image budget rather than the API's.
     image_routes: tuple[str, ...] = ()
+    #: Patterns (matched whole) of routes that spend no budget at all: probes a load balancer or
+    #: a metrics scraper sends on a schedule, which a rate limit must never refuse.
+    unbudgeted_routes: tuple[str, ...] = ()
     #: Handlers for exceptions its routes raise (Starlette's are application-wide).
     exception_handlers: Mapping[Any, Callable[..., Any]] = field(default_factory=dict)
     #: What its handlers read from the application's state.
     needs: frozenset[Need] = frozenset()
+    #: A line ``toshokan serve`` prints at start-up (where a person opens the face), so the
+    #: command names no face of its own.
+    announce: Callable[[HostSettings], str] | None = None
     #: What it keeps through the core's cache (rendered answers, sessions), by kind: one cache
     #: for the whole host, so a shared store replaces it in one place.
     kept: Mapping[str, Kind] = field(default_factory=dict)

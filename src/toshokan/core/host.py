@@ -13,6 +13,8 @@ from pydantic import ValidationError
 
 from toshokan import __version__
 from toshokan.config import ENV_PREFIX, HostSettings, SourceSection, explain
+from toshokan.core.database import open_database
+from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.hashing import content_hash
 from toshokan.errors import SourceNotFound
 from toshokan.models import HostManifest, SourceConfiguration, SourceManifestEntry, SourceStatus
@@ -149,7 +151,11 @@ class Host:
 
 
 def host_services(settings: HostSettings, **overrides: Any) -> HostServices:
-    """The facilities the host hands its adapters, for ``settings``."""
+    """The facilities the host hands its adapters, for ``settings``.
+
+    With ``[cluster] database`` this opens it (for the shared slug claims), so it raises
+    :class:`~toshokan.core.database.DatabaseUnavailable` when PostgreSQL cannot be reached.
+    """
     options: dict[str, Any] = {
         "user_agent": f"toshokan/{__version__} (+{settings.host.repository})",
         "data_dir": settings.host.data_dir,
@@ -159,6 +165,8 @@ def host_services(settings: HostSettings, **overrides: Any) -> HostServices:
     }
     if "secret" not in options:
         options["secret"] = host_secret(settings)
+    if "claims" not in options and settings.cluster.database:
+        options["claims"] = DatabaseClaims(open_database(settings))
     return HostServices(**options)
 
 
@@ -184,7 +192,7 @@ def build_source(
         problems = explain(error, cls.Settings, f"{ENV_PREFIX}SOURCES__{slug}__")
         raise ConfigurationError(f"source {slug!r}: settings {problems}") from None
     try:
-        source = cls(slug, settings, services)
+        source = cls(slug, settings, services.for_source(slug))
     except Exception as error:  # an adapter refusing its settings is a configuration problem
         raise ConfigurationError(f"source {slug!r}: {error}") from error
     return HostedSource(slug=slug, status=section.status, source=source)

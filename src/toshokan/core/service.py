@@ -20,14 +20,26 @@ from typing import Any, TypeVar
 
 from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate
-from toshokan.core.answers import Access, Answer, Caller, check_slug, dumped, shown
+from toshokan.core.answers import (
+    ANSWER_CODECS,
+    Access,
+    Answer,
+    Caller,
+    check_slug,
+    dumped,
+    shown,
+)
 from toshokan.core.cache import Kind, ResultCache
+from toshokan.core.database import open_database
+from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
 from toshokan.core.limits import MovingWindowLimit
-from toshokan.core.progress import Database, ProgressStore, default_database_path
+from toshokan.core.progress import ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
+from toshokan.core.readiness import Readiness
 from toshokan.core.served import note
+from toshokan.core.shared.cluster import Cluster
 from toshokan.core.signing import ExpiredLink, credential_key, signed_query
 from toshokan.core.visit import Visit
 from toshokan.errors import (
@@ -75,33 +87,47 @@ class Core:
             },
             cache.max_entries,
         )
+        # Shared with every process of the host through Redis when [cluster] redis is set.
+        self.cluster = Cluster(settings)
+        self.cluster.share_cache(self.cache, ANSWER_CODECS)
+        self.cluster.share_services(host.services)
         self.attempts = AttemptGate(
-            MovingWindowLimit(
-                settings.limits.auth_attempts, settings.limits.storage, "toshokan-auth"
-            )
+            MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", self.cluster.counters)
         )
         host.services.on_content_changed(self.cache.invalidate)
         # Every signed link the host hands out, of any face or source, is signed this one way.
-        host.services.link_signer = functools.partial(
-            signed_query, host.services.secret, ttl=settings.host.link_ttl
+        host.services.provide(
+            link_signer=functools.partial(
+                signed_query, host.services.secret, ttl=settings.host.link_ttl
+            )
         )
-        # Readers and their progress: one database every face reads and writes.
-        self.database = Database(default_database_path(settings.host.data_dir))
+        # Readers and their progress: one database every face reads and writes; with
+        # [cluster] database, the one the host's services opened for slug claims.
+        claims = host.services.claims
+        self._owns_database = not isinstance(claims, DatabaseClaims)
+        self.database = (
+            claims.database if isinstance(claims, DatabaseClaims) else open_database(settings)
+        )
         self.progress = ProgressStore(self.database)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
+        # What the host needs to serve, asked by load balancers (/_/ready).
+        self.readiness = Readiness()
 
     # -- life ----------------------------------------------------------------------
 
     async def startup(self) -> None:
         """Start the sources; sign links to the routes of those that require authentication."""
+        await self.cluster.startup()
         await self.host.startup()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
                 self.host.services.sign_links(hosted.slug)
 
     async def shutdown(self) -> None:
-        await self.host.shutdown()
-        self.database.close()
+        await self.host.shutdown()  # closes the services' claims, and so a shared database
+        await self.cluster.shutdown()
+        if self._owns_database:
+            self.database.close()
 
     @cached_property
     def images(self) -> ImagePipeline:
@@ -157,8 +183,12 @@ class Core:
     def health(self, slug: str) -> str | None:
         """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked.
 
-        Returns what the source says it is busy with, if anything."""
-        return self.source(slug).source.activity()
+        Returns what the source says it is busy with, and whether shared state is missing."""
+        return self._detail(self.source(slug))
+
+    def _detail(self, hosted: HostedSource) -> str | None:
+        details = [hosted.source.activity(), self.cluster.detail()]
+        return "; ".join(d for d in details if d) or None
 
     async def ping(self, slug: str) -> Ping:
         hosted = self.source(slug)
@@ -178,7 +208,7 @@ class Core:
                 error=f"{type(error).__name__}: the upstream check failed.",
             )
         result.latencyMs = round((time.perf_counter() - started) * 1000, 2)
-        result.detail = hosted.source.activity()
+        result.detail = self._detail(hosted)
         return result
 
     # -- authorisation -------------------------------------------------------------

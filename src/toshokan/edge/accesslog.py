@@ -7,7 +7,9 @@ level. Only the path is written, never the query string (page URLs of a
 protected library carry their signature there) nor any header. Every
 character a client chose that could end a line or fake a field (controls,
 quotes, backslashes, unprintable code points) is escaped, so a client
-cannot forge log lines.
+cannot forge log lines. The line's parts are also fields of its record
+(``client``, ``method``, ``path``, ``status``, ``ms``), which JSON lines
+(:mod:`toshokan.logs`) carry as fields of their own.
 """
 
 import logging
@@ -45,4 +47,13 @@ class AccessLog:
         method as a token and the edge escapes a forwarded client address when it takes it."""
         if len(path) > MAX_PATH:
             path = path[:MAX_PATH] + "..."
-        logger.info('%s "%s %s" %d %.1fms', client, method, escaped(path), status, seconds * 1000)
+        path, ms = escaped(path), round(seconds * 1000, 1)
+        logger.info(
+            '%s "%s %s" %d %.1fms',
+            client,
+            method,
+            path,
+            status,
+            ms,
+            extra={"client": client, "method": method, "path": path, "status": status, "ms": ms},
+        )

@@ -7,7 +7,10 @@ match no route exactly (404), the body read
 within its size and time bounds (413, 408), replay of a cached public
 answer, and otherwise the application, whose answer gets CORS headers, a
 304 when the client already has it, and is kept for replay when the core
-says which cache entry it came from. Every request ends in one access line.
+says which cache entry it came from. Every request ends in one access line
+and, with the host's figures on, in its count by face and route template.
+Every request has an id (a sane ``X-Request-Id`` it came with, or a new
+one): its log lines carry it and its answer echoes it.
 An exception the application lets escape becomes the 500 Error object.
 Failures answered here on the authenticate endpoint take its own form,
 ``{"success": false, "error": {...}}``, as the application's do.
@@ -19,8 +22,11 @@ and are never kept: what they get may depend on who sends them.
 import asyncio
 import json
 import logging
+import os
+import re
 import time
 from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -30,14 +36,20 @@ from toshokan.core.cache import ResultCache
 from toshokan.core.face import Face
 from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
+from toshokan.core.shared import SharedRedis
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import BudgetKind, PathBudgets, answers_auth_failures, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
+from toshokan.edge.routes import LABELS, RouteLabels
 from toshokan.errors import error_body
+from toshokan.logs import REQUEST_ID
 from toshokan.models.auth import AUTH_HEADERS
+
+if TYPE_CHECKING:
+    from toshokan.core.metrics import HostMetrics
 
 log = logging.getLogger("toshokan.errors")
 Headers = list[tuple[bytes, bytes]]
@@ -53,6 +65,10 @@ BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
 NOSNIFF = (b"x-content-type-options", b"nosniff")
 #: Status shown in the access log for a client that went away before its answer.
 GONE = 499
+#: An inbound request id taken as it is (a proxy's or a client's); any other is replaced.
+SANE_REQUEST_ID = re.compile(rb"[A-Za-z0-9._:/+=-]{1,128}")
+#: Scope key of the scope the application saw, when the edge resolved a trusted proxy's headers.
+RESOLVED = "toshokan.resolved"
 
 
 def error_answer(
@@ -92,8 +108,14 @@ class Edge:
         settings: HostSettings,
         faces: Iterable[Face],
         cache: ResultCache | None = None,
+        counters: SharedRedis | None = None,
+        *,
+        metrics: "HostMetrics | None" = None,
+        labels: RouteLabels | None = None,
     ):
         self.app = app
+        self.metrics = metrics
+        self.labels = labels or RouteLabels()
         self.budget_of = PathBudgets(faces).of
         limits, server = settings.limits, settings.server
         self.proxies = TrustedProxies(server.trusted_proxies)
@@ -102,8 +124,8 @@ class Edge:
             settings.cors.tools_origin,
             sorted({h for names in AUTH_HEADERS.values() for h in names}),
         )
-        self.requests = budget(limits.rate_limit, limits.storage, "toshokan")
-        self.images = budget(limits.image_rate_limit, limits.storage, "toshokan-images")
+        self.requests = budget(limits.rate_limit, counters, "toshokan")
+        self.images = budget(limits.image_rate_limit, counters, "toshokan-images")
         self.max_headers = limits.max_headers
         self.max_header_bytes = limits.max_header_bytes
         self.max_body = limits.max_body_bytes
@@ -138,17 +160,22 @@ class Edge:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = await self._handle(scope, receive, send)
-        if self.log.enabled():
-            # The client a trusted proxy forwarded for, when it did; else the peer.
-            client = scope.get("toshokan.client") or scope.get("client")
-            self.log.line(
-                client[0] if client else "-",
-                scope["method"],
-                scope["path"],
-                status,
-                time.perf_counter() - started,
-            )
+        request_id = _request_id(scope["headers"])
+        token = REQUEST_ID.set(request_id.decode())
+        try:
+            status = await self._handle(scope, receive, _echoing(request_id, send))
+            seconds = time.perf_counter() - started
+            if self.metrics is not None:
+                face, route = self.labels.of(scope.get(RESOLVED, scope))
+                self.metrics.request(face, route, scope["method"], status, seconds)
+            if self.log.enabled():
+                # The client a trusted proxy forwarded for, when it did; else the peer.
+                client = scope.get("toshokan.client") or scope.get("client")
+                self.log.line(
+                    client[0] if client else "-", scope["method"], scope["path"], status, seconds
+                )
+        finally:
+            REQUEST_ID.reset(token)
 
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> int:
         """Answer one request; the status the access log shows."""
@@ -184,6 +211,7 @@ class Edge:
             outer = scope
             scope = self.proxies.resolve(scope)
             outer["toshokan.client"] = scope["client"]
+            outer[RESOLVED] = scope
             host = next((v for k, v in scope["headers"] if k == b"host"), host)
 
         if method == "OPTIONS" and preflight:
@@ -260,6 +288,7 @@ class Edge:
             key = (method, scope["scheme"], host, path, scope["query_string"], body_key(body))
             stored = self.replay.get(key)
             if stored is not None:
+                scope[LABELS] = stored.labels
                 if (
                     if_none_match is not None
                     and method == "GET"
@@ -332,7 +361,7 @@ class Edge:
                     await send({"type": "http.response.body", "body": body})
                 return
             if start is not None and message["type"] == "http.response.body":
-                self._keep(key, start, message, served)
+                self._keep(key, start, message, served, self.labels.of(scope))
                 start = None
             await send(message)
 
@@ -356,7 +385,14 @@ class Edge:
             SERVED.reset(token)
         return status
 
-    def _keep(self, key: Hashable, start: Message, message: Message, served: Served) -> None:
+    def _keep(
+        self,
+        key: Hashable,
+        start: Message,
+        message: Message,
+        served: Served,
+        labels: tuple[str, str],
+    ) -> None:
         entry = served.entry
         body = message.get("body", b"")
         if entry is None or message.get("more_body") or body != entry.answer.body:
@@ -366,7 +402,7 @@ class Edge:
         json_body = _is_json(headers)
         etag = next((v for k, v in headers if k == b"etag"), None)
         if public and json_body and etag is not None:
-            self.replay.put(key, Stored(entry, headers, body, etag))
+            self.replay.put(key, Stored(entry, headers, body, etag, labels))
 
     async def _read_body(self, receive: Receive) -> bytes | int:
         """The whole body within the size and time bounds; 413, 408 or GONE when not."""
@@ -387,6 +423,28 @@ class Edge:
                         return b"".join(chunks)
         except TimeoutError:
             return 408
+
+
+def _request_id(headers: Headers) -> bytes:
+    """The id a proxy or client gave the request, when it is sane; else a new one."""
+    for name, value in headers:
+        if name == b"x-request-id":
+            if SANE_REQUEST_ID.fullmatch(value):
+                return value
+            break
+    return os.urandom(16).hex().encode()  # as random as a UUID's 122 bits, and cheaper
+
+
+def _echoing(request_id: bytes, send: Send) -> Send:
+    """``send`` with the request's id on its answer."""
+
+    async def echoed(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [*message.get("headers", ()), (b"x-request-id", request_id)]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return echoed
 
 
 def _is_json(headers: Headers) -> bool:

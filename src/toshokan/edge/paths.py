@@ -4,7 +4,8 @@ reach a route at all, and the form its failures take.
 Readers fetch one image per page, so page images and covers count against a
 budget of their own, larger than the API's: reading a long chapter never
 exhausts the budget for searches. Static assets share that budget rather
-than the API's. Health checks spend nothing, so a load balancer is never
+than the API's. Health checks and the routes faces declare unbudgeted
+(readiness, metrics) spend nothing, so a load balancer or a scraper is never
 refused.
 
 Which paths are images comes from the faces (:data:`toshokan.faces.FACES`):
@@ -37,9 +38,15 @@ class PathBudgets:
         routes = [route for face in faces for route in face.image_routes]
         routes.append(rf"/_/(?!(?:{taken})/)[a-z]+/")  # a source's own routes
         self._image = re.compile("|".join(f"(?:{route})" for route in routes))
+        unbudgeted = [route for face in faces for route in face.unbudgeted_routes]
+        self._unbudgeted = (
+            re.compile("|".join(f"(?:{route})" for route in unbudgeted)) if unbudgeted else None
+        )
 
     def of(self, path: str) -> BudgetKind:
         if path.startswith("/_/"):
+            if self._unbudgeted is not None and self._unbudgeted.fullmatch(path):
+                return BudgetKind.EXEMPT
             return BudgetKind.IMAGES if self._image.match(path) else BudgetKind.REQUESTS
         if path.endswith(("/health", "/health/")) and _HEALTH.fullmatch(path):
             return BudgetKind.EXEMPT

@@ -4,14 +4,16 @@ In memory, each client costs one float: the generic cell rate algorithm
 keeps the time at which the client's budget is next full again (its
 "theoretical arrival time"). A client may spend the whole budget at once,
 then one request per ``60 / per_minute`` seconds; ``Retry-After`` is exact.
-With ``redis://`` storage the moving window of the ``limits`` library
-counts in Redis, so that every replica and worker shares one budget.
+With a Redis (``[limits] storage`` or ``[cluster] redis``) the moving window
+of the ``limits`` library counts there, so that every replica and worker
+shares one budget; while that Redis does not answer, each process counts alone.
 """
 
 import time
 from typing import Protocol
 
 from toshokan.core.limits import MovingWindowLimit
+from toshokan.core.shared import SharedRedis
 
 #: Clients remembered per budget; past this, idle ones are forgotten first (bounded memory).
 MAX_CLIENTS = 100_000
@@ -55,19 +57,22 @@ class LocalBudget:
 
 
 class SharedBudget:
-    """A moving window in the configured store (Redis), shared by every process using it."""
+    """A moving window in the shared Redis, used by every process while that Redis answers."""
 
-    def __init__(self, per_minute: int, storage: str, namespace: str):
-        self.limiter = MovingWindowLimit(per_minute, storage, namespace)
+    def __init__(self, per_minute: int, shared: SharedRedis, namespace: str):
+        self.limiter = MovingWindowLimit(per_minute, namespace, shared)
 
     async def hit(self, key: str) -> float | None:
         return await self.limiter.hit(key)
 
 
-def budget(per_minute: int, storage: str, namespace: str) -> ClientBudget | None:
-    """The budget for ``per_minute`` requests per client; None when 0 (unlimited)."""
+def budget(per_minute: int, shared: SharedRedis | None, namespace: str) -> ClientBudget | None:
+    """The budget for ``per_minute`` requests per client; None when 0 (unlimited).
+
+    ``shared`` is the Redis of ``[limits] storage``; None counts in this process's memory.
+    """
     if per_minute <= 0:
         return None
-    if storage.startswith("memory"):
+    if shared is None:
         return LocalBudget(per_minute)
-    return SharedBudget(per_minute, storage, namespace)
+    return SharedBudget(per_minute, shared, namespace)

@@ -28,10 +28,19 @@ RECHECK_SECONDS = 0.1
 
 
 class Stored:
-    __slots__ = ("body", "checked_until", "entry", "etag", "headers")
+    __slots__ = ("body", "checked_until", "entry", "etag", "headers", "labels")
 
-    def __init__(self, entry: CacheEntry, headers: Headers, body: bytes, etag: bytes):
+    def __init__(
+        self,
+        entry: CacheEntry,
+        headers: Headers,
+        body: bytes,
+        etag: bytes,
+        labels: tuple[str, str] = ("none", "unrouted"),
+    ):
         self.entry = entry
+        #: The face and route template of the request that was answered: a replay counts there.
+        self.labels = labels
         self.checked_until = time.monotonic() + RECHECK_SECONDS
         self.headers = headers
         self.body = body

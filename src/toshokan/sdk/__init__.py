@@ -39,6 +39,7 @@ from toshokan.models import (
 from toshokan.models.content import EPOCH, newest_first
 from toshokan.models.search import Filters
 from toshokan.sdk.auth import Credentials, headers_for
+from toshokan.sdk.claims import Claims
 from toshokan.sdk.commands import pass_services
 from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.deadline import remaining, upstream_deadline
@@ -51,6 +52,7 @@ from toshokan.sdk.http import (
     retry_after_seconds,
     text_of,
 )
+from toshokan.sdk.keys import DerivedKey
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
@@ -67,8 +69,10 @@ __all__ = [
     "Chapter",
     "ChapterFile",
     "ChapterNotFound",
+    "Claims",
     "Classification",
     "Credentials",
+    "DerivedKey",
     "Download",
     "Entry",
     "FilterKey",

@@ -49,6 +49,7 @@ from toshokan.errors import (
     UpstreamTimeout,
 )
 from toshokan.sdk import deadline
+from toshokan.sdk.observe import Observers
 from toshokan.sdk.payloads import parse_json, parse_payload
 from toshokan.sdk.throttle import BudgetPaused, Throttle, UpstreamLimiter
 
@@ -70,6 +71,8 @@ _WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encod
 
 #: Seconds before the request's deadline at which an attempt gives up.
 DEADLINE_SLACK = 0.05
+#: A budget taken in less than this was free at once; longer, the request waited for it.
+BUDGET_WAIT_NOTED = 0.002
 
 
 class _Retryable(Exception):
@@ -161,8 +164,13 @@ class UpstreamClient:
         headers: Mapping[str, str] | None = None,
         error_detail: ErrorDetail = default_error_detail,
         transport: httpx.AsyncBaseTransport | None = None,
+        source: str = "upstream",
+        observers: Observers | None = None,
     ):
         self.timeout = timeout
+        # Who the requests are for (a source's slug), as the host's figures count them.
+        self.source = source
+        self.observers = observers or Observers()
         self.retries = retries
         self.backoff = backoff
         self.max_retry_wait = max_retry_wait
@@ -235,6 +243,22 @@ class UpstreamClient:
     async def _send_once(
         self, method: str, url: str, not_found: type[HostError], **kwargs: Any
     ) -> httpx.Response:
+        """One attempt, reported to the host's observers once it went upstream."""
+        sent: list[bool] = []
+        try:
+            response = await self._attempt(method, url, not_found, sent, **kwargs)
+        except (_Retryable, HostError) as failed:
+            if sent:
+                final = failed.final if isinstance(failed, _Retryable) else failed
+                self.observers.upstream_request(self.source, final.code)
+            raise
+        self.observers.upstream_request(self.source)
+        return response
+
+    async def _attempt(
+        self, method: str, url: str, not_found: type[HostError], sent: list[bool], **kwargs: Any
+    ) -> httpx.Response:
+        """One attempt; ``sent`` gets an item once the budget is taken and the request goes."""
         # An attempt ends a moment before the request's deadline, so that the client, not the
         # deadline's cancellation, reports what it knows (an earlier attempt's upstream error).
         left = deadline.remaining()
@@ -245,6 +269,7 @@ class UpstreamClient:
         try:
             async with asyncio.timeout(budget):
                 await self._take_budget()
+                sent.append(True)
                 response = await self._fetch(method, url, **kwargs)
         except TimeoutError:
             raise _Retryable(late) from None
@@ -273,6 +298,7 @@ class UpstreamClient:
     async def _take_budget(self) -> None:
         """Count one request against the budget; ``RATE_LIMITED`` at once while it is paused."""
         if self.limiter:
+            started = time.monotonic()
             try:
                 await self.limiter.acquire()
             except BudgetPaused as paused:
@@ -280,6 +306,9 @@ class UpstreamClient:
                     "The upstream asked this host to slow down; not asking again before it said to.",
                     retry_after=paused.seconds,
                 ) from None
+            waited = time.monotonic() - started
+            if waited >= BUDGET_WAIT_NOTED:
+                self.observers.budget_wait(self.source, waited)
 
     async def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """The response with its whole (decoded) body, refused past ``max_body_bytes``."""
@@ -358,6 +387,17 @@ class UpstreamClient:
         partial file is removed. Returns the number of bytes written.
         """
         await self._take_budget()
+        try:
+            written = await self._download(url, dest, max_bytes, not_found, **kwargs)
+        except HostError as failed:
+            self.observers.upstream_request(self.source, failed.code)
+            raise
+        self.observers.upstream_request(self.source)
+        return written
+
+    async def _download(
+        self, url: str, dest: Path, max_bytes: int, not_found: type[HostError], **kwargs: Any
+    ) -> int:
         written = 0
         try:
             async with self._http.stream("GET", url, **kwargs) as response:

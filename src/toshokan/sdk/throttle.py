@@ -15,6 +15,12 @@ is process-wide rather than per event loop because the upstream counts the
 process's IP address, not its loops. Tests, which each run on a fresh loop,
 therefore call :func:`reset` to start from a full budget (``tests/conftest.py``).
 
+A host of several processes or replicas counts every budget once for all of
+them: at start-up it hands the throttle a :class:`SharedCounts` (the counters
+of its Redis, ``[cluster] redis``), which :meth:`Throttle.acquire` uses while
+it answers; when it does not, each process counts alone until it does again.
+A pause an upstream asks of one process pauses that budget in every process.
+
 An upstream that says "not before an hour" pauses its budget (:meth:`Throttle.pause`).
 A paused budget is not waited for: :meth:`Throttle.acquire` raises :class:`BudgetPaused`
 at once, and wakes the requests already queued for a slot so they raise too, because
@@ -80,11 +86,34 @@ def windows_for_rate(rate: float) -> tuple[Window, ...]:
     return ((count, period),)
 
 
+class SharedCounts(Protocol):
+    """Counters every process of the host shares, and whether they can be asked now."""
+
+    @property
+    def strategy(self) -> MovingWindowRateLimiter: ...
+
+    @property
+    def errors(self) -> tuple[type[BaseException], ...]:
+        """What the shared storage raises when it does not answer."""
+
+    def available(self) -> bool: ...
+
+    def failed(self, error: BaseException) -> None:
+        """A call failed with one of :attr:`errors`: count locally until the storage answers."""
+
+    def pause(self, name: str, seconds: float) -> None:
+        """Tell every process that budget ``name`` is paused for ``seconds`` (in the background)."""
+
+    async def paused_for(self, name: str) -> float:
+        """Seconds left of a pause of ``name`` that any process was asked for (0 when none)."""
+
+
 class _State:
     """The process's counters, granted pauses and chosen windows, replaced by :func:`reset`."""
 
     def __init__(self) -> None:
         self.strategy = MovingWindowRateLimiter(storage_from_string("async+memory://"))
+        self.shared: SharedCounts | None = None
         self.windows: dict[str, tuple[Window, ...]] = {}
         self.paused_until: dict[str, float] = {}
         # asyncio locks and events belong to one loop, so first-come-first-served turns, and
@@ -98,6 +127,11 @@ class _State:
 
 
 _state = _State()
+
+
+def share(counts: SharedCounts | None) -> None:
+    """Count every budget in ``counts`` (the host's shared storage), or in memory for None."""
+    _state.shared = counts
 
 
 def reset() -> None:
@@ -148,21 +182,44 @@ class Throttle:
         async with turns.setdefault(self.name, asyncio.Lock()):
             while True:
                 self._refuse_if_paused()
-                strategy, items = _state.strategy, self._items
-                # Nobody else of this loop takes a turn between test and hit; another loop's
-                # hit in between can only make a hit fail, and then we wait and check again.
-                if all([await strategy.test(i, self.name) for i in items]) and all(
-                    [await strategy.hit(i, self.name) for i in items]
-                ):
+                shared = _state.shared
+                if shared is not None and shared.available():
+                    try:
+                        if (left := await shared.paused_for(self.name)) > 0:
+                            self._paused_here(left)  # another process was told to wait
+                            raise BudgetPaused(left)
+                        reset_at = await self._take(shared.strategy)
+                    except shared.errors as error:
+                        shared.failed(error)
+                        continue
+                else:
+                    reset_at = await self._take(_state.strategy)
+                if reset_at is None:
                     return
-                stats = [await strategy.get_window_stats(i, self.name) for i in items]
-                reset_at = max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
                 paused = wakeups.setdefault(self.name, asyncio.Event())
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(paused.wait(), max(0.001, reset_at - time.time()))
 
+    async def _take(self, strategy: MovingWindowRateLimiter) -> float | None:
+        """Take a slot in every window: None when taken, else when to look again (epoch)."""
+        items = self._items
+        # Nobody else of this loop takes a turn between test and hit; another process's hit in
+        # between can only make a hit fail (each is atomic), and then we wait and check again.
+        if all([await strategy.test(i, self.name) for i in items]) and all(
+            [await strategy.hit(i, self.name) for i in items]
+        ):
+            return None
+        stats = [await strategy.get_window_stats(i, self.name) for i in items]
+        return max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
+
     def pause(self, seconds: float) -> None:
-        """The upstream asked us to wait: refuse every request of this budget until then."""
+        """The upstream asked us to wait: refuse every request of this budget until then,
+        in every process of the host when the budgets are shared."""
+        self._paused_here(seconds)
+        if _state.shared is not None and _state.shared.available():
+            _state.shared.pause(self.name, seconds)
+
+    def _paused_here(self, seconds: float) -> None:
         until = time.monotonic() + seconds
         _state.paused_until[self.name] = max(_state.paused_until.get(self.name, 0.0), until)
         # Wake this loop's turn waiting for a slot (a pause comes from an answer on this loop).

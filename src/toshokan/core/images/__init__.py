@@ -37,6 +37,7 @@ from toshokan.core.images.links import image_mount, image_response, signed_image
 from toshokan.core.images.pictures import (
     MAX_PIXELS,
     THUMBNAIL_WIDTH,
+    as_png,
     clamp_width,
     stable_key,
     transform,
@@ -49,6 +50,7 @@ __all__ = [
     "THUMBNAIL_WIDTH",
     "ImagePipeline",
     "Picture",
+    "as_png",
     "clamp_width",
     "image_mount",
     "image_response",

@@ -72,6 +72,20 @@ def transform(data: bytes, width: int | None, *, as_jpeg: bool = False) -> tuple
         raise UpstreamError("The image could not be read.") from None
 
 
+def as_png(picture: Picture) -> Picture:
+    """``picture`` as PNG, for clients that ask pages converted (Komga's ``?convert=png``).
+
+    Runs in a worker thread; the pixel bound holds as for every decode.
+    """
+    try:
+        with bounded_image(picture.data, MAX_PIXELS, _too_many_pixels) as image:
+            out = io.BytesIO()
+            image.save(out, "PNG")
+            return Picture(out.getvalue(), "image/png")
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError):
+        raise UpstreamError("The image could not be read.") from None
+
+
 def _to_rgb(image: Image.Image) -> Image.Image:
     """RGB for JPEG; transparency composited onto white, as a page's paper is."""
     if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):

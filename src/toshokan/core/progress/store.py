@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toshokan.core.progress.database import Database
+from toshokan.core.database import Database
 
 #: The reader whose progress a host with no readers keeps: no account's name is empty.
 IMPLICIT_READER = ""
@@ -128,6 +128,15 @@ class ProgressStore:
             rows = cursor.fetchall()
         return {row[0]: _position(row[1:]) for row in rows}
 
+    def forget(self, reader: str, ref: ChapterRef) -> bool:
+        """Drop the reader's place in a chapter (marked unread); whether there was one."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "DELETE FROM progress WHERE reader = ? AND source = ? AND manga = ? AND chapter = ?",
+                (reader, ref.source, ref.manga, ref.chapter),
+            )
+            return cursor.rowcount > 0
+
     def recent(self, reader: str, limit: int) -> list[tuple[ChapterRef, Position]]:
         """The reader's ``limit`` most recently moved chapters, newest first ("continue reading")."""
         with self.database.transaction() as cursor:
@@ -182,6 +191,9 @@ class ProgressStore:
 
     async def apositions(self, reader: str, source: str, manga: str) -> dict[str, Position]:
         return await asyncio.to_thread(self.positions, reader, source, manga)
+
+    async def aforget(self, reader: str, ref: ChapterRef) -> bool:
+        return await asyncio.to_thread(self.forget, reader, ref)
 
     async def arecent(self, reader: str, limit: int) -> list[tuple[ChapterRef, Position]]:
         return await asyncio.to_thread(self.recent, reader, limit)

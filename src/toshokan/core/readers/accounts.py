@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from toshokan.core.progress.database import Database
+from toshokan.core.database import Database
 
 #: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
@@ -157,12 +157,6 @@ class Readers:
                 (key_id, name, key_hash, time.time()),
             )
         return f"{KEY_PREFIX}_{key_id}_{secret}"
-
-    def revoke_keys(self, name: str) -> int:
-        """Revoke every API key of ``name``; how many there were."""
-        with self.database.transaction() as cursor:
-            cursor.execute("DELETE FROM reader_keys WHERE reader = ?", (name,))
-            return cursor.rowcount
 
     # -- what a sign-in is checked against --------------------------------------------
 

@@ -10,9 +10,12 @@ authorises an OPDS request exactly as it would the JSON interface's:
 - ``api_key``, ``bearer``, ``cookie``: the password is the key, token or cookie.
 - ``session``: the name and password are exchanged through the core's
   authenticate for the session's cookies, remembered briefly per credential
-  in the core's cache (:data:`SESSIONS`).
+  in the core's cache (:data:`SESSIONS`), and with ``[cluster] redis`` in the
+  host's shared secrets (encrypted with the host secret), so another process or
+  replica reuses them rather than signing in again.
 """
 
+import json
 from dataclasses import replace
 
 from starlette.datastructures import Headers
@@ -27,8 +30,10 @@ from toshokan.models.auth import AUTH_HEADERS
 
 #: The kind of the core's cache that keeps the session cookies readers' Basic pairs obtained.
 SESSIONS = "opds-session"
-#: Seconds a session's cookies obtained for a reader's Basic credentials are reused.
-KEPT = {SESSIONS: Kind(ttl=600)}
+#: Seconds a session's cookies are reused before the reader's name and password sign in again.
+SESSION_SECONDS = 600
+#: What the face keeps through the core's cache.
+KEPT = {SESSIONS: Kind(ttl=SESSION_SECONDS)}
 
 
 def challenge(config: SourceConfiguration, message: str | None = None) -> InvalidCredentials:
@@ -67,9 +72,18 @@ async def opds_caller(visit: Visit, caller: Caller) -> Caller:
 async def _session(visit: Visit, caller: Caller, username: str, password: str) -> dict[str, str]:
     core = visit.core
     digest = credential_key(core.host.services.secret, {"username": username, "password": password})
+    name = f"opds-session:{visit.slug}:{digest}"
 
     async def sign_in() -> dict[str, str]:
+        shared = core.host.services.shared_secrets
+        found = await shared.find(name) if shared is not None else None
+        if found is not None:
+            kept: dict[str, str] = json.loads(found)
+            return kept
         body = {"username": username, "password": password}
-        return await core.authenticate(visit.slug, body, caller)
+        headers = await core.authenticate(visit.slug, body, caller)
+        if shared is not None:
+            await shared.keep(name, json.dumps(headers).encode(), SESSION_SECONDS)
+        return headers
 
     return await core.cache.get_or_compute(SESSIONS, (visit.slug, digest), sign_in)

@@ -68,7 +68,9 @@ class Link:
 
 
 @dataclass
-class Entry:
+class AtomEntry:
+    """An Atom ``<entry>`` of an OPDS feed: a title, a series or a chapter, with its links."""
+
     id: str
     title: str
     updated: str
@@ -104,7 +106,7 @@ class Feed:
     id: str
     title: str
     links: list[Link]
-    entries: list[Entry]
+    entries: list[AtomEntry]
     author: str = "toshokan"
     subtitle: str | None = None
     updated: str = field(default_factory=timestamp)

@@ -19,7 +19,7 @@ from toshokan.core.http import caller_of, core_of
 from toshokan.errors import HostError
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.access import opds_caller
-from toshokan.faces.opds.atom import NAVIGATION, Entry, Feed, Link
+from toshokan.faces.opds.atom import NAVIGATION, AtomEntry, Feed, Link
 from toshokan.faces.opds.context import (
     PER_SOURCE,
     Ctx,
@@ -62,7 +62,7 @@ async def root(request: Request, reader: str) -> Response:
         config = await core.configuration(hosted)
         lock = " (sign-in required)" if config.auth.required else ""
         entries.append(
-            Entry(
+            AtomEntry(
                 id=f"urn:toshokan:opds:{hosted.slug}",
                 title=config.name,
                 updated=atom.timestamp(),
@@ -158,7 +158,7 @@ async def root_search(request: Request, reader: str) -> Response:
 async def source_root(request: Request, ctx: Ctx) -> Response:
     now = atom.timestamp()
     entries = [
-        Entry(
+        AtomEntry(
             id=f"urn:toshokan:opds:{ctx.slug}:all",
             title="All titles",
             updated=now,
@@ -168,7 +168,7 @@ async def source_root(request: Request, ctx: Ctx) -> Response:
     ]
     for number, preset in enumerate(ctx.config.presets or []):
         entries.append(
-            Entry(
+            AtomEntry(
                 id=f"urn:toshokan:opds:{ctx.slug}:preset:{number}",
                 title=preset.name,
                 updated=now,

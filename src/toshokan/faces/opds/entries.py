@@ -13,7 +13,7 @@ from toshokan.core import Download
 from toshokan.core.images import images_of
 from toshokan.core.progress import Position
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.atom import ACQUISITION, Entry, Link
+from toshokan.faces.opds.atom import ACQUISITION, AtomEntry, Link
 from toshokan.faces.opds.chapters import Pages, chapter_title
 from toshokan.faces.opds.context import Ctx
 from toshokan.faces.opds.listing import Listed
@@ -39,12 +39,12 @@ def categories(ctx: Ctx, manga: Manga) -> list[tuple[str, str]]:
     return [(tag, names.get(tag, tag)) for tag in manga.tags]
 
 
-def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> Entry:
+def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> AtomEntry:
     """A title in a list (a navigation feed): what the search answered, and its summary and
     tags when the list has them. No authors: with them and no acquisition link, Readium's
     readers take the entry for a book (see :mod:`toshokan.faces.opds.lists`)."""
     details = listed.details
-    return Entry(
+    return AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{listed.slug}",
         title=listed.title,
         updated=atom.timestamp(details.updatedAt if details else None),
@@ -57,9 +57,9 @@ def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> Entry:
     )
 
 
-def details_entry(ctx: Ctx, manga: Manga) -> Entry:
+def details_entry(ctx: Ctx, manga: Manga) -> AtomEntry:
     """The first entry of a series feed: the series itself, described."""
-    return Entry(
+    return AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga.slug}:details",
         title=manga.title,
         updated=atom.timestamp(manga.updatedAt),
@@ -107,7 +107,7 @@ def chapter_entry(
     pages: Pages | None,
     download: Download | None,
     position: Position | None,
-) -> Entry:
+) -> AtomEntry:
     """A chapter: streamed from here when its page count is known, else through its own feed."""
     if pages is not None and pages.count:
         links = [
@@ -120,7 +120,7 @@ def chapter_entry(
         content = f"{manga.title}, {chapter_title(chapter)}"
     if download is not None:
         links.append(acquisition_link(download))
-    return Entry(
+    return AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter.slug}",
         title=chapter_title(chapter),
         updated=atom.timestamp(chapter.date),

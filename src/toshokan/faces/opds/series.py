@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from toshokan.core.progress import ChapterRef
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, Entry, Feed, Link
+from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, AtomEntry, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
 from toshokan.faces.opds.chapters import (
     chapter_title,
@@ -87,7 +87,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
     ref = ChapterRef(ctx.slug, manga_slug, chapter_slug)
     position = await ctx.core.progress.aposition(ctx.reader, ref)
     here = ctx.url("series", manga_slug, chapter_slug)
-    entry = Entry(
+    entry = AtomEntry(
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}:pages",
         title=chapter_title(chapter),
         updated=atom.timestamp(chapter.date),

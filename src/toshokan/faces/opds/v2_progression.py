@@ -20,6 +20,8 @@ problem details (RFC 9457, ``application/problem+json``), as the OPDS drafts use
 import json
 import math
 import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -179,66 +181,101 @@ async def _pages(ctx: Ctx, ref: ChapterRef) -> int:
     return len(urls)
 
 
-async def opds_progression(request: Request, ctx: Ctx) -> Response:
-    """``GET``/``PUT`` the OPDS Progression 1.0 document of a chapter."""
-    try:
-        ref = _chapter(request, ctx)
-        if request.method == "GET":
-            position = await ctx.core.progress.aposition(ctx.reader, ref)
-            if position is None:
-                return Response(b"", headers=NO_STORE)
-            return _json(opds_document(position), OPDS_PROGRESSION)
-        sent = await _body(request, Progression)
-        pages = await _pages(ctx, ref)
-        page = _referenced_page(sent.references, pages)
-        if page is None:
-            page = min(pages - 1, int(sent.progression * pages))
-        finished = sent.progression >= 1 or page + 1 >= pages
-        moved = Position(
-            page, pages, finished, sent.modified.timestamp(), sent.device.id, sent.device.name
-        )
-        return await _store(
-            ctx, ref, moved, lambda kept: _json(opds_document(kept), OPDS_PROGRESSION)
-        )
-    except Problem as problem:
-        return problem.response()
+@dataclass(frozen=True)
+class _Form:
+    """What differs between the two documents; the ``GET``/``PUT`` around them is one."""
+
+    body: type[BaseModel]
+    #: The ``GET`` answer when the reader has no position in the chapter.
+    missing: Callable[[], Response]
+    #: The ``GET`` answer for a stored position.
+    document: Callable[[Ctx, ChapterRef, Position], Response]
+    #: The position a sent document names, in a chapter of so many pages (or :class:`Problem`).
+    position: Callable[[Any, int], Position]
+    #: The ``PUT`` answer, given the position now stored.
+    stored: Callable[[Ctx, ChapterRef, Position], Response]
 
 
-async def readium_progression(request: Request, ctx: Ctx) -> Response:
-    """``GET``/``PUT`` the Readium progression of a chapter, as Komga answers them."""
-    try:
-        ref = _chapter(request, ctx)
-        if request.method == "GET":
-            position = await ctx.core.progress.aposition(ctx.reader, ref)
-            if position is None:
-                return Response(status_code=204, headers=NO_STORE)
-            return _json(readium_document(ctx, ref, position), READIUM_PROGRESSION)
-        sent = await _body(request, ReadiumProgression)
-        pages = await _pages(ctx, ref)
-        shown = sent.locator.locations.position if sent.locator.locations else None
-        if shown is None or not 1 <= shown <= pages:
-            raise Problem(400, "No such page", f"locator.locations.position is from 1 to {pages}.")
-        moved = Position(
-            shown - 1,
-            pages,
-            shown == pages,
-            sent.modified.timestamp(),
-            sent.device.id,
-            sent.device.name,
-        )
-        return await _store(ctx, ref, moved, lambda _: Response(status_code=204, headers=NO_STORE))
-    except Problem as problem:
-        return problem.response()
+def _endpoint(form: _Form) -> Callable[[Request, Ctx], Awaitable[Response]]:
+    async def endpoint(request: Request, ctx: Ctx) -> Response:
+        try:
+            ref = _chapter(request, ctx)
+            if request.method == "GET":
+                position = await ctx.core.progress.aposition(ctx.reader, ref)
+                return form.missing() if position is None else form.document(ctx, ref, position)
+            sent = await _body(request, form.body)
+            moved = form.position(sent, await _pages(ctx, ref))
+            return await _store(ctx, ref, moved, form.stored)
+        except Problem as problem:
+            return problem.response()
+
+    return endpoint
 
 
-async def _store(ctx: Ctx, ref: ChapterRef, moved: Position, answer: Any) -> Response:
+def _opds_position(sent: Progression, pages: int) -> Position:
+    page = _referenced_page(sent.references, pages)
+    if page is None:
+        page = min(pages - 1, int(sent.progression * pages))
+    finished = sent.progression >= 1 or page + 1 >= pages
+    return Position(
+        page, pages, finished, sent.modified.timestamp(), sent.device.id, sent.device.name
+    )
+
+
+def _readium_position(sent: ReadiumProgression, pages: int) -> Position:
+    shown = sent.locator.locations.position if sent.locator.locations else None
+    if shown is None or not 1 <= shown <= pages:
+        raise Problem(400, "No such page", f"locator.locations.position is from 1 to {pages}.")
+    updated = sent.modified.timestamp()
+    return Position(shown - 1, pages, shown == pages, updated, sent.device.id, sent.device.name)
+
+
+def _opds_answer(ctx: Ctx, ref: ChapterRef, position: Position) -> Response:
+    return _json(opds_document(position), OPDS_PROGRESSION)
+
+
+def _no_content(*_: Any) -> Response:
+    return Response(status_code=204, headers=NO_STORE)
+
+
+#: ``GET``/``PUT`` the OPDS Progression 1.0 document of a chapter.
+opds_progression = _endpoint(
+    _Form(
+        body=Progression,
+        missing=lambda: Response(b"", headers=NO_STORE),
+        document=_opds_answer,
+        position=_opds_position,
+        stored=_opds_answer,
+    )
+)
+
+#: ``GET``/``PUT`` the Readium progression of a chapter, as Komga answers them.
+readium_progression = _endpoint(
+    _Form(
+        body=ReadiumProgression,
+        missing=_no_content,
+        document=lambda ctx, ref, position: _json(
+            readium_document(ctx, ref, position), READIUM_PROGRESSION
+        ),
+        position=_readium_position,
+        stored=_no_content,
+    )
+)
+
+
+async def _store(
+    ctx: Ctx,
+    ref: ChapterRef,
+    moved: Position,
+    answer: Callable[[Ctx, ChapterRef, Position], Response],
+) -> Response:
     """Record ``moved`` unless a newer position is stored (409); ``answer`` the stored one."""
     before = await ctx.core.progress.aposition(ctx.reader, ref)
     if not await ctx.core.progress.arecord(ctx.reader, ref, moved):
         raise Problem(409, "Stale progression", "A newer position is stored for this chapter.")
     kept = await ctx.core.progress.aposition(ctx.reader, ref)
     assert kept is not None  # just stored
-    response: Response = answer(kept)
+    response = answer(ctx, ref, kept)
     if before is None and response.status_code == 200:
         response.status_code = 201
     return response

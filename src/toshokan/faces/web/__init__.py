@@ -23,6 +23,7 @@ FACE = Face(
     names=frozenset({"assets", "web"}),
     image_routes=(f"{ASSETS_PATH}/",),
     needs=frozenset({Need.CORE}),
+    announce=lambda settings: f"web reader at {reader_address(settings)}",
 )
 
 __all__ = ["FACE", "READER_PATH", "reader_address"]

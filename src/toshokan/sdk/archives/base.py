@@ -7,10 +7,10 @@ and only names that were listed as safe pages are ever opened.
 
 import io
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Self
+from typing import BinaryIO, Protocol, Self, TypeVar
 
 from toshokan.sdk.archives import limits
 from toshokan.sdk.names import is_image_name, natural_key
@@ -18,6 +18,44 @@ from toshokan.sdk.names import is_image_name, natural_key
 
 class ArchiveError(Exception):
     """A chapter that cannot be read; the message is the reason shown to the operator."""
+
+
+class _LockableArchive(Protocol):
+    def needs_password(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+Opened = TypeVar("Opened", bound=_LockableArchive)
+Work = TypeVar("Work", int, float)
+
+
+def open_archive(
+    kind: str, opener: Callable[[], Opened], errors: tuple[type[BaseException], ...]
+) -> Opened:
+    """The archive ``opener`` opens with its library. An encrypted one is refused (the host
+    has no password to give), and the library's own ``errors`` for a damaged file become
+    :class:`ArchiveError`, so that every kind of archive fails alike."""
+    try:
+        archive = opener()
+        if archive.needs_password():
+            archive.close()
+            raise ArchiveError(f"{kind} archive is encrypted")
+    except ArchiveError:
+        raise
+    except errors as error:
+        raise ArchiveError(
+            f"not a readable {kind} archive ({type(error).__name__}: {error})"
+        ) from None
+    return archive
+
+
+def work_to(work: Mapping[str, Work], name: str) -> Work:
+    """What reaching entry ``name`` costs in decompression, as ``work`` has it by entry."""
+    try:
+        return work[name]
+    except KeyError:
+        raise ArchiveError("no such entry") from None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ running after :data:`RAR_TOOL_SECONDS` is killed. A page then costs bounded
 work, whatever the archive holds.
 """
 
+import functools
 import os
 import select
 import shutil
@@ -24,7 +25,7 @@ from typing import IO, BinaryIO, cast
 import rarfile
 
 from toshokan.sdk.archives import limits
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing, open_archive, work_to
 
 RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
 #: Seconds a tool may take to decompress one entry (a capped solid prefix takes about one).
@@ -61,19 +62,9 @@ def rar_tool() -> str | None:
 class RarReader(ChapterReader):
     def __init__(self, path: Path):
         super().__init__(path)
-        #: Bytes decompressed to reach each entry, worked out once per open archive.
-        self._work: dict[str, float] | None = None
-        try:
-            self._rar = rarfile.RarFile(path)
-            if self._rar.needs_password():
-                self._rar.close()
-                raise ArchiveError("RAR archive is encrypted")
-        except ArchiveError:
-            raise
-        except (rarfile.Error, OSError, EOFError, ValueError) as error:
-            raise ArchiveError(
-                f"not a readable RAR archive ({type(error).__name__}: {error})"
-            ) from None
+        self._rar = open_archive(
+            "RAR", lambda: rarfile.RarFile(path), (rarfile.Error, OSError, EOFError, ValueError)
+        )
 
     def release(self) -> None:
         self._rar.close()
@@ -99,24 +90,24 @@ class RarReader(ChapterReader):
         """Bytes the tool decompresses to reach ``name``: the entry, and in a solid archive
         every entry before it too. Infinite when the directory does not say (a RAR 5 entry
         of unknown size), so that such an entry is refused rather than trusted."""
-        if self._work is None:
-            archive_solid = self._rar.is_solid()
-            work: dict[str, float] = {}
-            spent = 0.0
-            for info in self._rar.infolist():  # archive order: the order the tool decompresses
-                if info.is_dir():
-                    continue
-                size: float = int(info.file_size or 0)
-                if getattr(info, "file_flags", 0) & rarfile.RAR5_FILE_FLAG_UNKNOWN_SIZE:
-                    size = float("inf")
-                solid = archive_solid or bool(info.flags & rarfile.RAR_FILE_SOLID)
-                spent = spent + size if solid else size
-                work.setdefault(info.filename or "", spent)
-            self._work = work
-        try:
-            return self._work[name]
-        except KeyError:
-            raise ArchiveError("no such entry") from None
+        return work_to(self._work, name)
+
+    @functools.cached_property
+    def _work(self) -> dict[str, float]:
+        """Every entry's work, from the directory, worked out at the first read that needs it."""
+        archive_solid = self._rar.is_solid()
+        work: dict[str, float] = {}
+        spent = 0.0
+        for info in self._rar.infolist():  # archive order: the order the tool decompresses
+            if info.is_dir():
+                continue
+            size: float = int(info.file_size or 0)
+            if getattr(info, "file_flags", 0) & rarfile.RAR5_FILE_FLAG_UNKNOWN_SIZE:
+                size = float("inf")
+            solid = archive_solid or bool(info.flags & rarfile.RAR_FILE_SOLID)
+            spent = spent + size if solid else size
+            work.setdefault(info.filename or "", spent)
+        return work
 
     def read(self, name: str, limit: int) -> bytes:
         try:

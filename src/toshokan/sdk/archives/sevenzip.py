@@ -6,6 +6,7 @@ decompressed from its start, so the work to reach an entry is counted first
 and refused past :data:`~toshokan.sdk.archives.limits.MAX_DECOMPRESS_WORK`.
 """
 
+import functools
 from pathlib import Path
 
 import py7zr
@@ -13,7 +14,7 @@ import py7zr.io
 import py7zr.py7zr
 
 from toshokan.sdk.archives import limits
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, open_archive, work_to
 
 #: Bytes py7zr decompresses at a time. Its own choice is up to 128 MB, taken whole even for
 #: the entries it skips, so the solid prefix before a page sat in memory at once: four
@@ -25,19 +26,8 @@ py7zr.py7zr.get_memory_limit = lambda: DECOMPRESS_CHUNK  # type: ignore[attr-def
 class SevenZipReader(ChapterReader):
     def __init__(self, path: Path):
         super().__init__(path)
-        #: Bytes decompressed to reach each entry, worked out once per open archive.
-        self._work: dict[str, int] | None = None
-        try:
-            self._archive = py7zr.SevenZipFile(path, mode="r")
-            if self._archive.needs_password():
-                self._archive.close()
-                raise ArchiveError("7z archive is encrypted")
-        except ArchiveError:
-            raise
-        except Exception as error:  # py7zr raises many unrelated types for damaged files
-            raise ArchiveError(
-                f"not a readable 7z archive ({type(error).__name__}: {error})"
-            ) from None
+        # py7zr raises many unrelated types for damaged files.
+        self._archive = open_archive("7z", lambda: py7zr.SevenZipFile(path, mode="r"), (Exception,))
 
     def release(self) -> None:
         self._archive.close()
@@ -57,21 +47,21 @@ class SevenZipReader(ChapterReader):
 
     def work(self, name: str) -> int:
         """Bytes decompressed to reach ``name``: it and every entry before it in its block."""
-        if self._work is None:
-            work: dict[str, int] = {}
-            spent: dict[int, int] = {}
-            for info in self._archive.files:  # stream order: a block is decompressed from its start
-                if info.folder is None:  # empty: nothing to decompress
-                    work.setdefault(info.filename, 0)
-                    continue
-                block = id(info.folder)
-                spent[block] = spent.get(block, 0) + int(info.uncompressed or 0)
-                work.setdefault(info.filename, spent[block])
-            self._work = work
-        try:
-            return self._work[name]
-        except KeyError:
-            raise ArchiveError("no such entry") from None
+        return work_to(self._work, name)
+
+    @functools.cached_property
+    def _work(self) -> dict[str, int]:
+        """Every entry's work, from the directory, worked out at the first read that needs it."""
+        work: dict[str, int] = {}
+        spent: dict[int, int] = {}
+        for info in self._archive.files:  # stream order: a block is decompressed from its start
+            if info.folder is None:  # empty: nothing to decompress
+                work.setdefault(info.filename, 0)
+                continue
+            block = id(info.folder)
+            spent[block] = spent.get(block, 0) + int(info.uncompressed or 0)
+            work.setdefault(info.filename, spent[block])
+        return work
 
     def read(self, name: str, limit: int) -> bytes:
         work = self.work(name)

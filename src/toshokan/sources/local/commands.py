@@ -57,7 +57,14 @@ def scan_command(
     if not root.is_dir():
         raise click.ClickException(f"{root} is not a folder")
     index = Index(index_path or default_index_path(services.data_dir, slug))
-    scanner = Scanner(root, index, default_language=language, workers=workers)
+    scanner = Scanner(
+        root,
+        index,
+        default_language=language,
+        workers=workers,
+        shared_claims=services.claims,
+        source=slug,
+    )
     bar: tqdm | None = None
 
     def progress(done: int, total: int) -> None:

@@ -1,5 +1,8 @@
 """Checking reader credentials against the operator's, without keeping them in the clear.
 
+:class:`LocalAuth` reads what a library requires (Basic or an API key) from its
+settings or the environment.
+
 Plaintext secrets from the configuration are hashed once at start-up
 (scrypt, random salt) and forgotten; precomputed hashes are used as given.
 Checks compare in constant time. Because the host re-verifies on every

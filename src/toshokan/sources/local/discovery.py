@@ -79,6 +79,11 @@ def stat_signature(stat: os.stat_result) -> str:
     return f"{stat.st_size}:{stat.st_mtime_ns}"
 
 
+def signature_mtime(signature: str) -> float:
+    """The modification time (seconds) a :func:`stat_signature` holds."""
+    return int(signature.rsplit(":", 1)[1]) / 1e9
+
+
 def is_inside(path: Path, root: Path) -> bool:
     """Whether ``path``, with links resolved, lies under ``root`` (itself resolved)."""
     try:

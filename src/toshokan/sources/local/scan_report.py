@@ -1,5 +1,6 @@
 """The outcome of a scan, as counted while applying it and read back from the index."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -39,16 +40,33 @@ class ScanReport:
 
 @dataclass
 class ScanProgress:
-    """How far the running scan is (updated from the scanner's thread; plain ints)."""
+    """How far the running scan is (updated from the scanner's thread; plain ints).
+
+    ``report(done, total, running)`` hears every step, for the host's figures.
+    """
 
     running: bool = False
+    #: Waiting for another process of the host to finish its scan of this library (a lease).
+    waiting: bool = False
     done: int = 0
     total: int = 0
+    report: Callable[[int, int, bool], None] | None = None
 
     def update(self, done: int, total: int) -> None:
         self.done, self.total = done, total
+        if self.report is not None:
+            self.report(done, total, self.running)
+
+    def start(self) -> None:
+        self.running, self.done, self.total = True, 0, 0
+
+    def finish(self) -> None:
+        self.running = False
+        self.update(self.done, self.total)
 
     def summary(self) -> str:
+        if self.waiting:
+            return "waiting for another process of the host to finish scanning this library"
         if not self.running:
             return "index up to date"
         return f"scanning: {self.done} of {self.total} new or changed chapters read"

@@ -19,10 +19,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from toshokan.sdk import Claims as HostClaims
 from toshokan.sources.local import reading
 from toshokan.sources.local.comicinfo import MAX_COMICINFO_BYTES
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, walk
 from toshokan.sources.local.index import Index
+from toshokan.sources.local.index.slug_rows import SharedClaims, align_claims
 from toshokan.sources.local.index.update import IndexUpdate, Progress
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
@@ -55,15 +57,19 @@ class Scanner:
         default_language: str = "en",
         comicinfo_limit: int = MAX_COMICINFO_BYTES,
         workers: int | None = None,
+        shared_claims: HostClaims | None = None,
+        source: str = "",
     ):
         self.root = root.resolve()
+        #: The host's claims every replica shares (under ``source``), or None for the index's.
+        self.shared_claims = shared_claims
+        self.source = source
         self.index = index
         self.default_language = default_language
         self.comicinfo_limit = comicinfo_limit
         #: Processes reading chapters during a large scan; 0 or 1 reads in the scan's thread.
         self.workers = default_workers() if workers is None else workers
         #: Chapters opened since this scanner was made (tests assert on it).
-        self.reads = 0
         self._lock = threading.Lock()
         #: Set to stop a running scan between two chapters (the host is shutting down).
         self.stop = threading.Event()
@@ -75,6 +81,12 @@ class Scanner:
         with self._lock:
             found, walk_problems = self.walk(only)
             with self.index.writer() as db:
+                shared = (
+                    None
+                    if self.shared_claims is None
+                    else SharedClaims(self.shared_claims, self.source)
+                )
+                align_claims(db, shared)
                 update = IndexUpdate(
                     db,
                     found,
@@ -84,6 +96,7 @@ class Scanner:
                     read_series_json=self.read_series_json,
                     progress=progress,
                     cancelled=self.stop.is_set,
+                    claims=shared,
                 )
                 report = update.run()
                 self.name_files(db)
@@ -155,14 +168,12 @@ class Scanner:
                     readings = future.result()
                 except Exception:  # a worker died: read the batch here, as a small scan would
                     readings = read(batch)
-                self.reads += len(batch)
                 yield from readings
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def read_chapter(self, chapter: FoundChapter) -> ChapterReading:
         """Open one chapter: its record for the index, or why it was skipped; and warnings."""
-        self.reads += 1
         return reading.read_chapter(
             chapter,
             self.root,

@@ -15,6 +15,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -109,12 +110,11 @@ class LocalLibrary(Source[LocalSettings]):
         self._index: Index | None = None
         self.scanner: Scanner | None = None
         self.snapshot = Snapshot(tags=[], languages=[], updated_at=0.0, series=0, chapters=0)
-        self.last_report: ScanReport | None = None
         self._stop = asyncio.Event()
         self._watcher: asyncio.Task[None] | None = None
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
-        self.progress = ScanProgress()
+        self.progress = ScanProgress(report=partial(services.observers.scan_progress, slug))
         renders = DiskCache(
             services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
         )
@@ -141,6 +141,8 @@ class LocalLibrary(Source[LocalSettings]):
             default_language=self.settings.default_language,
             comicinfo_limit=self.settings.max_comicinfo_bytes,
             workers=self.settings.scan_workers,
+            shared_claims=self.services.claims,
+            source=self.slug,
         )
         if self.settings.watch:
             # Watch before the first scan, so nothing added meanwhile is missed.
@@ -169,7 +171,9 @@ class LocalLibrary(Source[LocalSettings]):
         if self.scanner is not None:
             self.scanner.stop.set()
         if self._first_scan is not None:
-            with contextlib.suppress(Exception):
+            if self.progress.waiting:  # for another replica's scan, which may take minutes
+                self._first_scan.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await self._first_scan  # returns at the next chapter boundary
         if self._watcher is not None:
             self._watcher.cancel()
@@ -186,15 +190,23 @@ class LocalLibrary(Source[LocalSettings]):
         scanner = self.scanner
         if scanner is None:
             raise IndexUnavailable("the source has not started")
+        # One scanner of this library at a time in the whole host (a lease, with [cluster] redis):
+        # each replica reads the files into its own index, one after the other, so they do not
+        # all read a shared folder at once nor claim slugs in an interleaved order.
         async with self._scan_lock:
-            self.progress = ScanProgress(running=True)
-            publisher = asyncio.create_task(self._publish_while_scanning())
+            self.progress.start()
+            self.progress.waiting = True
             try:
-                report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+                async with self.services.exclusive(f"local-scan:{self.slug}"):
+                    self.progress.waiting = False
+                    publisher = asyncio.create_task(self._publish_while_scanning())
+                    try:
+                        report = await asyncio.to_thread(scanner.scan, only, self.progress.update)
+                    finally:
+                        publisher.cancel()
             finally:
-                publisher.cancel()
-                self.progress.running = False
-        self.last_report = report
+                self.progress.waiting = False
+                self.progress.finish()
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
         if report.changed or self.snapshot.updated_at != before:

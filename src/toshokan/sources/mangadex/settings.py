@@ -65,8 +65,8 @@ class Settings(BaseModel):
         default=5.0,
         gt=0,
         le=20,
-        description="Ceiling on API requests per second for the whole process "
-        "(MangaDex allows about 5 per IP).",
+        description="Ceiling on API requests per second for the whole process, or the whole "
+        "host with [cluster] redis (MangaDex allows about 5 per IP).",
     )
     at_home_per_minute: int = Field(
         default=40,

@@ -11,19 +11,28 @@ and sent with that reader's requests, so a refusal is the reader's
 Image loaders send no credentials, so a reader's page and cover links name
 the account by a keyed hash of its credentials (never the credentials, and
 not reversible without the host's secret), and the credentials behind each
-hash are kept in memory only, for :data:`READER_SECONDS` after the reader's
-last request. A link whose account has been forgotten (a restart, another
-replica) is not found; opening the chapter again makes a fresh one.
+hash are kept in memory, for :data:`READER_SECONDS` after the reader's last
+request. With ``[cluster] redis`` they are also kept in the host's shared
+secrets (encrypted with the host's secret), so every process and replica
+serves every reader's links and no sticky sessions are needed. A link whose
+account has been forgotten (a restart without a shared Redis) is not found;
+opening the chapter again makes a fresh one.
 """
 
-import hashlib
-import hmac
+import json
 from dataclasses import dataclass, field
 
 import httpx
 from cachetools import TTLCache
 
-from toshokan.sdk import AuthType, Credentials, InvalidCredentials, RequestContext
+from toshokan.sdk import (
+    AuthType,
+    Credentials,
+    DerivedKey,
+    HostServices,
+    InvalidCredentials,
+    RequestContext,
+)
 from toshokan.sdk.auth import credentials_from_headers
 from toshokan.sources.opds.settings import Settings
 
@@ -31,6 +40,8 @@ from toshokan.sources.opds.settings import Settings
 READER_SECONDS = 24 * 3600
 #: Readers whose credentials are kept at once; the least recently seen go first.
 MAX_READERS = 10_000
+#: Seconds between two writes of a reader's credentials to the shared secrets (each renews them).
+SHARED_RENEWAL_SECONDS = 3600
 #: The account name in links made with the operator's credentials.
 OPERATOR = "op"
 
@@ -51,7 +62,10 @@ class Account:
 class Accounts:
     """The operator's account, and the accounts of the readers seen recently."""
 
-    def __init__(self, settings: Settings, secret: bytes, slug: str):
+    def __init__(self, settings: Settings, services: HostServices, slug: str):
+        self.services = services
+        self.slug = slug
+        secret = services.secret
         self.readers_sign_in = settings.auth == "basic"
         password = settings.password.get_secret_value()
         if self.readers_sign_in:
@@ -60,25 +74,26 @@ class Accounts:
         else:
             auth = httpx.BasicAuth(settings.username, password) if settings.username else None
             self.operator = Account(auth=auth)
-        self._key = hashlib.sha256(secret + b"\x00opds-readers\x00" + slug.encode()).digest()
+        self._key = DerivedKey(secret, "opds-readers", slug)
         self._readers: TTLCache[str, Account] = TTLCache(maxsize=MAX_READERS, ttl=READER_SECONDS)
+        # Readers this process wrote to the shared secrets lately: not written on every request.
+        self._shared: TTLCache[str, bool] = TTLCache(
+            maxsize=MAX_READERS, ttl=SHARED_RENEWAL_SECONDS
+        )
 
     def reader(self, credentials: Credentials) -> Account:
         """The account of a reader's Basic credentials (not yet remembered for links)."""
         username, password = credentials.username or "", credentials.password or ""
-        digest = hmac.new(
-            self._key, f"{username}\x00{password}".encode(), hashlib.sha256
-        ).hexdigest()
         return Account(
             auth=httpx.BasicAuth(username, password),
-            key=f"r{digest[:32]}",
+            key=f"r{self._key.digest(username, password, length=32)}",
             configured=False,
             secrets=tuple(s for s in (username, password) if len(s) >= 3),
         )
 
-    def of(self, ctx: RequestContext) -> Account:
+    async def of(self, ctx: RequestContext) -> Account:
         """Whose account answers this request: the reader's when readers sign in, remembered
-        for the links the answer makes."""
+        for the links the answer makes (by every process, with shared secrets)."""
         if not self.readers_sign_in:
             return self.operator
         credentials = credentials_from_headers(AuthType.BASIC, ctx.auth)
@@ -86,10 +101,30 @@ class Accounts:
             raise InvalidCredentials("This source needs a reader's catalogue account.")
         account = self.reader(credentials)
         self._readers[account.key] = account
+        shared = self.services.shared_secrets
+        if shared is not None and account.key not in self._shared:
+            sign_in = {"username": credentials.username, "password": credentials.password}
+            await shared.keep(self._name(account.key), json.dumps(sign_in).encode(), READER_SECONDS)
+            self._shared[account.key] = True
         return account
 
-    def named(self, key: str) -> Account | None:
+    async def named(self, key: str) -> Account | None:
         """The account a link names, or None when it is unknown or forgotten."""
         if not self.readers_sign_in:
             return self.operator if key == OPERATOR else None
-        return self._readers.get(key)
+        account = self._readers.get(key)
+        shared = self.services.shared_secrets
+        if account is not None or shared is None:
+            return account
+        kept = await shared.find(self._name(key))
+        if kept is None:
+            return None
+        sign_in = json.loads(kept)
+        account = self.reader(Credentials(type=AuthType.BASIC, **sign_in))
+        if account.key != key:  # sealed under this name by no sign-in of this source
+            return None
+        self._readers[key] = account
+        return account
+
+    def _name(self, key: str) -> str:
+        return f"opds:{self.slug}:{key}"

@@ -87,7 +87,7 @@ class Opds(Source[Settings]):
         self.catalogue = Catalogue(slug, settings, client)
         self.refs = Refs(settings.root_url(), settings.api_key.get_secret_value())
         self.signer = Signer(services.secret, slug)
-        self.accounts = Accounts(settings, services.secret, slug)
+        self.accounts = Accounts(settings, services, slug)
         folder = services.data_dir / "opds" / slug
         self.archives = ArchiveCache(
             folder / "books",
@@ -234,19 +234,19 @@ class Opds(Source[Settings]):
 
     async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
         async with self._deadline():
-            return await self._search(request, ctx, self.accounts.of(ctx))
+            return await self._search(request, ctx, await self.accounts.of(ctx))
 
     async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
         async with self._deadline():
-            return await self._manga(manga_slug, ctx, self.accounts.of(ctx))
+            return await self._manga(manga_slug, ctx, await self.accounts.of(ctx))
 
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
         async with self._deadline():
-            return await self._chapters(manga_slug, self.accounts.of(ctx))
+            return await self._chapters(manga_slug, await self.accounts.of(ctx))
 
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
         async with self._deadline():
-            return await self._pages(manga_slug, chapter_slug, ctx, self.accounts.of(ctx))
+            return await self._pages(manga_slug, chapter_slug, ctx, await self.accounts.of(ctx))
 
     # -- search ------------------------------------------------------------------
 
@@ -441,8 +441,8 @@ class Opds(Source[Settings]):
 
     # -- routes ----------------------------------------------------------------------
 
-    def _linked(self, who: str) -> Account:
-        account = self.accounts.named(who)
+    async def _linked(self, who: str) -> Account:
+        account = await self.accounts.named(who)
         if account is None:  # signed by us, but its reader's sign-in is no longer known here
             raise NotFound("This link has expired; open the chapter again.")
         return account
@@ -466,7 +466,7 @@ class Opds(Source[Settings]):
         decoded = self.refs.decode(code) if self.signer.check(sig, code, who) else None
         if decoded is None:
             raise NotFound("No image is at this path.")
-        response = await self.catalogue.get(decoded[0], self._linked(who))
+        response = await self.catalogue.get(decoded[0], await self._linked(who))
         if len(response.content) > MAX_IMAGE_BYTES:
             raise UpstreamError("The catalogue sent an image too large to pass on.")
         kind = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
@@ -481,7 +481,7 @@ class Opds(Source[Settings]):
         decoded = self.refs.decode(code) if valid else None
         if decoded is None:
             raise NotFound("No page is at this path.")
-        account = self._linked(who)
+        account = await self._linked(who)
         with self.catalogue.mapped(account):
             try:
                 data, kind = await self.archives.page(

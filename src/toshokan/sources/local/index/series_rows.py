@@ -18,7 +18,7 @@ from toshokan.sdk import Classification, Publication
 from toshokan.sdk.names import parse_chapter_name, parse_series_name
 from toshokan.sources.local import metadata as md
 from toshokan.sources.local.discovery import FoundSeries
-from toshokan.sources.local.index.slug_rows import assign_chapter_slugs
+from toshokan.sources.local.index.slug_rows import LibraryClaims, assign_chapter_slugs
 from toshokan.sources.local.seriesjson import SeriesJson, SeriesJsonError
 from toshokan.sources.local.slugs import series_base_slug
 from toshokan.sources.local.versions import version_of
@@ -57,7 +57,11 @@ def delete_series(db: sqlite3.Connection, sid: int) -> None:
 
 
 def aggregate_series(
-    db: sqlite3.Connection, sid: int, series: FoundSeries, read_series_json: SeriesJsonReader
+    db: sqlite3.Connection,
+    sid: int,
+    series: FoundSeries,
+    read_series_json: SeriesJsonReader,
+    claims: LibraryClaims,
 ) -> bool:
     """Recompute a series row from its chapters; False when it has none left (deleted)."""
     rows = db.execute(
@@ -71,7 +75,7 @@ def aggregate_series(
     _update_series_row(db, sid, series, rows, facts, series_json)
     _replace_search_terms(db, sid, facts)
     _replace_search_text(db, sid, facts)
-    assign_chapter_slugs(db, series.relpath, rows)
+    assign_chapter_slugs(db, claims, series.relpath, rows)
     return True
 
 

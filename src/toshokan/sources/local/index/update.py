@@ -13,12 +13,13 @@ or the rest of the library would look deleted.
 
 import functools
 import itertools
+import json
 import sqlite3
 import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, NamedTuple
 
-from toshokan.sources.local.discovery import FoundChapter, FoundSeries
+from toshokan.sources.local.discovery import FoundChapter, FoundSeries, signature_mtime
 from toshokan.sources.local.index.database import now
 from toshokan.sources.local.index.series_rows import (
     SeriesJsonReader,
@@ -27,7 +28,11 @@ from toshokan.sources.local.index.series_rows import (
     insert_series,
     refresh_tag_names,
 )
-from toshokan.sources.local.index.slug_rows import assign_series_slugs
+from toshokan.sources.local.index.slug_rows import (
+    IndexClaims,
+    LibraryClaims,
+    assign_series_slugs,
+)
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
 
@@ -77,8 +82,11 @@ class IndexUpdate:
         read_series_json: SeriesJsonReader,
         progress: Progress | None = None,
         cancelled: Callable[[], bool] = lambda: False,
+        claims: LibraryClaims | None = None,
     ):
         self.db = db
+        #: Where slugs are claimed: the index's own table unless the host shares claims.
+        self.claims = claims or IndexClaims(db)
         self.found = found
         self.walk_problems = walk_problems
         self.only = only
@@ -97,6 +105,8 @@ class IndexUpdate:
         self.series_set_changed = False
         #: Chapter rows of the series being applied, written when it is done.
         self.unwritten: list[dict[str, Any]] = []
+        #: Paths among them that the index did not hold: their first-seen time is claimed.
+        self.new: set[str] = set()
         #: Chapters to read in this scan, read so far, and read since the last commit.
         self.total = 0
         self.done = 0
@@ -139,7 +149,7 @@ class IndexUpdate:
             for _, group in itertools.groupby(to_read, key=lambda item: item[0].relpath):
                 for series, chapter, stored in group:
                     self._apply_chapter(series, chapter, stored)
-                self._write_chapters()
+                self._write_chapters(series.relpath)
                 if self._time_to_publish():
                     self._publish_finished_series()
         finally:
@@ -235,8 +245,18 @@ class IndexUpdate:
         if self.cancelled():
             raise ScanCancelled()
 
-    def _write_chapters(self) -> None:
-        """Write one series' chapter rows at once (the same statement for each)."""
+    def _write_chapters(self, series_relpath: str) -> None:
+        """Write one series' chapter rows at once (the same statement for each), the new
+        ones dated by when the library first had them (another replica may have seen them
+        first: one claim for the series)."""
+        new = {r["relpath"]: r["first_seen"] for r in self.unwritten if r["relpath"] in self.new}
+        if new:
+            first = self.claims.first_seen(series_relpath, new)
+            for record in self.unwritten:
+                if record["relpath"] in first:
+                    record["first_seen"] = first[record["relpath"]]
+                    record["date"] = _date_of(record)
+            self.new.clear()
         if self.unwritten:
             self.db.executemany(_upsert_sql(tuple(self.unwritten[0])), self.unwritten)
             self.unwritten = []
@@ -247,7 +267,7 @@ class IndexUpdate:
         self.published |= self.changed_series
         self.changed_series.clear()
         if self.series_set_changed:
-            assign_series_slugs(self.db)
+            assign_series_slugs(self.db, self.claims)
         self.db.execute("COMMIT")
         self.db.execute("BEGIN")
         self.pending = 0
@@ -297,10 +317,10 @@ class IndexUpdate:
         # Recorded once: a chapter keeps the time it first entered the library, so a
         # library copied in bulk lists by number, and a chapter added later on top.
         record["first_seen"] = self.scan_time if stored is None else stored.first_seen
-        released = record["released"]
-        record["date"] = released if released is not None else record["first_seen"]
+        record["date"] = _date_of(record)
         self.unwritten.append(record)
         if stored is None:
+            self.new.add(record["relpath"])
             self.report.added += 1
         else:
             self.report.updated += 1
@@ -342,18 +362,21 @@ class IndexUpdate:
             series = by_id.get(sid)
             if series is None:
                 continue
-            if not aggregate_series(self.db, sid, series, self.read_series_json):
+            if not aggregate_series(self.db, sid, series, self.read_series_json, self.claims):
                 self.series_set_changed = True
 
     def _refresh_library_rows(self) -> None:
-        """Series slugs, the tag list and the index's timestamp, when anything changed."""
+        """Series slugs and the tag list when anything changed, and the content's time."""
         if self.series_set_changed:
-            assign_series_slugs(self.db)
+            assign_series_slugs(self.db, self.claims)
         rebuilt = self.changed_series or self.published
         if rebuilt or self.series_set_changed:
             refresh_tag_names(self.db)
-        if self.report.changed or rebuilt or self.series_set_changed:
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES('updated_at', ?)", (str(now()),))
+        # Every scan, even one that found no change: an index written before the time
+        # came from the files holds its last scan's time until then.
+        self.db.execute(
+            "INSERT OR REPLACE INTO meta VALUES('updated_at', ?)", (str(content_time(self.db)),)
+        )
 
     def _fill_report(self) -> None:
         """Totals and problems for the whole library, not just this scan's scope."""
@@ -368,6 +391,27 @@ class IndexUpdate:
         ):
             target = report.warnings if row["severity"] == "warning" else report.skipped
             target.append((row["relpath"], row["reason"]))
+
+
+def _date_of(record: dict[str, Any]) -> float:
+    """A chapter's date: its release date, else when it first entered the library."""
+    released: float | None = record["released"]
+    return released if released is not None else float(record["first_seen"])
+
+
+def content_time(db: sqlite3.Connection) -> float:
+    """When the library's content last changed, as its files say: the newest modification
+    time of a chapter, series.json or cover the index holds.
+
+    The source's ``updatedAt``, so it is the same on every replica reading one folder
+    and after every restart (a scan's own time would give each replica its own hash).
+    """
+    newest = float(db.execute("SELECT coalesce(max(mtime), 0) FROM chapters").fetchone()[0])
+    for (meta_sig,) in db.execute("SELECT meta_sig FROM series WHERE meta_sig != ''"):
+        for found in json.loads(meta_sig):
+            if found is not None:
+                newest = max(newest, signature_mtime(found[1]))
+    return newest
 
 
 @functools.lru_cache(maxsize=4)

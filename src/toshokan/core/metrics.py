@@ -1,0 +1,176 @@
+"""The host's figures, kept with ``prometheus-client`` and read at ``/_/metrics``.
+
+What is counted, and where it comes from:
+
+- requests by face, route template, method and status, and their latency, from
+  the edge (:mod:`toshokan.edge.routes` names the route as declared, never the
+  concrete path, so no slug or signature becomes a label);
+- lookups of the core's result cache: hits in the process's memory, in the shared
+  cache ([cluster] redis), computations joined and misses;
+- upstream requests and their errors, and waits for an upstream budget, by
+  source, which the SDK reports (:mod:`toshokan.sdk.observe`);
+- how far a source's scan of its content is (the local library's index).
+
+Every label value is the operator's (face and source names, route templates,
+error codes, cache kinds) or from a closed set (methods, statuses), so the
+number of series is bounded whatever clients send.
+
+With several worker processes (``--workers``), each process writes its
+figures to files in one directory (``prometheus-client``'s multiprocess
+mode, :func:`toshokan.serving.share_metrics_between_processes`), and a scrape of any worker reads and
+sums them all: one scrape, one host.
+"""
+
+import os
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.multiprocess import MultiProcessCollector
+
+from toshokan.core.cache import ResultCache
+from toshokan.sdk.observe import Observers
+
+#: Where the processes of one host write their figures (prometheus-client's variable).
+MULTIPROCESS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
+#: Methods counted by name; any other a client sends is counted as ``other``.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+#: Latency buckets (seconds): from a replayed answer (well under a millisecond) to an upstream
+#: that takes its whole deadline.
+LATENCY_BUCKETS = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1,
+    2.5,
+    5,
+    10,
+    30,
+)
+
+
+class HostMetrics:
+    """One host's figures; an observer of its upstream clients and scans."""
+
+    #: The media type of :meth:`exposition`.
+    content_type = CONTENT_TYPE_LATEST
+
+    def __init__(self) -> None:
+        self._series: dict[tuple[str, str, str, int], tuple[Any, Any]] = {}
+        self.registry = registry = CollectorRegistry()
+        self.requests = Counter(
+            "toshokan_requests",
+            "Requests answered, by face, route template, method and status.",
+            ["face", "route", "method", "status"],
+            registry=registry,
+        )
+        self.latency = Histogram(
+            "toshokan_request_duration_seconds",
+            "Seconds from a request's arrival to the end of its answer, by face and route.",
+            ["face", "route"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.cache = Counter(
+            "toshokan_cache_lookups",
+            "Lookups of the result cache by kind: hit (kept by this process), joined (a "
+            "computation under way here), shared (from the shared cache) or miss (computed).",
+            ["kind", "result"],
+            registry=registry,
+        )
+        self.upstream = Counter(
+            "toshokan_upstream_requests",
+            "Requests sent to upstreams, by source.",
+            ["source"],
+            registry=registry,
+        )
+        self.upstream_errors = Counter(
+            "toshokan_upstream_errors",
+            "Upstream requests that failed, by source and the error the host made of it.",
+            ["source", "code"],
+            registry=registry,
+        )
+        self.budget_waits = Counter(
+            "toshokan_upstream_budget_waits",
+            "Upstream requests that waited for their source's request budget.",
+            ["source"],
+            registry=registry,
+        )
+        self.budget_wait_seconds = Counter(
+            "toshokan_upstream_budget_wait_seconds",
+            "Seconds upstream requests spent waiting for their source's request budget.",
+            ["source"],
+            registry=registry,
+        )
+        self.scan_read = Gauge(
+            "toshokan_scan_read",
+            "Items (the local library's chapters) the latest scan of a source has read.",
+            ["source"],
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.scan_to_read = Gauge(
+            "toshokan_scan_to_read",
+            "Items (new or changed chapters) the latest scan of a source has to read.",
+            ["source"],
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.scan_running = Gauge(
+            "toshokan_scan_running",
+            "1 while a scan of the source runs.",
+            ["source"],
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+
+    def observe(self, cache: ResultCache, observers: Observers) -> None:
+        """Count ``cache``'s lookups and what ``observers`` hear."""
+        cache.on_lookup(self.cache_lookup)
+        observers.add(self)
+
+    def request(self, face: str, route: str, method: str, status: int, seconds: float) -> None:
+        named = method if method in METHODS else "other"
+        key = (face, route, named, status)
+        series = self._series.get(key)
+        if series is None:
+            # Looked up once per label set, not on every request: labels() validates and locks.
+            series = self._series[key] = (
+                self.requests.labels(face, route, named, status),
+                self.latency.labels(face, route),
+            )
+        count, latency = series
+        count.inc()
+        latency.observe(seconds)
+
+    def cache_lookup(self, kind: str, result: str) -> None:
+        self.cache.labels(kind, result).inc()
+
+    def upstream_request(self, source: str, error: str | None) -> None:
+        self.upstream.labels(source).inc()
+        if error is not None:
+            self.upstream_errors.labels(source, error).inc()
+
+    def budget_wait(self, source: str, seconds: float) -> None:
+        self.budget_waits.labels(source).inc()
+        self.budget_wait_seconds.labels(source).inc(seconds)
+
+    def scan_progress(self, source: str, done: int, total: int, running: bool) -> None:
+        self.scan_read.labels(source).set(done)
+        self.scan_to_read.labels(source).set(total)
+        self.scan_running.labels(source).set(1 if running else 0)
+
+    def exposition(self) -> bytes:
+        """The figures in Prometheus' text format: every process's, summed, when shared."""
+        if MULTIPROCESS_DIR_ENV in os.environ:
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            return generate_latest(registry)
+        return generate_latest(self.registry)

@@ -1,0 +1,21 @@
+"""A Komga-compatible API at ``/_/komga``: Mihon, Aidoku, Paperback, Tachimanga and Komelia read
+every source of the host through it, with each reader's progress kept on the host."""
+
+from toshokan.core.face import Face, Need
+from toshokan.faces.komga.answers import PREFIX
+from toshokan.faces.komga.routes import komga_routes
+
+FACE = Face(
+    name="komga",
+    prefix=PREFIX,
+    routes=komga_routes,
+    names=frozenset({"komga"}),
+    # A reader fetches every page of a chapter, and every cover of a listing, through these.
+    image_routes=(
+        rf"{PREFIX}/api/v1/books/[^/]+/pages/[^/]+",
+        rf"{PREFIX}/api/v1/(series|books)/[^/]+/thumbnail",
+    ),
+    needs=frozenset({Need.CORE}),
+)
+
+__all__ = ["FACE", "PREFIX"]

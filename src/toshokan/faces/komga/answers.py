@@ -1,0 +1,56 @@
+"""How the face answers: JSON of Komga's DTOs, pictures, and the reader-scoped cache headers."""
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, TypeAdapter
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core import host_path
+from toshokan.core.http import caller_of, core_of
+from toshokan.core.images import Picture, image_response
+from toshokan.faces.komga.auth import reader_of, set_session
+from toshokan.faces.komga.content import Reading
+from toshokan.faces.komga.errors import komga_endpoint
+
+PREFIX = host_path("komga")
+_LIST: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
+#: Every answer shows the reader's own progress: never kept by a shared cache.
+PRIVATE = "private, no-cache"
+
+Handler = Callable[[Request, Reading], Awaitable[Response]]
+
+
+def as_json(value: BaseModel | Sequence[BaseModel] | Sequence[str]) -> Response:
+    if isinstance(value, BaseModel):
+        body = value.model_dump_json().encode()
+    else:
+        body = _LIST.dump_json(list(value))
+    return Response(body, media_type="application/json", headers={"Cache-Control": PRIVATE})
+
+
+def no_content() -> Response:
+    return Response(status_code=204, headers={"Cache-Control": PRIVATE})
+
+
+def picture(image: Picture) -> Response:
+    return image_response(image, "private, max-age=3600")
+
+
+def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    """Tell the reader (setting the session cookie on a Basic sign-in), then answer; every
+    refusal in Komga's shape."""
+
+    async def endpoint(request: Request) -> Response:
+        core, caller = core_of(request), caller_of(request)
+        reader, token = await reader_of(request, core, caller)
+        response = await handler(request, Reading(core, caller, reader))
+        if token is not None:
+            # Under the address the app typed, a proxy's path prefix included.
+            face = urlsplit(core.urls(caller).face("komga")).path
+            set_session(request, response, token, face)
+        return response
+
+    return komga_endpoint(endpoint)

@@ -1,0 +1,54 @@
+"""Who reads: the session cookie, HTTP Basic or ``X-API-Key``, as Komga's clients sign in.
+
+Mihon's extension asks without credentials and answers the 401 with Basic
+(OkHttp's authenticator retries once); Aidoku sends Basic up front; Komelia
+and scripts may send a reader's API key as ``X-API-Key``. Mihon's tracker sends
+no credentials at all: it rides the session cookie Komga sets on a Basic
+sign-in, kept in the app's shared cookie jar. So a successful Basic sign-in
+sets the host's session cookie, scoped to this face's path (which covers
+``/api/v1`` and ``/api/v2``), HttpOnly, and Secure only when the request came
+over https (a cookie marked Secure is never sent back over plain http).
+
+With no readers on the host it is open: every request is the implicit reader.
+"""
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core import Caller, Core
+from toshokan.core.credentials import basic_credentials
+from toshokan.core.readers import SESSION_COOKIE, SESSION_SECONDS, Sessions, reader_of_headers
+from toshokan.core.readers.identify import API_KEY_HEADER
+
+
+async def reader_of(request: Request, core: Core, caller: Caller) -> tuple[str, str | None]:
+    """The reader, and a new session token to set when they signed in with Basic just now.
+
+    Raises ``InvalidCredentials`` (401) when the host has readers and the request
+    names none of them, ``RateLimited`` past the attempt budget.
+    """
+    sessions = Sessions(core.readers)
+    explicit = basic_credentials(caller.headers) is not None or bool(
+        caller.headers.get(API_KEY_HEADER)
+    )
+    token = request.cookies.get(SESSION_COOKIE)
+    signed_in = await sessions.reader(token) if token else None
+    if signed_in is not None and not explicit:
+        return signed_in, None
+    reader = await reader_of_headers(core.readers, caller.headers, caller.client)
+    if not reader or basic_credentials(caller.headers) is None or reader == signed_in:
+        return reader, None
+    return reader, sessions.issue(reader)
+
+
+def set_session(request: Request, response: Response, token: str, path: str) -> None:
+    """The session cookie, sent back on every path under ``path`` (the face's prefix)."""
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=SESSION_SECONDS,
+        path=path,
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="lax",
+    )

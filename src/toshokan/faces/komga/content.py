@@ -1,0 +1,164 @@
+"""Everything this face asks of the core, in one place: sources, works, chapters, pages, images.
+
+The rest of the face only shapes answers; these calls are the whole of its
+traffic with the core, so they can move with it as a unit.
+
+A Komga request carries the host's reader credentials, not a source's. A
+source open to everyone is asked with none of them (its answers stay shared
+in the cache); a source locked with ``basic`` auth receives the request's Basic
+header, so a source that accepts the host's readers (or whose own account the
+reader typed) opens, and any other locked source refuses, and is not listed.
+"""
+
+import asyncio
+from dataclasses import dataclass, replace
+from typing import Any
+
+from starlette.datastructures import Headers
+
+from toshokan.core import Caller, Core, Visit
+from toshokan.core.credentials import basic_credentials
+from toshokan.core.images import THUMBNAIL_WIDTH, Picture, as_png
+from toshokan.core.progress import ChapterRef, Position
+from toshokan.errors import (
+    ChapterNotFound,
+    HostError,
+    InvalidCredentials,
+    RateLimited,
+    UpstreamError,
+)
+from toshokan.models import AuthType, Chapter, Manga, SearchResponse, SourceConfiguration
+
+#: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
+READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One request to the face: the core, who reads, as whom the sources are asked."""
+
+    core: Core
+    caller: Caller
+    reader: str
+
+    @property
+    def signed_as(self) -> str:
+        """The name sent with Basic, if any (on a host without readers, no one checks it)."""
+        basic = basic_credentials(self.caller.headers)
+        return "" if basic is None else basic[0]
+
+    def source_caller(self, config: SourceConfiguration) -> Caller:
+        """The caller as a source should see it: its Basic header only if the source wants it."""
+        keep_basic = config.auth.required and config.auth.type is AuthType.BASIC
+        kept = {
+            name: value
+            for name, value in self.caller.headers.items()
+            if name.lower() not in READER_HEADERS
+            or (keep_basic and name.lower() == "authorization")
+        }
+        return replace(self.caller, headers=Headers(kept))
+
+
+#: A Komga library is one of the host's sources; in a request, the core's visit to it.
+Library = Visit
+
+
+async def library(reading: Reading, slug: str) -> Library:
+    """One source, as this reader may open it (401 from the core when it stays locked)."""
+    shelf = await reading.core.visit(slug, reading.caller)
+    return shelf.as_caller(reading.source_caller(shelf.config))
+
+
+async def libraries(reading: Reading) -> list[Library]:
+    """The serving sources this reader can open: every open one, and each locked one whose
+    check passes with what the request sent (decided once per half minute by the core)."""
+    found = [await library(reading, hosted.slug) for hosted in reading.core.host.serving()]
+    opened = await asyncio.gather(*(_opens(reading, shelf) for shelf in found))
+    return [shelf for shelf, opens in zip(found, opened, strict=True) if opens]
+
+
+async def _opens(reading: Reading, shelf: Library) -> bool:
+    if not shelf.config.auth.required:
+        return True
+    try:
+        await shelf.access()
+    except (InvalidCredentials, RateLimited, UpstreamError):
+        return False
+    return True
+
+
+def holds_files(reading: Reading, shelf: Library) -> bool:
+    """Whether the source's chapters are files here: asking about each reads its own index."""
+    return shelf.offers_downloads
+
+
+async def search(reading: Reading, shelf: Library, body: dict[str, Any]) -> SearchResponse:
+    return (await shelf.search(body)).value
+
+
+async def manga(reading: Reading, shelf: Library, slug: str) -> Manga:
+    return (await shelf.manga(slug)).value
+
+
+async def chapters(reading: Reading, shelf: Library, manga_slug: str) -> list[Chapter]:
+    return (await shelf.chapters(manga_slug)).value
+
+
+async def chapter(
+    reading: Reading, shelf: Library, ref: ChapterRef
+) -> tuple[Chapter, list[Chapter]]:
+    """The chapter a book is, and every chapter of its work (a book's number is its place)."""
+    every = await chapters(reading, shelf, ref.manga)
+    for found in every:
+        if found.slug == ref.chapter:
+            return found, every
+    raise ChapterNotFound()
+
+
+async def page_urls(reading: Reading, shelf: Library, ref: ChapterRef) -> list[str]:
+    return await shelf.page_list(ref.manga, ref.chapter)
+
+
+async def page_counts(
+    reading: Reading, shelf: Library, manga_slug: str, chapters: list[Chapter]
+) -> dict[str, int]:
+    """The page counts of ``chapters`` by slug: asked of a source whose chapters are files
+    here (each a read of its own index), else those the source listed with its chapters."""
+    if not holds_files(reading, shelf):
+        return {c.slug: c.pages for c in chapters if c.pages}
+
+    async def count(chapter: Chapter) -> int:
+        ref = ChapterRef(shelf.slug, manga_slug, chapter.slug)
+        try:
+            return len(await page_urls(reading, shelf, ref))
+        except HostError:  # gone since the list was made: its count is unknown
+            return 0
+
+    counted = await asyncio.gather(*(count(chapter) for chapter in chapters))
+    return dict(zip((c.slug for c in chapters), counted, strict=True))
+
+
+async def page_image(reading: Reading, shelf: Library, url: str, *, png: bool) -> Picture:
+    """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
+    picture = await shelf.image(url, as_jpeg=True)
+    return await asyncio.to_thread(as_png, picture) if png else picture
+
+
+async def thumbnail(reading: Reading, shelf: Library, url: str) -> Picture:
+    return await shelf.image(url, width=THUMBNAIL_WIDTH)
+
+
+async def positions(reading: Reading, source: str, manga_slug: str) -> dict[str, Position]:
+    return await reading.core.progress.apositions(reading.reader, source, manga_slug)
+
+
+async def position(reading: Reading, ref: ChapterRef) -> Position | None:
+    return await reading.core.progress.aposition(reading.reader, ref)
+
+
+async def record(reading: Reading, ref: ChapterRef, place: Position) -> None:
+    await reading.core.progress.arecord(reading.reader, ref, place)
+
+
+async def forget(reading: Reading, ref: ChapterRef) -> None:
+    await reading.core.progress.aforget(reading.reader, ref)

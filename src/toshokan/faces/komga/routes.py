@@ -1,0 +1,72 @@
+"""The face's routes: the part of Komga's REST API its clients call, under ``/_/komga``."""
+
+from starlette.routing import BaseRoute, Route
+
+from toshokan.faces.komga import books, series, tracker
+from toshokan.faces.komga.answers import PREFIX, Handler, komga_route
+from toshokan.faces.komga.errors import komga_endpoint, not_found
+
+V1 = f"{PREFIX}/api/v1"
+V2 = f"{PREFIX}/api/v2"
+
+GET: list[tuple[str, Handler]] = [
+    (f"{V1}/libraries", series.list_libraries),
+    (f"{V1}/libraries/{{id}}", series.one_library),
+    (f"{V1}/series", series.list_series),
+    # Before ``series/{id}``, which would take the word for an id.
+    (f"{V1}/series/release-dates", series.empty_list),
+    (f"{V1}/series/new", series.new_series),
+    (f"{V1}/series/updated", series.updated_series),
+    (f"{V1}/series/{{id}}", series.one_series),
+    (f"{V1}/series/{{id}}/thumbnail", series.series_thumbnail),
+    (f"{V1}/series/{{id}}/books", books.series_books),
+    (f"{V1}/books/{{id}}", books.one_book),
+    (f"{V1}/books/{{id}}/next", books.next_book),
+    (f"{V1}/books/{{id}}/previous", books.previous_book),
+    (f"{V1}/books/{{id}}/pages", books.book_pages),
+    (f"{V1}/books/{{id}}/pages/{{number}}", books.page_image),
+    (f"{V1}/books/{{id}}/thumbnail", books.book_thumbnail),
+    (f"{V1}/collections", series.list_collections),
+    (f"{V1}/collections/{{id}}/series", series.collection_series),
+    (f"{V1}/readlists", series.empty_page),
+    (f"{V1}/genres", series.genres),
+    (f"{V1}/tags", series.empty_list),
+    (f"{V1}/publishers", series.empty_list),
+    (f"{V1}/authors", series.empty_list),
+    (f"{V1}/languages", series.languages),
+    (f"{V1}/age-ratings", series.empty_list),
+    (f"{V1}/sharing-labels", series.empty_list),
+    (f"{V1}/users/me", series.me),
+    (f"{V2}/users/me", series.me),
+    (f"{V2}/series/{{id}}/read-progress/tachiyomi", tracker.tachiyomi_progress),
+]
+
+
+def komga_routes() -> list[BaseRoute]:
+    routes: list[BaseRoute] = [
+        Route(path, komga_route(handler), methods=["GET"]) for path, handler in GET
+    ]
+    routes += [
+        Route(f"{V1}/series/list", komga_route(series.search_series), methods=["POST"]),
+        Route(f"{V1}/books/list", komga_route(books.search_books), methods=["POST"]),
+        Route(
+            f"{V1}/books/{{id}}/read-progress",
+            komga_route(books.mark_progress),
+            methods=["PATCH"],
+        ),
+        Route(
+            f"{V1}/books/{{id}}/read-progress",
+            komga_route(books.forget_progress),
+            methods=["DELETE"],
+        ),
+        Route(
+            f"{V2}/series/{{id}}/read-progress/tachiyomi",
+            komga_route(tracker.mark_tachiyomi_progress),
+            methods=["PUT"],
+        ),
+        # Read lists (and their tracker form): the host keeps none, so each is gone.
+        Route(f"{V1}/readlists/{{rest:path}}", komga_route(series.no_read_list)),
+        Route(f"{PREFIX}/{{rest:path}}", komga_endpoint(not_found)),
+        Route(PREFIX, komga_endpoint(not_found)),
+    ]
+    return routes

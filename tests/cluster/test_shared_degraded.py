@@ -1,0 +1,103 @@
+"""Redis going away, or never there: per-process state, a detail on health and ping, no 500s.
+
+The Redis here is the test's own (`own_redis`), on a spare port, so it can be
+stopped while two replicas use it.
+"""
+
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import httpx
+
+from tests.cluster.library import library
+from tests.cluster.replicas import Replica, replicas
+from tests.cluster.servers import RedisServer, start_redis
+
+PATHS = ["/", "/local", "/local/health", "/local/ping"]
+SEARCH = {"page": 1, "sort": "title", "direction": "asc"}
+DETAIL = "shared state unavailable"
+
+
+def write_config(path: Path, library_root: Path, redis_url: str) -> Path:
+    path.write_text(
+        f"""
+[host]
+secret = "one-secret-for-every-replica"
+public_url = "https://comics.example.org"
+
+[cluster]
+redis = "{redis_url}"
+
+[limits]
+rate_limit = 1000
+
+[sources.local]
+root = "{library_root}"
+start_wait = 10
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def answers(replica: Replica) -> list[httpx.Response]:
+    """Every path of ``PATHS`` and a search, each bound to answer within 2 s (no hang)."""
+    got = [httpx.get(f"{replica.url}{path}", timeout=2) for path in PATHS]
+    got.append(httpx.post(f"{replica.url}/local/search", json=SEARCH, timeout=2))
+    return got
+
+
+def detail(replica: Replica, path: str) -> str | None:
+    found: str | None = httpx.get(f"{replica.url}{path}", timeout=2).json().get("detail")
+    return found
+
+
+def shared_again(replica: Replica) -> bool:
+    return detail(replica, "/local/health") is None
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def test_redis_gone_and_back(tmp_path: Path, own_redis: RedisServer) -> None:
+    config = write_config(
+        tmp_path / "toshokan.toml", library(tmp_path / "library"), own_redis.url()
+    )
+    with replicas(config, tmp_path, 2) as started:
+        for replica in started:
+            assert [a.status_code for a in answers(replica)] == [200] * 5
+            assert detail(replica, "/local/health") is None
+        own_redis.stop()
+        for replica in started:
+            for _ in range(3):
+                assert [a.status_code for a in answers(replica)] == [200] * 5
+            for path in ("/local/health", "/local/ping"):
+                assert DETAIL in (detail(replica, path) or "")
+        # Back on the same port: each replica finds it again on its own.
+        start_redis(own_redis.workdir or tmp_path / "again", own_redis.port)
+        for replica in started:
+            assert wait_for(partial(shared_again, replica), 10)
+            assert [a.status_code for a in answers(replica)] == [200] * 5
+        outputs = [replica.stop() for replica in started]
+    for output in outputs:
+        # One line when it went, one when it came back: not one per request.
+        assert output.count("does not answer") == 1, output
+        assert output.count("answers again") == 1, output
+
+
+def test_redis_unreachable_at_start_up(tmp_path: Path, own_redis: RedisServer) -> None:
+    url = own_redis.url()
+    own_redis.stop()
+    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), url)
+    with replicas(config, tmp_path, 1) as (replica,):
+        assert [a.status_code for a in answers(replica)] == [200] * 5
+        assert DETAIL in (detail(replica, "/local/ping") or "")
+        assert "Redis at 127.0.0.1" in (detail(replica, "/local/health") or "")

@@ -1,4 +1,0 @@
-from tests.edge.conftest import make_host
-from tests.local.conftest import make_source
-
-__all__ = ["make_host", "make_source"]

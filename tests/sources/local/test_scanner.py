@@ -1,0 +1,353 @@
+"""Scanning: what is indexed, what is skipped and why, and incremental updates."""
+
+import os
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+import py7zr
+import pytest
+
+from toshokan.sdk.archives import rar_tool
+from toshokan.sources.local.discovery import LibraryUnavailable
+from toshokan.sources.local.index import Index
+from toshokan.sources.local.scanner import Scanner
+
+from .helpers import cbz, comicinfo, jpeg, png, rar4
+
+
+def scanner_for(root: Path, tmp_path: Path, name: str = "index.sqlite3") -> Scanner:
+    return Scanner(root, Index(tmp_path / name))
+
+
+def slugs(scanner: Scanner) -> dict[str, str]:
+    db = scanner.index.reader()
+    out = {row[0]: row[1] for row in db.execute("SELECT relpath, slug FROM series")}
+    out |= {row[0]: row[1] for row in db.execute("SELECT relpath, slug FROM chapters")}
+    return out
+
+
+def reasons(report_items: list[tuple[str, str]]) -> dict[str, str]:
+    return dict(report_items)
+
+
+def test_demo_library_is_indexed(demo_root: Path, tmp_path: Path) -> None:
+    scanner = scanner_for(demo_root, tmp_path)
+    report = scanner.scan()
+    assert report.series == 6
+    assert report.chapters == 23
+    assert report.skipped == []
+    kinds = {row[0] for row in scanner.index.reader().execute("SELECT kind FROM chapters")}
+    assert kinds == {"zip", "7z", "dir"}
+
+
+def test_rescan_reads_only_changed_files(demo_root: Path, tmp_path: Path) -> None:
+    scanner = scanner_for(demo_root, tmp_path)
+    assert scanner.scan().read == 23
+    report = scanner.scan()
+    assert report.read == 0 and not report.changed
+
+    # A new index object over the same file (a restart) reads nothing either.
+    restarted = Scanner(demo_root, Index(tmp_path / "index.sqlite3"))
+    assert restarted.scan().read == 0
+
+    target = demo_root / "Iron Garden" / "Iron Garden Ch.002 [Gearworks].cbz"
+    cbz(target, pages=5)
+    report = scanner.scan()
+    assert report.read == 1 and report.updated == 1
+
+    # Touching a page of an image-folder chapter re-reads that one chapter only.
+    page = demo_root / "Paper Cranes" / "Chapter 02" / "1.jpg"
+    page.write_bytes(jpeg(size=(10, 10)))
+    assert scanner.scan().read == 1
+
+
+def test_additions_removals_and_renames(demo_root: Path, tmp_path: Path) -> None:
+    scanner = scanner_for(demo_root, tmp_path)
+    scanner.scan()
+    cbz(demo_root / "New Series" / "Ch.001.cbz")
+    report = scanner.scan()
+    assert report.added == 1 and report.series == 7
+    assert slugs(scanner)["New Series"] == "new-series"
+
+    os.remove(demo_root / "Iron Garden" / "Iron Garden Ch.004 [Gearworks].cbz")
+    report = scanner.scan()
+    assert report.removed == 1 and report.chapters == 23
+
+    (demo_root / "New Series").rename(demo_root / "Renamed Series")
+    report = scanner.scan()
+    current = slugs(scanner)
+    assert "New Series" not in current
+    assert current["Renamed Series"] == "renamed-series"
+    assert report.series == 7
+
+    shutil.rmtree(demo_root / "Renamed Series")
+    assert scanner.scan().series == 6
+
+
+def test_scoped_rescan_only_touches_named_entries(demo_root: Path, tmp_path: Path) -> None:
+    scanner = scanner_for(demo_root, tmp_path)
+    scanner.scan()
+    cbz(demo_root / "Hoshi no Tabibito" / "Hoshi no Tabibito Ch.005 [Starlight Scans].cbz")
+    cbz(demo_root / "Iron Garden" / "Iron Garden Ch.005 [Gearworks].cbz")
+    report = scanner.scan(only={"Hoshi no Tabibito"})
+    assert report.added == 1 and report.chapters == 24
+    assert scanner.scan().added == 1  # the other one, on the next full scan
+
+
+def test_slugs_stable_across_rescans_and_machines(demo_root: Path, tmp_path: Path) -> None:
+    first = scanner_for(demo_root, tmp_path, "a.sqlite3")
+    first.scan()
+    before = slugs(first)
+    first.scan()
+    assert slugs(first) == before
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(demo_root, copy)
+    other = scanner_for(copy, tmp_path, "b.sqlite3")
+    other.scan()
+    assert slugs(other) == before
+    assert all(slug and slug.replace("-", "").isalnum() for slug in before.values())
+
+
+def test_slug_collisions(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    cbz(root / "Star!" / "c1.cbz")
+    cbz(root / "Star?" / "c1.cbz")
+    cbz(root / "Search" / "c1.cbz")
+    cbz(root / "S" / "Ch.1 [G].cbz")
+    cbz(root / "S" / "extra" / "Ch.1 [G].cbz")
+    scanner = scanner_for(root, tmp_path)
+    scanner.scan()
+    current = slugs(scanner)
+    star = current["Star?"]
+    assert current["Star!"] == "star" and re.fullmatch(r"star-[0-9a-f]{6}", star)
+    assert current["Search"] == "search-1"
+    assert current["S/Ch.1 [G].cbz"] == "ch-1-g"
+    assert re.fullmatch(r"ch-1-g-[0-9a-f]{6}", current["S/extra/Ch.1 [G].cbz"])
+    # A later colliding folder, even one sorting first, leaves the existing slugs alone.
+    cbz(root / "Star" / "c1.cbz")
+    scanner.scan()
+    again = slugs(scanner)
+    assert again["Star!"] == "star" and again["Star?"] == star
+    assert re.fullmatch(r"star-[0-9a-f]{6}", again["Star"]) and again["Star"] != star
+
+
+def test_slugs_never_move_to_another_series(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    for name in ("Re Zero", "Re-Zero", "Re\uff1aZero"):
+        cbz(root / name / "Ch.1.cbz")
+    scanner = scanner_for(root, tmp_path)
+    scanner.scan()
+    before = slugs(scanner)
+    assert before["Re Zero"] == "re-zero"
+    assert len({before[n] for n in ("Re Zero", "Re-Zero", "Re\uff1aZero")}) == 3
+    shutil.move(root / "Re Zero", tmp_path / "moved out")
+    scanner.scan()
+    after = slugs(scanner)
+    assert "Re Zero" not in after
+    assert after["Re-Zero"] == before["Re-Zero"] and after["Re\uff1aZero"] == before["Re\uff1aZero"]
+    assert "re-zero" not in after.values()  # the saved slug answers for nobody else
+    shutil.move(tmp_path / "moved out", root / "Re Zero")
+    scanner.scan()
+    assert slugs(scanner) == before
+
+
+def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    good = cbz(root / "Good" / "Ch.1.cbz")
+    (root / "Good" / "corrupt.cbz").write_bytes(b"this is not a zip")
+    truncated = good.read_bytes()
+    (root / "Good" / "Ch.2 truncated.cbz").write_bytes(truncated[: len(truncated) // 2])
+    cbz(root / "Good" / "Ch.3 no images.cbz", pages={"readme.txt": b"hi"})
+    (root / "Good" / "notes.txt").write_text("notes")
+    cbz(root / "Good" / "Ch.4 bad xml.cbz", info=b"<ComicInfo><Title>oops")
+    cbz(
+        root / "Good" / "Ch.5 hostile.cbz",
+        info=b'<!DOCTYPE x [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><ComicInfo><Title>&b;</Title></ComicInfo>',
+    )
+    cbz(
+        root / "Good" / "Ch.6 traversal.cbz",
+        pages={"../../escape.jpg": jpeg(), "/abs.jpg": jpeg(), "ok.jpg": jpeg()},
+    )
+    (root / "Good" / "Ch.8 broken.cb7").write_bytes(b"7z\xbc\xaf\x27\x1c broken")
+    (root / "Good" / "Ch.9 broken.cbr").write_bytes(b"Rar!\x1a\x07\x00 broken")
+    (root / "stray.jpg").write_bytes(jpeg())
+    (root / "Empty").mkdir()
+    outside = tmp_path / "outside"
+    cbz(outside / "Secret" / "c1.cbz")
+    os.symlink(outside / "Secret", root / "Linked Out")
+    os.symlink(outside / "Secret" / "c1.cbz", root / "Good" / "Ch.7 link.cbz")
+    os.symlink(root / "Good", root / "Good Again")  # inside the root: allowed
+
+    scanner = scanner_for(root, tmp_path)
+    report = scanner.scan()
+    skipped = reasons(report.skipped)
+    warnings = reasons(report.warnings)
+    assert "not a readable zip" in skipped["Good/corrupt.cbz"]
+    assert "Good/Ch.2 truncated.cbz" in skipped
+    assert skipped["Good/Ch.3 no images.cbz"] == "contains no images"
+    assert "7z" in skipped["Good/Ch.8 broken.cb7"]
+    assert "Good/Ch.9 broken.cbr" in skipped
+    assert "unsupported file type" in skipped["Good/notes.txt"]
+    assert "library root" in skipped["stray.jpg"]
+    assert skipped["Empty"] == "series folder has no chapters"
+    assert "outside the library root" in skipped["Linked Out"]
+    assert "outside the library root" in skipped["Good/Ch.7 link.cbz"]
+    assert "malformed" in warnings["Good/Ch.4 bad xml.cbz"]
+    assert "hostile" in warnings["Good/Ch.5 hostile.cbz"]
+    assert "'..'" in warnings["Good/Ch.6 traversal.cbz"]
+    # Usable chapters are kept, including those with bad metadata.
+    relpaths = {row[0] for row in scanner.index.reader().execute("SELECT relpath FROM chapters")}
+    assert {
+        "Good/Ch.1.cbz",
+        "Good/Ch.4 bad xml.cbz",
+        "Good/Ch.5 hostile.cbz",
+        "Good/Ch.6 traversal.cbz",
+    } <= relpaths
+    pages = (
+        scanner.index.reader()
+        .execute("SELECT pages FROM chapters WHERE relpath = 'Good/Ch.6 traversal.cbz'")
+        .fetchone()[0]
+    )
+    assert pages == '["ok.jpg"]'
+    assert "Secret" not in " ".join(relpaths)
+    assert "Skipped" in report.summary()
+
+    # Broken files are not re-opened when unchanged.
+    again = scanner.scan()
+    assert again.read == 0
+    assert reasons(again.skipped) == skipped
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_unreadable_file(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    locked = cbz(root / "S" / "Ch.1.cbz")
+    cbz(root / "S" / "Ch.2.cbz")
+    locked.chmod(0)
+    try:
+        report = scanner_for(root, tmp_path).scan()
+    finally:
+        locked.chmod(0o644)
+    assert "S/Ch.1.cbz" in reasons(report.skipped)
+
+
+def test_zip_symlink_entries_are_ignored(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    path = root / "S" / "Ch.1.cbz"
+    path.parent.mkdir(parents=True)
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("1.jpg", jpeg())
+        link = zipfile.ZipInfo("2.jpg")
+        link.external_attr = 0o120777 << 16
+        archive.writestr(link, "/etc/passwd")
+    scanner = scanner_for(root, tmp_path)
+    report = scanner.scan()
+    assert report.chapters == 1
+    pages = scanner.index.reader().execute("SELECT pages FROM chapters").fetchone()[0]
+    assert pages == '["1.jpg"]'
+
+
+def test_archive_formats_and_root_level_oneshot(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    (root / "Formats").mkdir(parents=True)
+    with py7zr.SevenZipFile(root / "Formats" / "Ch.1.cb7", "w") as archive:
+        archive.writestr(jpeg(), "10.jpg")
+        archive.writestr(png(), "2.png")
+        archive.writestr(comicinfo(Title="Seven"), "ComicInfo.xml")
+    (root / "Formats" / "Ch.2.cbr").write_bytes(
+        rar4({"1.jpg": jpeg(), "ComicInfo.xml": comicinfo(Title="Rar Title")})
+    )
+    (root / "Formats" / "Ch.3").mkdir()
+    for name in ("10.webp", "2.gif", "1.avif"):
+        (root / "Formats" / "Ch.3" / name).write_bytes(b"x")
+    cbz(root / "Lonely Oneshot [Solo].cbz")
+    scanner = scanner_for(root, tmp_path)
+    report = scanner.scan()
+    assert report.skipped == []
+    rows = {
+        row["relpath"]: row
+        for row in scanner.index.reader().execute(
+            "SELECT relpath, title, pages, kind FROM chapters"
+        )
+    }
+    assert rows["Formats/Ch.1.cb7"]["pages"] == '["2.png", "10.jpg"]'
+    assert rows["Formats/Ch.1.cb7"]["title"] == "Seven"
+    assert rows["Formats/Ch.2.cbr"]["title"] == "Rar Title"
+    assert rows["Formats/Ch.3"]["pages"] == '["1.avif", "2.gif", "10.webp"]'
+    series = {
+        row[0]: row[1] for row in scanner.index.reader().execute("SELECT slug, title FROM series")
+    }
+    assert series["lonely"] == "Lonely"
+    assert rows["Lonely Oneshot [Solo].cbz"]["title"] == "Oneshot"
+
+
+@pytest.mark.skipif(rar_tool() is not None, reason="a RAR tool is installed here")
+def test_compressed_rar_without_tool_is_skipped_naming_the_tools(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    (root / "S").mkdir(parents=True)
+    (root / "S" / "Ch.1.cbr").write_bytes(rar4({"1.jpg": jpeg()}, compressed=True))
+    report = scanner_for(root, tmp_path).scan()
+    reason = reasons(report.skipped)["S/Ch.1.cbr"]
+    assert "unrar" in reason and "bsdtar" in reason
+
+
+def test_missing_root_raises(tmp_path: Path) -> None:
+    with pytest.raises(LibraryUnavailable):
+        scanner_for(tmp_path / "nope", tmp_path).scan()
+
+
+def test_progress_callback(demo_root: Path, tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    scanner_for(demo_root, tmp_path).scan(progress=lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, 23) and seen[-1] == (23, 23)
+
+
+def index_rows(scanner: Scanner) -> list[tuple[object, ...]]:
+    """Everything a reader sees of the index, without the times a scan records."""
+    db = scanner.index.reader()
+    chapters = db.execute(
+        "SELECT s.slug, c.relpath, c.slug, c.kind, c.number, c.volume, c.title, c.language, "
+        "c.scanlator, c.pages, c.info FROM chapters c JOIN series s ON s.id = c.series_id "
+        "ORDER BY c.relpath"
+    )
+    series = db.execute(
+        "SELECT relpath, slug, title, alt_titles, writers, genres, tags, chapter_count, "
+        "cover_relpath, cover_member FROM series ORDER BY relpath"
+    )
+    return [tuple(row) for row in [*chapters, *series]]
+
+
+def test_a_large_scan_reads_in_worker_processes_to_the_same_index(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toshokan.sources.local import scanner as scanner_module
+
+    monkeypatch.setattr(scanner_module, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(scanner_module, "BATCH_SIZE", 3)
+    (demo_root / "Broken").mkdir()
+    (demo_root / "Broken" / "Ch.1.cbz").write_bytes(b"not a zip")
+    in_processes = Scanner(demo_root, Index(tmp_path / "a.sqlite3"), workers=2)
+    in_thread = Scanner(demo_root, Index(tmp_path / "b.sqlite3"), workers=0)
+    report = in_processes.scan()
+    assert report.chapters == 23 and report.read == 24
+    assert report.skipped == in_thread.scan().skipped != []
+    assert index_rows(in_processes) == index_rows(in_thread)
+
+
+def test_volume_folders_inside_a_series_number_their_chapters(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    cbz(root / "Berserk" / "Vol 01" / "Ch 1.cbz")
+    cbz(root / "Berserk" / "Vol 02" / "Ch 9.cbz")
+    cbz(root / "Berserk" / "Volume 03 (2003)" / "Chapter 17 - Lost Children.cbz")
+    scanner = scanner_for(root, tmp_path)
+    scanner.scan()
+    db = scanner.index.reader()
+    assert [row[0] for row in db.execute("SELECT relpath FROM series")] == ["Berserk"]
+    rows = db.execute("SELECT number, volume, title FROM chapters ORDER BY number").fetchall()
+    assert [tuple(row) for row in rows] == [
+        (1.0, 1.0, "Vol. 1 Ch. 1"),
+        (9.0, 2.0, "Vol. 2 Ch. 9"),
+        (17.0, 3.0, "Lost Children"),
+    ]
