@@ -25,13 +25,13 @@ from toshokan.core.access import AttemptGate
 from toshokan.core.answers import ANSWER_CODECS, CHAPTER_LIST, PAGE_LIST, Access, Answer, Caller
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
-from toshokan.core.database import open_database
+from toshokan.core.database import ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
-from toshokan.core.readiness import Readiness
+from toshokan.core.readiness import CHECK_SECONDS, Readiness
 from toshokan.core.search import parse_search
 from toshokan.core.served import note
 from toshokan.core.shared.cluster import Cluster
@@ -108,6 +108,12 @@ class Core:
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
         # What the host needs to serve, asked by load balancers (/_/ready).
         self.readiness = Readiness()
+        self.cluster.add_checks(self.readiness)
+        if isinstance(self.database, ServerDatabase):
+            # Required: readers, progress and new slug claims fail here without it. Borrowing
+            # a connection gives up before the check's own bound, so the answer says why.
+            answer = functools.partial(self.database.answer, CHECK_SECONDS * 0.75)
+            self.readiness.add("postgresql", functools.partial(asyncio.to_thread, answer))
 
     # -- life ----------------------------------------------------------------------
 
