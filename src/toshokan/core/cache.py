@@ -1,19 +1,21 @@
 """Server-side cache of adapter results, with coalescing of identical requests.
 
-Each kind of result (search, manga, chapters, configuration) has its own TTL
-from the configuration. While a result is being computed, every identical
-request awaits the same task instead of calling the adapter again, so a burst
-of N readers opening the same title costs one upstream round trip. Failures
-are not cached: the next request tries again. When every request waiting for
-a result has gone (clients hung up), the work is cancelled: nobody would read
-its answer.
+Each kind of result (search, manga, chapters, configuration, authorisation
+decisions...) has its own TTL from the configuration. While a result is being
+computed, every identical request awaits the same task instead of calling the
+adapter again, so a burst of N readers opening the same title costs one
+upstream round trip. Failures are not cached: the next request tries again.
+When every request waiting for a result has gone (clients hung up), the work
+is cancelled: nobody would read its answer.
 
 Keys start with the source slug and that source's *generation*: a source that
 reports a change (:meth:`ResultCache.invalidate`) moves to a new generation,
 so nothing cached about it before is found again, at once and in O(1).
 
 With ``[cluster] redis`` (:meth:`ResultCache.share`), results of the kinds
-given a :class:`~toshokan.core.shared.results.Codec` are also kept in Redis and
+given a :class:`~toshokan.core.shared.results.Codec` (the core's are
+:data:`toshokan.core.answers.SHARED_CODECS`, which say why the others stay here)
+are also kept in Redis and
 computed by one process of the whole host at a time, and generations follow
 the other processes' (:mod:`toshokan.core.shared`). This process's own store
 stays in front: a result found in Redis is kept here too, for what is left of

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate
-from toshokan.core.answers import ANSWER_CODECS, CHAPTER_LIST, PAGE_LIST, Access, Answer, Caller
+from toshokan.core.answers import CHAPTER_LIST, PAGE_LIST, SHARED_CODECS, Access, Answer, Caller
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.database import ServerDatabase, open_database
@@ -85,7 +85,7 @@ class Core:
         )
         # Shared with every process of the host through Redis when [cluster] redis is set.
         self.cluster = Cluster(settings)
-        self.cluster.share_cache(self.cache, ANSWER_CODECS)
+        self.cluster.share_cache(self.cache, SHARED_CODECS)
         self.cluster.share_services(host.services)
         self.attempts = AttemptGate(
             MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", self.cluster.counters)
