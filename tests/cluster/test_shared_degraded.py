@@ -11,10 +11,14 @@ from functools import partial
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.cluster.library import library
 from tests.cluster.replicas import Replica, replicas
 from tests.cluster.servers import RedisServer, start_redis
+from toshokan.config import HostSettings
+from toshokan.core.readiness import Readiness
+from toshokan.core.shared.cluster import Cluster
 
 PATHS = ["/", "/local", "/local/health", "/local/ping"]
 SEARCH = {"page": 1, "sort": "title", "direction": "asc"}
@@ -117,3 +121,23 @@ def test_redis_unreachable_at_start_up(tmp_path: Path, own_redis: RedisServer) -
         assert "Redis at 127.0.0.1" in (detail(replica, "/local/health") or "")
         status, redis = redis_readiness(replica)
         assert status == 200 and redis["status"] == "down"
+
+
+@pytest.mark.anyio
+async def test_each_redis_is_reported_on_its_own(redis_url: str, own_redis: RedisServer) -> None:
+    """A `[limits] storage` Redis other than the cluster's is a check of its own, also optional."""
+    cluster = Cluster(
+        HostSettings(cluster={"redis": redis_url}, limits={"storage": own_redis.url()})
+    )
+    readiness = Readiness()
+    cluster.add_checks(readiness)
+    await cluster.startup()
+    try:
+        own_redis.stop()
+        ready, checks = await readiness.report()
+    finally:
+        await cluster.shutdown()
+    assert ready
+    assert checks["redis"]["status"] == "up"
+    assert checks["limits storage"]["status"] == "down"
+    assert checks["limits storage"]["required"] is False
