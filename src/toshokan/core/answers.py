@@ -2,9 +2,8 @@
 (:class:`Access`), and answers serialised once (:class:`Answer`); and the checks every request's
 slugs pass before anything is asked of a source.
 
-:data:`ANSWER_CODECS` say how answers of the content kinds are kept in a shared
-cache (``[cluster] redis``): as their JSON body, from which the value is read
-back, so a process that did not compute an answer serves the same bytes.
+:data:`SHARED_CODECS` say which kinds of the core's cache every process of the
+host shares through ``[cluster] redis``, and how each is kept there.
 """
 
 import hashlib
@@ -103,9 +102,27 @@ def _codec(read: Callable[[bytes], Any]) -> Codec[Answer[Any]]:
     return Codec(encode=lambda answer: answer.body, decode=lambda body: Answer(read(body), body))
 
 
-#: The kinds of answers a shared cache keeps (the ones an upstream is asked for).
-ANSWER_CODECS: dict[str, Codec[Any]] = {
+#: An authorisation decision, kept as one byte.
+DECISION: Codec[bool] = Codec(encode=lambda allowed: b"1" if allowed else b"0", decode=b"1".__eq__)
+
+#: The kinds of the core's cache shared by every process: those an upstream is asked for.
+#:
+#: Content answers are kept as their JSON body, from which the value is read back, so a
+#: process that did not compute an answer serves the same bytes. Authorisation decisions are
+#: shared too: a source that requires authentication is asked once for the host, not once a
+#: replica, whether some credentials may pass. Sharing one is safe: it is a yes or no, keyed
+#: by the source and an HMAC of the credentials under the host's secret, so neither the
+#: credentials nor anything they open is in Redis, and a host with another secret never
+#: finds it.
+#:
+#: The other kinds stay in each process, for their cost would only grow: ``configuration``
+#: and ``manifest`` are each adapter's declaration, made without asking any upstream and
+#: keyed by the sources' generations, so a Redis round trip would cost more than making them
+#: again; ``download`` is offered by a source whose files are here (the local library),
+#: answered from its own index without an upstream, so sharing it would save nothing either.
+SHARED_CODECS: dict[str, Codec[Any]] = {
     "search": _codec(SearchResponse.model_validate_json),
     "manga": _codec(Manga.model_validate_json),
     "chapters": _codec(CHAPTER_LIST.validate_json),
+    "authorization": DECISION,
 }

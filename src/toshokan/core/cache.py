@@ -1,6 +1,6 @@
 """Server-side cache of adapter results, with coalescing of identical requests.
 
-Each kind of result (search, manga, chapters, configuration, and what faces
+Each kind of result (search, manga, chapters, configuration, authorisation decisions, and what faces
 keep through the core: rendered translations, sign-in sessions) has its own
 TTL from the configuration; a kind holding bodies may instead be bounded by
 their total size (:class:`Kind`), so memory stays bounded whatever they weigh. While a result is being computed, every identical
@@ -15,7 +15,9 @@ reports a change (:meth:`ResultCache.invalidate`) moves to a new generation,
 so nothing cached about it before is found again, at once and in O(1).
 
 With ``[cluster] redis`` (:meth:`ResultCache.share`), results of the kinds
-given a :class:`~toshokan.core.shared.results.Codec` are also kept in Redis and
+given a :class:`~toshokan.core.shared.results.Codec` (the core's are
+:data:`toshokan.core.answers.SHARED_CODECS`, which say why the others stay here)
+are also kept in Redis and
 computed by one process of the whole host at a time, and generations follow
 the other processes' (:mod:`toshokan.core.shared`). This process's own store
 stays in front: a result found in Redis is kept here too, for what is left of

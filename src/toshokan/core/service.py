@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate
 from toshokan.core.answers import (
-    ANSWER_CODECS,
+    SHARED_CODECS,
     Access,
     Answer,
     Caller,
@@ -30,14 +30,14 @@ from toshokan.core.answers import (
     shown,
 )
 from toshokan.core.cache import Kind, ResultCache
-from toshokan.core.database import open_database
+from toshokan.core.database import ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
-from toshokan.core.readiness import Readiness
+from toshokan.core.readiness import CHECK_SECONDS, Readiness
 from toshokan.core.served import note
 from toshokan.core.shared.cluster import Cluster
 from toshokan.core.signing import ExpiredLink, credential_key, signed_query
@@ -89,7 +89,7 @@ class Core:
         )
         # Shared with every process of the host through Redis when [cluster] redis is set.
         self.cluster = Cluster(settings)
-        self.cluster.share_cache(self.cache, ANSWER_CODECS)
+        self.cluster.share_cache(self.cache, SHARED_CODECS)
         self.cluster.share_services(host.services)
         self.attempts = AttemptGate(
             MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", self.cluster.counters)
@@ -112,6 +112,12 @@ class Core:
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
         # What the host needs to serve, asked by load balancers (/_/ready).
         self.readiness = Readiness()
+        self.cluster.add_checks(self.readiness)
+        if isinstance(self.database, ServerDatabase):
+            # Required: readers, progress and new slug claims fail here without it. Borrowing
+            # a connection gives up before the check's own bound, so the answer says why.
+            answer = functools.partial(self.database.answer, CHECK_SECONDS * 0.75)
+            self.readiness.add("postgresql", functools.partial(asyncio.to_thread, answer))
 
     # -- life ----------------------------------------------------------------------
 
