@@ -225,6 +225,10 @@ class MetricsSection(Section):
     )
 
 
+#: ``[sources.<slug>] auth`` that makes the host's readers the source's accounts.
+READERS_AUTH = "readers"
+
+
 class SourceSection(BaseModel):
     """One ``[sources.<slug>]`` table: the host's keys; every other key goes to the adapter."""
 
@@ -233,9 +237,22 @@ class SourceSection(BaseModel):
     adapter: str | None = Field(None, description="Installed adapter name; defaults to the slug.")
     status: SourceStatus = SourceStatus.ACTIVE
     enabled: bool = True
+    auth: Any = Field(
+        None,
+        description='"readers": the host\'s readers sign in to the source (their name and '
+        "password or API key, or a face's session), checked by the host on every face while "
+        "the adapter serves it open; any other value is the adapter's own setting.",
+    )
+
+    @property
+    def accepts_readers(self) -> bool:
+        return bool(self.auth == READERS_AUTH)
 
     def adapter_settings(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
+        settings = dict(self.model_extra or {})
+        if self.auth is not None and not self.accepts_readers:
+            settings["auth"] = self.auth
+        return settings
 
 
 class HostSettings(BaseSettings):

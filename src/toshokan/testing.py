@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from starlette.applications import Starlette
 
 from toshokan.application import create_app
-from toshokan.config import load_settings
+from toshokan.config import READERS_AUTH, load_settings
 from toshokan.core import Core, Host, HostedSource
 from toshokan.core.host import host_services
 from toshokan.models import SourceStatus
@@ -78,11 +78,15 @@ def build_app(
     services = host_services(config, upstream_transport=_transport(upstream))
     hosted = []
     for slug, (adapter, options, *status) in sources.items():
+        readers = False
         if not isinstance(options, BaseModel):
-            options = adapter.Settings.model_validate(dict(options))
+            # ``auth = "readers"`` is the host's, as in a [sources.<slug>] table.
+            readers = options.get("auth") == READERS_AUTH
+            kept = {key: value for key, value in options.items() if not (readers and key == "auth")}
+            options = adapter.Settings.model_validate(kept)
         source = adapter(slug, options, services.for_source(slug))
         state = SourceStatus(status[0]) if status else SourceStatus.ACTIVE
-        hosted.append(HostedSource(slug=slug, status=state, source=source))
+        hosted.append(HostedSource(slug=slug, status=state, source=source, accepts_readers=readers))
     return create_app(config, Host(config, services, hosted))
 
 

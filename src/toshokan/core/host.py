@@ -17,7 +17,14 @@ from toshokan.core.database import open_database
 from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.hashing import content_hash
 from toshokan.errors import SourceNotFound
-from toshokan.models import HostManifest, SourceConfiguration, SourceManifestEntry, SourceStatus
+from toshokan.models import (
+    AuthConfig,
+    AuthType,
+    HostManifest,
+    SourceConfiguration,
+    SourceManifestEntry,
+    SourceStatus,
+)
 from toshokan.models.base import SOURCE_SLUG_PATTERN
 from toshokan.registry import AdapterLoadError, adapter
 from toshokan.sdk.context import HostServices
@@ -36,6 +43,9 @@ class HostedSource:
     slug: str
     status: SourceStatus
     source: Source[Any]
+    #: ``auth = "readers"``: the host's readers open it, checked by the core; the adapter
+    #: serves it as an open source and never sees their credentials.
+    accepts_readers: bool = False
 
     def configuration(self) -> SourceConfiguration:
         """The adapter's configuration with version and hash filled in, validated."""
@@ -49,6 +59,14 @@ class HostedSource:
                 f"source {self.slug!r}: configuration declares slug {config.slug!r}; "
                 "it must use the slug the host gave it"
             )
+        if self.accepts_readers:
+            if config.auth.required:
+                raise ConfigurationError(
+                    f"source {self.slug!r}: auth = 'readers' needs an adapter that is open "
+                    "itself; this one requires credentials of its own"
+                )
+            # Spec clients see a Basic sign-in: a reader's name and password or API key.
+            config.auth = AuthConfig(type=AuthType.BASIC, required=True)
         config.version = self.source.version
         config.hash = content_hash(config.model_dump(mode="json", exclude_none=True))
         return config
@@ -195,7 +213,9 @@ def build_source(
         source = cls(slug, settings, services.for_source(slug))
     except Exception as error:  # an adapter refusing its settings is a configuration problem
         raise ConfigurationError(f"source {slug!r}: {error}") from error
-    return HostedSource(slug=slug, status=section.status, source=source)
+    return HostedSource(
+        slug=slug, status=section.status, source=source, accepts_readers=section.accepts_readers
+    )
 
 
 #: Listening on every interface: the machine itself is the address that surely answers.

@@ -11,6 +11,7 @@ upstream deadline (:class:`~toshokan.core.visit.Visit`).
 
 import asyncio
 import functools
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping
@@ -36,7 +37,9 @@ from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
-from toshokan.core.readers import ReaderGate, Readers
+from toshokan.core.progress.store import IMPLICIT_READER
+from toshokan.core.readers import ReaderGate, Readers, host_reader
+from toshokan.core.readers.identify import READERS_ONLY
 from toshokan.core.readiness import CHECK_SECONDS, Readiness
 from toshokan.core.served import note
 from toshokan.core.shared.cluster import Cluster
@@ -53,14 +56,18 @@ from toshokan.errors import (
 from toshokan.models import AuthType, Ping, SourceConfiguration
 from toshokan.models.auth import AUTH_FIELDS
 from toshokan.models.base import SOURCE_SLUG_PATTERN
-from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers
+from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers, headers_for
 from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.urls import Urls
 
 T = TypeVar("T")
+log = logging.getLogger("toshokan.core")
 _SOURCE = re.compile(SOURCE_SLUG_PATTERN)
 #: Seconds the core memoises configurations, the manifest and authorisation decisions.
 MEMO_SECONDS = 30
+#: What a reader of the host is let into a source that accepts them with: no headers for the
+#: adapter, and a key that marks its answers private.
+READERS_ACCESS = Access({}, "readers")
 
 
 class Core:
@@ -128,6 +135,14 @@ class Core:
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
                 self.host.services.sign_links(hosted.slug)
+        for_readers = [h.slug for h in self.host.serving() if h.accepts_readers]
+        if for_readers and not await asyncio.to_thread(self.readers.readers.any):
+            log.warning(
+                "%s accept%s the host's readers, and the host has none yet: no one opens "
+                "them until `toshokan readers add`",
+                ", ".join(for_readers),
+                "" if len(for_readers) > 1 else "s",
+            )
 
     async def shutdown(self) -> None:
         await self.host.shutdown()  # closes the services' claims, and so a shared database
@@ -223,6 +238,11 @@ class Core:
         self, hosted: HostedSource, config: SourceConfiguration, caller: Caller
     ) -> Access:
         """The caller's auth headers for this source, checked when the source requires them."""
+        if hosted.accepts_readers:
+            # A reader of the host, checked here; the adapter serves every one of them alike,
+            # so they share its answers, which no shared cache keeps.
+            await host_reader(self.readers, caller.headers, caller.client)
+            return READERS_ACCESS
         auth = auth_headers_from(config.auth.type, caller.headers)
         key = credential_key(self.host.services.secret, auth)
         if not config.auth.required:
@@ -283,6 +303,8 @@ class Core:
         if auth_type is AuthType.NONE:
             return {}
         credentials = parse_credentials(auth_type, body)
+        if hosted.accepts_readers:
+            return await self._reader_sign_in(credentials, caller)
         headers: dict[str, str] = {}
 
         async def attempt() -> None:
@@ -291,6 +313,16 @@ class Core:
 
         await self.attempts.check(f"{caller.client}:{slug}", attempt)
         return headers
+
+    async def _reader_sign_in(self, credentials: Credentials, caller: Caller) -> dict[str, str]:
+        """A reader's name and password or API key checked (failures spend the readers' attempt
+        budget); the Basic header that carries them."""
+        reader = await self.readers.basic(
+            credentials.username or "", credentials.password or "", caller.client
+        )
+        if reader == IMPLICIT_READER:
+            raise InvalidCredentials(READERS_ONLY)
+        return headers_for(credentials)
 
     def upstream_deadline(self) -> AbstractAsyncContextManager[None]:
         """``[server] upstream_timeout`` for everything one adapter call asks upstream."""

@@ -67,6 +67,12 @@ class Visit:
         return self.hosted.source
 
     @property
+    def accepts_readers(self) -> bool:
+        """Whether the host's readers open this source (``auth = "readers"``), by any of the
+        ways they sign in: Basic, ``X-API-Key`` or a face's session cookie."""
+        return self.hosted.accepts_readers
+
+    @property
     def offers_downloads(self) -> bool:
         """Whether asking :meth:`download` of this source's chapters can find anything."""
         return self.source.offers_downloads()

@@ -39,7 +39,11 @@ def write(page: int, pages: int = 10, updated: float | None = None) -> dict[str,
 async def test_an_open_host_keeps_the_implicit_readers_place_without_a_session(
     host: ServedHost,
 ) -> None:
-    assert (await host.client.get("/_/web/session")).json() == {"readers": False, "reader": ""}
+    assert (await host.client.get("/_/web/session")).json() == {
+        "readers": False,
+        "reader": "",
+        "opens": [],
+    }
     put = await host.client.put(CHAPTER, json=write(3))
     assert put.status_code == 200
     assert put.json()["position"]["page"] == 3
@@ -55,15 +59,19 @@ async def test_a_session_cookie_names_the_reader_and_keeps_their_place_apart(
 ) -> None:
     await add_reader(host, "mika", "hunter2")
     await add_reader(host, "ren", "swordfish")
-    assert (await host.client.get("/_/web/session")).json() == {"readers": True, "reader": None}
+    assert (await host.client.get("/_/web/session")).json() == {
+        "readers": True,
+        "reader": None,
+        "opens": [],
+    }
     refused = await host.client.put(CHAPTER, json=write(3))
     assert refused.status_code == 401
     assert refused.json()["error"]["code"] == "INVALID_CREDENTIALS"
 
     signed = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter2"})
-    assert signed.json() == {"readers": True, "reader": "mika"}
+    assert signed.json() == {"readers": True, "reader": "mika", "opens": []}
     cookie = signed.headers["set-cookie"]
-    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/_/" in cookie
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/;" in cookie
     assert "Secure" not in cookie  # over http; a host behind https sets it
     assert "hunter2" not in cookie
     assert (await host.client.put(CHAPTER, json=write(3))).json()["stored"] is True
@@ -103,9 +111,9 @@ async def test_a_forged_expired_or_removed_readers_session_is_no_session(
     token = signed.cookies[SESSION_COOKIE]
     _, expires, signature = token.split(".")
     forged = f"cmVu.{expires}.{signature}"  # "ren" with mika's signature
-    host.client.cookies.set(SESSION_COOKIE, forged, path="/_/")
+    host.client.cookies.set(SESSION_COOKIE, forged, path="/")
     assert (await host.client.get("/_/web/session")).json()["reader"] is None
-    host.client.cookies.set(SESSION_COOKIE, token, path="/_/")
+    host.client.cookies.set(SESSION_COOKIE, token, path="/")
     assert (await host.client.get("/_/web/session")).json()["reader"] == "mika"
     await asyncio.to_thread(host.core.readers.readers.remove, "mika")
     assert (await host.client.get("/_/web/session")).json()["reader"] is None

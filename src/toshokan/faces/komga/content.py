@@ -5,9 +5,10 @@ traffic with the core, so they can move with it as a unit.
 
 A Komga request carries the host's reader credentials, not a source's. A
 source open to everyone is asked with none of them (its answers stay shared
-in the cache); a source locked with ``basic`` auth receives the request's Basic
-header, so a source that accepts the host's readers (or whose own account the
-reader typed) opens, and any other locked source refuses, and is not listed.
+in the cache); a source that accepts the host's readers is asked with all of
+them, the session cookie included, for the core to check; a source locked with
+its own ``basic`` account receives the request's Basic header, so it opens when
+that account is the one the reader typed, and otherwise refuses, and is not listed.
 """
 
 import asyncio
@@ -66,6 +67,9 @@ Library = Visit
 async def library(reading: Reading, slug: str) -> Library:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
     shelf = await reading.core.visit(slug, reading.caller)
+    if shelf.accepts_readers:
+        # The core checks the reader's own credentials, the tracker's session cookie included.
+        return shelf
     return shelf.as_caller(reading.source_caller(shelf.config))
 
 

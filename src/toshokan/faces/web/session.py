@@ -6,11 +6,15 @@ a name and a password or API key (checked by the core, which counts failures
 against the attempt budget and answers 429 past it); the host then sets a
 session cookie (HttpOnly, so no script reads it; SameSite=Lax, so no other
 site's form or script sends it along with a write) holding a signed token that
-names the reader, never the password.
+names the reader, never the password. It is sent to the host's whole address,
+so the page's requests to the JSON interface carry it too: there it opens the
+sources that accept the host's readers (``auth = "readers"``), which the
+session's answer lists as ``opens``.
 """
 
 import asyncio
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
@@ -19,13 +23,13 @@ from starlette.responses import JSONResponse, Response
 from toshokan.core import Core, host_path
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.http import client_of, core_of
+from toshokan.core.http import caller_of, client_of, core_of
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.core.readers import SESSION_COOKIE, Sessions
 from toshokan.errors import InvalidCredentials, InvalidRequest
 
-#: Where the cookie is sent: the host's own namespace, every face that signs browsers in.
-COOKIE_PATH = host_path("")
+#: Where the cookie was sent before it opened sources too; a sign-out clears it there as well.
+NAMESPACE_PATH = host_path("")
 #: Longer than any reader's name or API key; a longer body is no sign-in.
 MAX_NAME = 64
 MAX_SECRET = 4096
@@ -73,12 +77,25 @@ async def reader_of(request: Request) -> str:
     raise InvalidCredentials("Sign in to keep your place in what you read.")
 
 
+def cookie_path(request: Request) -> str:
+    """The host's root as the browser reached it: the session is sent to the JSON interface
+    too, where it opens the sources that accept the host's readers (the page's content
+    requests go there), as well as to every face under ``/_/``."""
+    return urlsplit(caller_of(request).base_url).path.rstrip("/") + "/"
+
+
+def session_answer(core: Core, readers: bool, reader: str | None) -> Response:
+    """Who reads here, and the sources a signed-in reader opens with the session alone."""
+    opens = [hosted.slug for hosted in core.host.serving() if hosted.accepts_readers]
+    return answer({"readers": readers, "reader": reader, "opens": opens})
+
+
 async def who(request: Request) -> Response:
     """Whether the host has readers, and who is signed in here (null for no one)."""
     core = core_of(request)
     readers = await has_readers(core)
     reader = await signed_in(request, core) if readers else IMPLICIT_READER
-    return answer({"readers": readers, "reader": reader})
+    return session_answer(core, readers, reader)
 
 
 async def sign_in(request: Request) -> Response:
@@ -88,14 +105,14 @@ async def sign_in(request: Request) -> Response:
     except ValidationError as error:
         raise invalid_body(error) from None
     reader = await core.readers.basic(credentials.name, credentials.secret, client_of(request))
-    response = answer({"readers": reader != IMPLICIT_READER, "reader": reader})
+    response = session_answer(core, reader != IMPLICIT_READER, reader)
     if reader != IMPLICIT_READER:
         sessions = Sessions(core.readers)
         response.set_cookie(
             SESSION_COOKIE,
             sessions.issue(reader),
             max_age=sessions.seconds,
-            path=COOKIE_PATH,
+            path=cookie_path(request),
             secure=request.url.scheme == "https",
             httponly=True,
             samesite="lax",
@@ -104,12 +121,14 @@ async def sign_in(request: Request) -> Response:
 
 
 async def sign_out(request: Request) -> Response:
-    response = answer({"readers": await has_readers(core_of(request)), "reader": None})
-    response.delete_cookie(
-        SESSION_COOKIE,
-        path=COOKIE_PATH,
-        secure=request.url.scheme == "https",
-        httponly=True,
-        samesite="lax",
-    )
+    core = core_of(request)
+    response = session_answer(core, await has_readers(core), None)
+    for path in {cookie_path(request), NAMESPACE_PATH}:
+        response.delete_cookie(
+            SESSION_COOKIE,
+            path=path,
+            secure=request.url.scheme == "https",
+            httponly=True,
+            samesite="lax",
+        )
     return response

@@ -76,7 +76,11 @@ async function api(path, { source, body } = {}) {
   if (!response.ok) {
     const error = (data && data.error) || {};
     // Stored credentials the host refuses are stale: forget them so the next visit asks again.
-    if (response.status === 401 && source) store.remove("auth:" + source);
+    // A source the session opens refusing it means the session ended: ask who reads again.
+    if (response.status === 401 && source) {
+      if (sessionOpens(source)) session = { ...session, reader: null };
+      else store.remove("auth:" + source);
+    }
     throw new ApiError(response.status, error.code || "HTTP_" + response.status,
       error.message || `The host answered with status ${response.status}.`, source);
   }
@@ -97,12 +101,15 @@ const mangaOf = (src, manga) => api(`/${seg(src)}/${seg(manga)}`, { source: src 
 const chaptersOf = (src, manga) => api(`/${seg(src)}/${seg(manga)}/chapters`, { source: src });
 const pagesOf = (src, manga, chapter) => api(`/${seg(src)}/${seg(manga)}/chapters/${seg(chapter)}`, { source: src });
 const search = (src, request) => api(`/${seg(src)}/search`, { source: src, body: request });
-const signedIn = (src) => Object.keys(store.get("auth:" + src, {})).length > 0;
+// A source that accepts the host's readers opens with the reader's session (its cookie).
+const sessionOpens = (src) => Boolean(session && session.reader && (session.opens || []).includes(src));
+const signedIn = (src) => sessionOpens(src) || Object.keys(store.get("auth:" + src, {})).length > 0;
 
 // -- the reader's session and place, kept by the host ---------------------------------------
 
 // { readers: whether the host has readers, reader: who is signed in here ("" for the one
-// reader of a host without readers, null for no one) }, asked once per page load.
+// reader of a host without readers, null for no one), opens: the sources a signed-in reader
+// opens with the session }, asked once per page load.
 let session = null;
 
 async function web(path, { method = "GET", body, keepalive = false } = {}) {
