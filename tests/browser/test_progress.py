@@ -29,13 +29,15 @@ MIKA, MIKA_PASSWORD = "mika", "hunter2 but longer"
 REN, REN_PASSWORD = "ren", "swordfish and chips"
 
 
-def library_host(tmp_path: Path, readers: dict[str, str], **limits: int) -> Iterator[str]:
+def library_host(
+    tmp_path: Path, readers: dict[str, str], auth: str = "none", **limits: int
+) -> Iterator[str]:
     """The demo library on a fresh host (its own readers' database) with ``readers``."""
     port = free_port()
     root = tmp_path / "library"
     write_demo_library(root, series=2, chapters=2, pages=6)
     app = build_app(
-        {"local": (LocalLibrary, {"root": str(root), "watch": False})},
+        {"local": (LocalLibrary, {"root": str(root), "watch": False, "auth": auth})},
         data_dir=tmp_path / "data",
         server={"host": "127.0.0.1", "port": port},
         limits={"rate_limit": 0, **limits},
@@ -61,6 +63,12 @@ def open_host(tmp_path: Path) -> Iterator[str]:
 def strict_host(tmp_path: Path) -> Iterator[str]:
     """A host that allows two wrong sign-ins a minute from one address."""
     yield from library_host(tmp_path, {MIKA: MIKA_PASSWORD}, auth_attempts=2)
+
+
+@pytest.fixture
+def readers_source_host(tmp_path: Path) -> Iterator[str]:
+    """The library accepts the host's readers (``auth = "readers"``)."""
+    yield from library_host(tmp_path, {MIKA: MIKA_PASSWORD}, auth="readers")
 
 
 def device(browser: Any, base: str) -> Iterator[Any]:
@@ -178,3 +186,15 @@ def test_a_host_without_readers_asks_no_one_and_still_remembers(
         at(page, 3)
         expect(page.get_by_role("button", name="Sign out")).to_have_count(0)
         assert [e for e in second.errors if not HTTP_ERROR_LOG.match(e)] == []
+
+
+def test_the_readers_sign_in_opens_a_library_that_accepts_them(
+    browser: Any, readers_source_host: str
+) -> None:
+    for laptop in device(browser, readers_source_host):
+        page = laptop.open("/_/")
+        sign_in(page, MIKA, MIKA_PASSWORD)
+        # No second sign-in for the library: the reader's session opens it.
+        expect(page.locator(".sources .badge")).to_have_text("signed in")
+        read_to_page_three(page, readers_source_host)
+        assert laptop.errors == []
