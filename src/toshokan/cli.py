@@ -48,7 +48,9 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [readers] registration (KOReader's Register button may create readers)
   [metrics] enabled (Prometheus figures at /_/metrics; restrict it at the proxy)
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
-            and the adapter's own settings (see `toshokan sources --settings`)
+            auth ("readers": the host's readers sign in to the source, on
+            every face; any other value is the adapter's), and the
+            adapter's own settings (see `toshokan sources --settings`)
 
 \b
 With neither --config nor --library, toshokan serves the local library at
