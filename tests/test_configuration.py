@@ -123,6 +123,50 @@ async def test_invalid_declared_configuration_stops_startup(plugin_site, tmp_pat
         await host.startup()
 
 
+async def test_auth_readers_is_the_hosts_and_declares_a_basic_sign_in(plugin_site, tmp_path):
+    from tests.helpers.catalog import Catalog
+
+    config = write(
+        tmp_path,
+        f'[host]\ndata_dir = "{tmp_path}"\n[sources.shelf]\nadapter = "catalog"\nauth = "readers"\n',
+    )
+    host = Host.from_settings(load_settings(config))
+    await host.startup()
+    try:
+        hosted = host.get("shelf")
+        assert hosted.accepts_readers
+        assert isinstance(hosted.source, Catalog)
+        assert hosted.source.conf.auth == "none"  # the adapter serves it open
+        auth = hosted.configuration().auth
+        assert (auth.type, auth.required, auth.fields) == ("basic", True, ["username", "password"])
+    finally:
+        await host.shutdown()
+
+
+async def test_auth_readers_on_an_adapter_that_locks_itself_stops_startup(
+    plugin_site, tmp_path, monkeypatch
+):
+    from tests.helpers.catalog import Catalog
+    from toshokan.models import AuthConfig, AuthType
+
+    original = Catalog.configuration
+
+    def own_key(self):
+        config = original(self)
+        config.auth = AuthConfig(type=AuthType.API_KEY, required=True)
+        return config
+
+    monkeypatch.setattr(Catalog, "configuration", own_key)
+    settings = load_settings(
+        None,
+        host={"data_dir": str(tmp_path)},
+        sources={"shelf": {"adapter": "catalog", "auth": "readers"}},
+    )
+    host = Host.from_settings(settings)
+    with pytest.raises(ConfigurationError, match="auth = 'readers' needs an adapter that is open"):
+        await host.startup()
+
+
 def test_cli_check_config(plugin_site, tmp_path):
     runner = CliRunner()
     good = write(
