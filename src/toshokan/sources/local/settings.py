@@ -66,7 +66,8 @@ class LocalSettings(BaseModel):
     auth: Literal["none", "basic", "api_key"] = Field(
         default="none",
         description="Authentication readers must present: none, basic (username and "
-        "password) or api_key (X-API-Key header).",
+        "password) or api_key (X-API-Key header). `readers` is the host's: the host's "
+        "readers sign in, and the library serves them open.",
     )
     username: str | None = Field(default=None, description="User name for auth = 'basic'.")
     password: SecretStr | None = Field(
