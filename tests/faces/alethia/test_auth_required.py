@@ -5,6 +5,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.faces.alethia.reader import AppReader, Library
+from tests.helpers.hosts import add_reader
 
 pytestmark = pytest.mark.anyio
 KEY = "correct-horse-battery-staple"
@@ -59,3 +60,17 @@ async def test_answers_that_needed_credentials_are_private(library: Library) -> 
         headers = {"X-API-Key": KEY}
         response = await served.client.post("/_/alethia/local/search", json=SEARCH, headers=headers)
         assert response.headers["cache-control"].startswith("private")
+
+
+async def test_a_library_that_accepts_the_hosts_readers(library: Library) -> None:
+    async with library(auth="readers") as served:
+        await add_reader(served, "mika", "hunter2")
+        reader = AppReader(served.client)
+        assert (await reader.source("local"))["auth"] == {"type": "basic", "required": True}
+        wrong = await served.client.post(
+            "/_/alethia/local/authenticate", json={"username": "mika", "password": "nope"}
+        )
+        assert wrong.status_code == 401 and wrong.json()["success"] is False
+        await reader.authenticate("local", {"username": "mika", "password": "hunter2"})
+        seen = await reader.read("local")
+        assert seen.images and all(image.status_code == 200 for image in seen.images)
