@@ -15,7 +15,7 @@ import httpx
 import pytest
 from PIL import Image
 
-from tests.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
+from tests.sources.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
 from toshokan.core import Core, HostedSource
 from toshokan.sdk import Source
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
