@@ -30,6 +30,9 @@ from toshokan.errors import (
 )
 from toshokan.models import AuthType, Chapter, Manga, SearchResponse, SourceConfiguration
 
+#: Of one listing's series, at most this many have their chapters asked for at once.
+CHAPTER_LISTS_AT_ONCE = 8
+
 #: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
 READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
 
@@ -112,6 +115,34 @@ async def manga(visit: Visit, shelf: Library, slug: str) -> Manga:
 async def chapters(visit: Visit, shelf: Library, manga_slug: str) -> list[Chapter]:
     caller = visit.source_caller(shelf.config)
     return (await visit.core.chapters(shelf.slug, manga_slug, caller)).value
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A work's chapters, and the reader's places in them by chapter slug."""
+
+    chapters: list[Chapter]
+    places: dict[str, Position]
+
+
+async def readings(visit: Visit, shelf: Library, manga_slugs: list[str]) -> list[Reading | None]:
+    """Each work's chapters and the reader's places, None for a work whose chapters could not
+    be listed (gone, or its source down or out of time: the request's one deadline holds)."""
+    limit = asyncio.Semaphore(CHAPTER_LISTS_AT_ONCE)
+
+    async def reading(manga_slug: str) -> Reading | None:
+        async with limit:
+            try:
+                listed, places = await asyncio.gather(
+                    chapters(visit, shelf, manga_slug), positions(visit, shelf.slug, manga_slug)
+                )
+            except HostError as refused:
+                if refused.status == 500:
+                    raise
+                return None
+        return Reading(listed, places)
+
+    return list(await asyncio.gather(*(reading(slug) for slug in manga_slugs)))
 
 
 async def chapter(visit: Visit, shelf: Library, ref: ChapterRef) -> tuple[Chapter, list[Chapter]]:

@@ -15,11 +15,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core.bodies import read_json
+from toshokan.core.progress import Position
 from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamError
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.conditions import series_search
-from toshokan.faces.komga.content import Library, Visit
+from toshokan.faces.komga.content import Library, Reading, Visit
 from toshokan.faces.komga.dto import (
     CollectionDto,
     LibraryDto,
@@ -36,8 +37,9 @@ from toshokan.faces.komga.ids import (
     source_of_library,
 )
 from toshokan.faces.komga.listing import SeriesQuery, page_params, search_body, series_query
-from toshokan.faces.komga.shapes import series_of_entry, series_of_manga
-from toshokan.models import SearchResponse
+from toshokan.faces.komga.shapes import read_status, series_of_entry, series_of_manga
+from toshokan.models import Chapter, SearchResponse
+from toshokan.models.content import Entry
 
 #: What drops one source out of a listing over several: it is locked, down or throttled.
 SKIPPED = (InvalidCredentials, RateLimited, UpstreamError)
@@ -98,7 +100,7 @@ async def _listing(
         *(content.search(visit, shelf, body) for shelf, body in asked),
         return_exceptions=len(asked) > 1,
     )
-    series: list[SeriesDto] = []
+    found: list[tuple[Library, list[Entry]]] = []
     more = False
     for (shelf, _), answer in zip(asked, answers, strict=True):
         if isinstance(answer, SKIPPED):
@@ -106,9 +108,38 @@ async def _listing(
         if isinstance(answer, BaseException):
             raise answer
         assert isinstance(answer, SearchResponse)
-        series += [series_of_entry(shelf.slug, entry, shelf.config) for entry in answer.results]
+        found.append((shelf, answer.results))
         more = more or answer.more
+    shown = await asyncio.gather(
+        *(_counted(visit, shelf, entries, query.read_statuses) for shelf, entries in found)
+    )
+    series = [one for part in shown for one in part]
     return page_of(series, query.page, query.size, last=not more)
+
+
+async def _counted(
+    visit: Visit, shelf: Library, entries: list[Entry], statuses: frozenset[str]
+) -> list[SeriesDto]:
+    """A source's page of results as series, their books counted where the chapter lists are
+    cheap (the source's files are here) or needed (a read-status filter), and filtered by it.
+
+    The filter looks at the page the source answered, no further: a page may
+    show fewer series than it holds, and a series whose chapters cannot be
+    listed in time is left out of it.
+    """
+    if not statuses and not content.holds_files(visit, shelf):
+        return [series_of_entry(shelf.slug, entry, shelf.config) for entry in entries]
+    readings = await content.readings(visit, shelf, [entry.slug for entry in entries])
+    return [
+        series_of_entry(shelf.slug, entry, shelf.config, *_of(reading))
+        for entry, reading in zip(entries, readings, strict=True)
+        if not statuses
+        or (reading is not None and read_status(reading.chapters, reading.places) in statuses)
+    ]
+
+
+def _of(reading: Reading | None) -> tuple[list[Chapter], dict[str, Position]]:
+    return ([], {}) if reading is None else (reading.chapters, reading.places)
 
 
 async def one_series(request: Request, visit: Visit) -> Response:
@@ -189,7 +220,8 @@ async def collection_series(request: Request, visit: Visit) -> Response:
     body = shelf.config.presets[index].request.model_dump(mode="json", exclude_none=True)
     body.update(page=page + 1, limit=size)
     answer = await content.search(visit, shelf, body)
-    series = [series_of_entry(source, entry, shelf.config) for entry in answer.results]
+    statuses = series_query(request.query_params).read_statuses
+    series = await _counted(visit, shelf, answer.results, statuses)
     return as_json(page_of(series, page, size, last=not answer.more))
 
 
