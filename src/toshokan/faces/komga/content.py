@@ -194,6 +194,11 @@ async def positions(visit: Visit, source: str, manga_slug: str) -> dict[str, Pos
     return await visit.core.progress.apositions(visit.reader, source, manga_slug)
 
 
+async def recent(visit: Visit, limit: int) -> list[tuple[ChapterRef, Position]]:
+    """The reader's ``limit`` most recently moved places, newest first."""
+    return await visit.core.progress.arecent(visit.reader, limit)
+
+
 async def position(visit: Visit, ref: ChapterRef) -> Position | None:
     return await visit.core.progress.aposition(visit.reader, ref)
 

@@ -7,7 +7,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
 from toshokan.errors import MethodNotAllowed, NotFound
-from toshokan.faces.komga import books, series, tracker
+from toshokan.faces.komga import books, on_deck, series, tracker
 from toshokan.faces.komga.answers import PREFIX, Handler, komga_route
 from toshokan.faces.komga.errors import komga_endpoint
 
@@ -27,6 +27,8 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/series/{{id}}", series.one_series),
     (f"{V1}/series/{{id}}/thumbnail", series.series_thumbnail),
     (f"{V1}/series/{{id}}/books", books.series_books),
+    # Before ``books/{id}``, which would take the word for an id.
+    (f"{V1}/books/ondeck", on_deck.on_deck),
     (f"{V1}/books/{{id}}", books.one_book),
     (f"{V1}/books/{{id}}/next", books.next_book),
     (f"{V1}/books/{{id}}/previous", books.previous_book),
