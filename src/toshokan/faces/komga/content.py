@@ -18,6 +18,7 @@ from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Core, HostedSource
 from toshokan.core.credentials import basic_credentials
+from toshokan.core.filter_values import filter_values
 from toshokan.core.images import images_of
 from toshokan.core.images.pictures import Picture, as_png
 from toshokan.core.progress import ChapterRef, Position
@@ -28,7 +29,14 @@ from toshokan.errors import (
     RateLimited,
     UpstreamError,
 )
-from toshokan.models import AuthType, Chapter, Manga, SearchResponse, SourceConfiguration
+from toshokan.models import (
+    AuthType,
+    Chapter,
+    FilterKey,
+    Manga,
+    SearchResponse,
+    SourceConfiguration,
+)
 
 #: Of one listing's series, at most this many have their chapters asked for at once.
 CHAPTER_LISTS_AT_ONCE = 8
@@ -100,6 +108,13 @@ async def _opens(visit: Visit, shelf: Library) -> bool:
 def holds_files(visit: Visit, shelf: Library) -> bool:
     """Whether the source's chapters are files here: asking about each reads its own index."""
     return visit.core.offers_downloads(shelf.slug)
+
+
+async def known_values(visit: Visit, shelf: Library, key: FilterKey) -> list[str]:
+    """What the source's ``key`` filter can match, when it declares the filter and knows them."""
+    if key not in shelf.config.search.filters:
+        return []
+    return await filter_values(visit.core, shelf.slug, key)
 
 
 async def search(visit: Visit, shelf: Library, body: dict[str, Any]) -> SearchResponse:

@@ -22,6 +22,7 @@ from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.conditions import series_search
 from toshokan.faces.komga.content import Library, Reading, Visit
 from toshokan.faces.komga.dto import (
+    AuthorDto,
     CollectionDto,
     LibraryDto,
     PageWrapper,
@@ -38,7 +39,7 @@ from toshokan.faces.komga.ids import (
 )
 from toshokan.faces.komga.listing import SeriesQuery, page_params, search_body, series_query
 from toshokan.faces.komga.shapes import read_status, series_of_entry, series_of_manga
-from toshokan.models import Chapter, SearchResponse
+from toshokan.models import Chapter, FilterKey, SearchResponse
 from toshokan.models.content import Entry
 
 #: What drops one source out of a listing over several: it is locked, down or throttled.
@@ -176,9 +177,27 @@ async def languages(request: Request, visit: Visit) -> Response:
     return as_json(sorted(codes))
 
 
+async def publishers(request: Request, visit: Visit) -> Response:
+    """The publishers the reader's sources know (a library's index), for the publisher filter."""
+    return as_json(sorted(await _known(visit, FilterKey.PUBLISHER), key=str.casefold))
+
+
+async def authors(request: Request, visit: Visit) -> Response:
+    """The writers the reader's sources know, as Komga's authors with the ``writer`` role: the
+    sources' author filter matches writers."""
+    names = sorted(await _known(visit, FilterKey.AUTHOR), key=str.casefold)
+    return as_json([AuthorDto(name=name, role="writer") for name in names])
+
+
+async def _known(visit: Visit, key: FilterKey) -> set[str]:
+    shelves = await content.libraries(visit)
+    found = await asyncio.gather(*(content.known_values(visit, shelf, key) for shelf in shelves))
+    return {value for values in found for value in values}
+
+
 async def empty_list(request: Request, visit: Visit) -> Response:
-    """Tags, publishers, authors, age ratings, release dates, sharing labels: sources declare
-    none of them up front, so there is nothing to offer."""
+    """Tags, age ratings, release dates, sharing labels: sources declare none of them up
+    front, so there is nothing to offer."""
     return as_json([])
 
 
