@@ -40,6 +40,9 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/readlists", series.empty_page),
     (f"{V1}/genres", series.genres),
     (f"{V1}/tags", series.empty_list),
+    # Series' and books' tags apart (Paperback's filter sheet asks for the series'): none either.
+    (f"{V1}/tags/series", series.empty_list),
+    (f"{V1}/tags/book", series.empty_list),
     (f"{V1}/publishers", series.publishers),
     (f"{V1}/authors", series.authors),
     (f"{V1}/languages", series.languages),
