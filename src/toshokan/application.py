@@ -12,7 +12,7 @@ from starlette.types import ASGIApp
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.cache_control import CacheControl
-from toshokan.core.face import Face, Need, names_of
+from toshokan.core.face import Face, Need, kept_by, names_of
 from toshokan.core.metrics import HostMetrics
 from toshokan.edge import Edge
 from toshokan.edge.routes import RouteLabels
@@ -52,7 +52,8 @@ class EdgedStarlette(Starlette):
 def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     """The ASGI application for ``settings``; adapters start when it starts."""
     faces = FACES
-    core = Core(settings, host or Host.from_settings(settings, face_names=names_of(faces)))
+    host = host or Host.from_settings(settings, face_names=names_of(faces))
+    core = Core(settings, host, kept_by(faces))
     metrics = HostMetrics() if settings.metrics.enabled else None
     if metrics is not None:
         metrics.observe(core.cache, core.host.services.observers)

@@ -1,7 +1,9 @@
-"""Replicas of one library folder sharing Redis: a change shows on every one, limits count once."""
+"""Replicas of one library folder sharing Redis: one set of answers and hashes, a change shows on
+every one, limits count once."""
 
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
@@ -42,6 +44,13 @@ def titles(replica: Replica) -> list[str]:
     return [result["title"] for result in answer.json()["results"]]
 
 
+def manifest_and_configuration(replica: Replica) -> tuple[dict[str, Any], dict[str, Any]]:
+    manifest = httpx.get(f"{replica.url}/", timeout=5)
+    configuration = httpx.get(f"{replica.url}/local", timeout=5)
+    assert manifest.status_code == configuration.status_code == 200
+    return manifest.json(), configuration.json()
+
+
 def test_a_library_change_shows_on_every_replica_within_5_s(tmp_path: Path, redis_url: str) -> None:
     root = library(tmp_path / "library")
     config = write_config(tmp_path / "toshokan.toml", root, redis_url)
@@ -67,9 +76,14 @@ def test_replicas_and_a_workers_host_answer_alike(tmp_path: Path, redis_url: str
     ):
         # Each asked twice: once computed (here or by another), once from the shared cache.
         seen = [answers(host.url) for host in [*started, workers_host] for _ in range(2)]
+        described = [manifest_and_configuration(host) for host in [*started, workers_host]]
     assert len(seen[0][0]["results"]) == 3
     assert all(one == seen[0] for one in seen)
     assert seen[0][2][0].startswith("https://comics.example.org/_/local/pages/")
+    # One host to its readers: one manifest hash, one source configuration hash.
+    manifest, configuration = described[0]
+    assert manifest["hash"] and manifest["manifest"]["local"]["hash"] == configuration["hash"]
+    assert all(one == described[0] for one in described)
 
 
 def test_rate_limits_count_once_for_replicas_and_workers(tmp_path: Path, redis_url: str) -> None:

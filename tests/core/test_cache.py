@@ -1,10 +1,11 @@
 """The server-side cache: identical concurrent requests cost one adapter call."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 
-from toshokan.core.cache import ResultCache
+from toshokan.core.cache import Kind, ResultCache
 
 pytestmark = pytest.mark.anyio
 
@@ -58,6 +59,56 @@ async def test_failures_are_not_cached():
     assert await cache.get_or_compute("manga", "k", flaky) == "ok"
     assert await cache.get_or_compute("manga", "k", flaky) == "ok"
     assert attempts == 2
+
+
+async def test_a_kind_bounded_by_bytes_keeps_each_body_once() -> None:
+    """What faces keep through the cache (the Alethia face's translations) is rendered once per
+    key, within a bound in bytes rather than a count."""
+    cache = ResultCache({"rendered": Kind(ttl=60, max_bytes=100)}, 1000)
+    calls: list[str] = []
+
+    def render(text: str) -> Callable[[], Awaitable[bytes]]:
+        async def compute() -> bytes:
+            calls.append(text)
+            return text.encode()
+
+        return compute
+
+    assert await cache.get_or_compute("rendered", "a", render("first")) == b"first"
+    assert await cache.get_or_compute("rendered", "a", render("second")) == b"first"
+    assert await cache.get_or_compute("rendered", "b", render("other")) == b"other"
+    assert calls == ["first", "other"]
+
+
+async def test_a_kind_bounded_by_bytes_stays_within_its_bound() -> None:
+    cache = ResultCache({"rendered": Kind(ttl=60, max_bytes=100)}, 1000)
+
+    async def forty() -> bytes:
+        return b"x" * 40
+
+    for n in range(10):
+        await cache.get_or_compute("rendered", n, forty)
+    rendered_again: list[int] = []
+
+    def again(n: int) -> Callable[[], Awaitable[bytes]]:
+        async def compute() -> bytes:
+            rendered_again.append(n)
+            return b"x" * 40
+
+        return compute
+
+    for n in range(10):
+        await cache.get_or_compute("rendered", n, again(n))
+    assert rendered_again[:8] == list(range(8))  # only two of 40 bytes fit in 100
+
+    async def huge() -> bytes:
+        return b"y" * 1000
+
+    async def other() -> bytes:
+        return b"z"
+
+    assert await cache.get_or_compute("rendered", "huge", huge) == b"y" * 1000  # not kept
+    assert await cache.get_or_compute("rendered", "huge", other) == b"z"
 
 
 async def test_a_cancelled_waiter_does_not_cancel_the_others():

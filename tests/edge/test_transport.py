@@ -28,6 +28,18 @@ async def test_simple_requests_carry_cors(make_client):
     assert missing.headers["access-control-allow-origin"] == "*"
 
 
+async def test_scripts_of_other_origins_may_read_the_request_id(make_client):
+    """A web app quotes the id of a request that failed; the browser shows it only if exposed."""
+    async with make_client(cors={"origins": ["https://mine.example"]}) as (client, _):
+        restricted = await client.get("/", headers={"Origin": "https://mine.example"})
+    async with make_client() as (client, _):
+        failed = await client.get("/nosuch", headers={"Origin": ORIGIN})
+    for answer in (restricted, failed):
+        exposed = answer.headers["access-control-expose-headers"].lower().split(", ")
+        assert {"x-request-id", "etag", "retry-after"} <= set(exposed)
+        assert answer.headers["x-request-id"]
+
+
 async def test_restricted_origins_keep_the_tools_origin(make_client):
     cors = {"origins": ["https://mine.example"], "tools_origin": "https://tools.example"}
     async with make_client(cors=cors) as (client, _):

@@ -1,7 +1,9 @@
 """Server-side cache of adapter results, with coalescing of identical requests.
 
-Each kind of result (search, manga, chapters, configuration) has its own TTL
-from the configuration. While a result is being computed, every identical
+Each kind of result (search, manga, chapters, configuration, authorisation decisions, and what faces
+keep through the core: rendered translations, sign-in sessions) has its own
+TTL from the configuration; a kind holding bodies may instead be bounded by
+their total size (:class:`Kind`), so memory stays bounded whatever they weigh. While a result is being computed, every identical
 request awaits the same task instead of calling the adapter again, so a burst
 of N readers opening the same title costs one upstream round trip. Failures
 are not cached: the next request tries again. When every request waiting for
@@ -13,7 +15,9 @@ reports a change (:meth:`ResultCache.invalidate`) moves to a new generation,
 so nothing cached about it before is found again, at once and in O(1).
 
 With ``[cluster] redis`` (:meth:`ResultCache.share`), results of the kinds
-given a :class:`~toshokan.core.shared.results.Codec` are also kept in Redis and
+given a :class:`~toshokan.core.shared.results.Codec` (the core's are
+:data:`toshokan.core.answers.SHARED_CODECS`, which say why the others stay here)
+are also kept in Redis and
 computed by one process of the whole host at a time, and generations follow
 the other processes' (:mod:`toshokan.core.shared`). This process's own store
 stays in front: a result found in Redis is kept here too, for what is left of
@@ -21,7 +25,9 @@ its time there.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable, Hashable
+import contextlib
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cachetools import TLRUCache
@@ -30,6 +36,16 @@ from toshokan.core.shared.generations import SharedGenerations
 from toshokan.core.shared.results import Codec, SharedResults
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of result kept ``ttl`` seconds; with ``max_bytes``, bounded by the total length of
+    its values (bytes) rather than by their number. A value longer than the bound is answered
+    but not kept."""
+
+    ttl: int
+    max_bytes: int | None = None
 
 
 class _Flight:
@@ -43,12 +59,20 @@ class _Flight:
 
 
 class ResultCache:
-    def __init__(self, ttls: dict[str, int], max_entries: int):
-        self._stores: dict[str, TLRUCache[Hashable, Any]] = {
-            kind: TLRUCache(maxsize=max_entries, ttu=self._expiry(ttl))
-            for kind, ttl in ttls.items()
-            if ttl > 0 and max_entries > 0
-        }
+    def __init__(self, kinds: Mapping[str, int | Kind], max_entries: int):
+        self._stores: dict[str, TLRUCache[Hashable, Any]] = {}
+        ttls: dict[str, int] = {}
+        for name, given in kinds.items():
+            kind = given if isinstance(given, Kind) else Kind(given)
+            ttls[name] = kind.ttl
+            if kind.ttl <= 0 or max_entries <= 0:
+                continue
+            if kind.max_bytes is None:
+                self._stores[name] = TLRUCache(maxsize=max_entries, ttu=self._expiry(kind.ttl))
+            else:
+                self._stores[name] = TLRUCache(
+                    maxsize=kind.max_bytes, ttu=self._expiry(kind.ttl), getsizeof=len
+                )
         # Seconds the entry being stored has left, when less than its kind's whole TTL (it came
         # from the shared cache, where it has lived a while already).
         self._lifetime: float | None = None
@@ -166,7 +190,8 @@ class ResultCache:
             if store is not None:
                 self._lifetime = lifetime
                 try:
-                    store[key] = value
+                    with contextlib.suppress(ValueError):  # longer than a byte-bounded kind holds
+                        store[key] = value
                 finally:
                     self._lifetime = None
             return value

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.routing import BaseRoute
 
 from toshokan.config import HostSettings
+from toshokan.core.cache import Kind
 
 if TYPE_CHECKING:
     from toshokan.core.service import Core
@@ -60,6 +61,14 @@ class Face:
     #: A line ``toshokan serve`` prints at start-up (where a person opens the face), so the
     #: command names no face of its own.
     announce: Callable[[HostSettings], str] | None = None
+    #: What it keeps through the core's cache (rendered answers, sessions), by kind: one cache
+    #: for the whole host, so a shared store replaces it in one place.
+    kept: Mapping[str, Kind] = field(default_factory=dict)
+
+
+def kept_by(faces: Iterable[Face]) -> dict[str, Kind]:
+    """Every kind the faces keep through the core's cache."""
+    return {name: kind for face in faces for name, kind in face.kept.items()}
 
 
 def names_of(faces: Iterable[Face]) -> frozenset[str]:

@@ -9,6 +9,7 @@ or valid credentials before its handler runs, and its answers marked private.
 """
 
 import time
+from typing import TYPE_CHECKING
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
@@ -16,13 +17,16 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toshokan.core.answers import Caller
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
 from toshokan.core.host import HostedSource
-from toshokan.core.service import Caller, Core
 from toshokan.core.signing import verify
 from toshokan.errors import NotFound
 from toshokan.sdk.source import is_public
+
+if TYPE_CHECKING:
+    from toshokan.core.service import Core
 
 #: Words under ``/:source`` that name an endpoint taking POST only, never a manga.
 POST_ONLY = frozenset({"search", "authenticate"})
@@ -41,7 +45,8 @@ def client_of(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def core_of(request: Request) -> Core:
+def core_of(request: Request) -> "Core":
+    """The core every face reads from the application's state."""
     core: Core = request.app.state.core
     return core
 
@@ -73,7 +78,7 @@ async def authenticate(request: Request) -> Response:
     return JSONResponse({"success": True, "headers": headers}, headers={"Cache-Control": NO_STORE})
 
 
-def source_mounts(core: Core) -> list[BaseRoute]:
+def source_mounts(core: "Core") -> list[BaseRoute]:
     """Each serving source's own routes under ``/_/<slug>``, guarded when it requires auth."""
     mounts: list[BaseRoute] = []
     for hosted in core.host.serving():
@@ -88,7 +93,7 @@ def source_mounts(core: Core) -> list[BaseRoute]:
     return mounts
 
 
-def _guarded(core: Core, hosted: HostedSource, app: ASGIApp) -> ASGIApp:
+def _guarded(core: "Core", hosted: HostedSource, app: ASGIApp) -> ASGIApp:
     secret = core.host.services.secret
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
@@ -99,13 +104,13 @@ def _guarded(core: Core, hosted: HostedSource, app: ASGIApp) -> ASGIApp:
             path = request.url.path
             until = await core.check_link(
                 hosted.slug,
-                # The image pipeline calls these routes in-process, with no app in the scope.
                 client_of(request),
                 lambda: verify(secret, path, expires or "", signature or ""),
             )
             max_age = max(0, min(until - int(time.time()), core.settings.host.link_ttl + 120))
         else:
-            await core.check_route_access(hosted, caller_of(request))
+            visit = await core.visit(hosted.slug, caller_of(request))
+            await visit.access()
             max_age = 0
         await app(scope, receive, _private(send, max_age))
 

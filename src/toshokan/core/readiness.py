@@ -6,9 +6,9 @@ answers ``/_/ready`` from the checks registered here: each is an awaitable
 that returns when its dependency answers and raises when it does not. A
 *required* check that fails makes the host unready (503); an optional one is
 reported but leaves it ready, for a dependency the host can do without (a
-shared cache it falls back from). Whatever registers a check (the cluster's
-Redis and PostgreSQL connections, at start-up) calls :meth:`Readiness.add` on
-the core's registry.
+shared cache it falls back from). Whatever registers a check calls
+:meth:`Readiness.add` on the core's registry: the core registers ``postgresql``
+(required) for ``[cluster] database`` and the cluster each Redis (optional).
 
 Checks run concurrently, each within :data:`CHECK_SECONDS`, so one dependency
 that hangs answers as down rather than holding the load balancer's probe. A

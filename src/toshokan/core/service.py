@@ -1,63 +1,63 @@
-"""The service every face calls: sources, validation, authorisation, cache, links.
+"""The service every face calls: sources, validation, authorisation, cache, images, links.
 
 A face (the spec's JSON interface, the Alethia dialect, OPDS, the web reader)
 translates requests into calls on :class:`Core` and its answers back into its
 own shapes; it never validates, authorises, caches or maps errors itself. So
-the same search is valid or invalid on every face, and a request passes each
-layer exactly once: one configuration lookup, one parse of the auth headers,
-one cache lookup.
+the same search is valid or invalid on every face. A request for a source's
+content comes in through one door, :meth:`Core.visit`, and passes each layer
+once: one source lookup, one configuration lookup, one authorisation, one
+upstream deadline (:class:`~toshokan.core.visit.Visit`).
 """
 
 import asyncio
 import functools
-import hashlib
-import json
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from contextlib import AbstractAsyncContextManager
+from functools import cached_property
 from typing import Any, TypeVar
-
-from pydantic import BaseModel
 
 from toshokan.config import HostSettings
 from toshokan.core.access import AttemptGate
-from toshokan.core.answers import ANSWER_CODECS, CHAPTER_LIST, PAGE_LIST, Access, Answer, Caller
-from toshokan.core.cache import ResultCache
-from toshokan.core.chapter_keys import chapter_of
-from toshokan.core.database import open_database
+from toshokan.core.answers import (
+    SHARED_CODECS,
+    Access,
+    Answer,
+    Caller,
+    check_slug,
+    dumped,
+    shown,
+)
+from toshokan.core.cache import Kind, ResultCache
+from toshokan.core.database import ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.host import Host, HostedSource
+from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
 from toshokan.core.readers import ReaderGate, Readers
-from toshokan.core.readiness import Readiness
-from toshokan.core.search import parse_search
+from toshokan.core.readiness import CHECK_SECONDS, Readiness
 from toshokan.core.served import note
 from toshokan.core.shared.cluster import Cluster
 from toshokan.core.signing import ExpiredLink, credential_key, signed_query
+from toshokan.core.visit import Visit
 from toshokan.errors import (
-    ChapterNotFound,
     HostError,
     InvalidCredentials,
     InvalidRequest,
-    MangaNotFound,
     MissingFields,
     NotFound,
     SourceNotFound,
 )
-from toshokan.models import AuthType, Chapter, Manga, Ping, SearchResponse, SourceConfiguration
+from toshokan.models import AuthType, Ping, SourceConfiguration
 from toshokan.models.auth import AUTH_FIELDS
-from toshokan.models.base import SLUG_PATTERN, SOURCE_SLUG_PATTERN
-from toshokan.models.content import newest_first
+from toshokan.models.base import SOURCE_SLUG_PATTERN
 from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers
-from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
-from toshokan.sdk.source import Download
 from toshokan.sdk.urls import Urls
 
 T = TypeVar("T")
-_SLUG = re.compile(SLUG_PATTERN)
 _SOURCE = re.compile(SOURCE_SLUG_PATTERN)
 #: Seconds the core memoises configurations, the manifest and authorisation decisions.
 MEMO_SECONDS = 30
@@ -66,7 +66,8 @@ MEMO_SECONDS = 30
 class Core:
     """The sources and everything a face needs from them."""
 
-    def __init__(self, settings: HostSettings, host: Host):
+    def __init__(self, settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = None):
+        """``kept``: what the faces keep through the core's cache, by kind."""
         self.settings = settings
         self.host = host
         cache = settings.cache
@@ -80,12 +81,15 @@ class Core:
                 "chapters": cache.chapters,
                 # A file's link is handed out for half its life at most, so it stays valid.
                 "download": settings.host.link_ttl // 2,
+                # Never longer than a signed page link lives.
+                "page-list": min(PAGE_LIST_SECONDS, settings.host.link_ttl),
+                **(kept or {}),
             },
             cache.max_entries,
         )
         # Shared with every process of the host through Redis when [cluster] redis is set.
         self.cluster = Cluster(settings)
-        self.cluster.share_cache(self.cache, ANSWER_CODECS)
+        self.cluster.share_cache(self.cache, SHARED_CODECS)
         self.cluster.share_services(host.services)
         self.attempts = AttemptGate(
             MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", self.cluster.counters)
@@ -108,6 +112,12 @@ class Core:
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
         # What the host needs to serve, asked by load balancers (/_/ready).
         self.readiness = Readiness()
+        self.cluster.add_checks(self.readiness)
+        if isinstance(self.database, ServerDatabase):
+            # Required: readers, progress and new slug claims fail here without it. Borrowing
+            # a connection gives up before the check's own bound, so the answer says why.
+            answer = functools.partial(self.database.answer, CHECK_SECONDS * 0.75)
+            self.readiness.add("postgresql", functools.partial(asyncio.to_thread, answer))
 
     # -- life ----------------------------------------------------------------------
 
@@ -125,6 +135,11 @@ class Core:
         if self._owns_database:
             self.database.close()
 
+    @cached_property
+    def images(self) -> ImagePipeline:
+        """The host's one image pipeline, made on first use (after the sources started)."""
+        return ImagePipeline(self.settings, self.host.services)
+
     def urls(self, caller: Caller) -> Urls:
         """The host's one link builder, on the address ``caller`` reached the host at."""
         return self.host.services.urls(caller.base_url)
@@ -134,8 +149,15 @@ class Core:
     def source(self, slug: str) -> HostedSource:
         """The serving source ``slug``; ``SOURCE_NOT_FOUND`` for anything else."""
         if not _SOURCE.fullmatch(slug):
-            raise SourceNotFound(f"No source has the slug {_shown(slug)}.")
+            raise SourceNotFound(f"No source has the slug {shown(slug)}.")
         return self.host.get(slug)
+
+    async def visit(self, slug: str, caller: Caller) -> Visit:
+        """The one door to a source's content for one request: the source ``slug`` resolved,
+        its configuration read, the request's upstream deadline started. The caller is
+        authorised when the visit first needs it, once."""
+        hosted = self.source(slug)
+        return Visit(self, hosted, await self.configuration(hosted), caller)
 
     async def configuration(self, hosted: HostedSource) -> SourceConfiguration:
         async def compute() -> SourceConfiguration:
@@ -149,7 +171,7 @@ class Core:
         hosted = self.source(slug)
         config = await self.configuration(hosted)
         # Keyed by the hash, so the bytes follow the configuration the moment it changes.
-        return await self._answer(
+        return await self.answer(
             "configuration",
             (slug, config.hash),
             lambda: _ready(config),
@@ -162,7 +184,7 @@ class Core:
             return self.host.manifest()
 
         generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
-        return await self._answer("manifest", generations, compute, source=None)
+        return await self.answer("manifest", generations, compute, source=None)
 
     def health(self, slug: str) -> str | None:
         """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked.
@@ -270,138 +292,11 @@ class Core:
         await self.attempts.check(f"{caller.client}:{slug}", attempt)
         return headers
 
-    def context(self, caller: Caller, access: Access) -> RequestContext:
-        return RequestContext(base_url=caller.base_url, auth=access.auth)
-
-    async def check_route_access(self, hosted: HostedSource, caller: Caller) -> None:
-        """Authorise a request to one of the source's own routes that carries no signature."""
-        config = await self.configuration(hosted)
-        await self.authorize(hosted, config, caller)
-
-    # -- content ---------------------------------------------------------------------
-
-    async def search(self, slug: str, body: Any, caller: Caller) -> Answer[SearchResponse]:
-        hosted = self.source(slug)
-        config = await self.configuration(hosted)
-        request = parse_search(body, config.search)
-        filters = request.filters.model_dump_json(exclude_none=True)
-        key = (request.page, request.limit, request.sort, request.direction)
-        wording = bounded_key(request.query, filters)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> SearchResponse:
-                async with self.upstream_deadline():
-                    result = await hosted.source.search(request, ctx)
-                result.page = request.page
-                return result
-
-            return await self._content("search", hosted, (*key, *wording), access, caller, compute)
-
-    async def manga(self, slug: str, manga_slug: str, caller: Caller) -> Answer[Manga]:
-        hosted, config = await self._work_of(slug, manga_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> Manga:
-                async with self.upstream_deadline():
-                    return await hosted.source.manga(manga_slug, ctx)
-
-            return await self._content("manga", hosted, (manga_slug,), access, caller, compute)
-
-    async def chapters(self, slug: str, manga_slug: str, caller: Caller) -> Answer[list[Chapter]]:
-        hosted, config = await self._work_of(slug, manga_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> list[Chapter]:
-                async with self.upstream_deadline():
-                    return newest_first(await hosted.source.chapters(manga_slug, ctx))
-
-            return await self._content("chapters", hosted, (manga_slug,), access, caller, compute)
-
-    async def pages(
-        self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
-    ) -> Answer[list[str]]:
-        """Page image URLs in reading order; never cached, since they may be temporary."""
-        hosted, config = await self._work_of(slug, manga_slug, chapter_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-            urls = await hosted.source.pages(manga_slug, chapter_slug, ctx)
-        return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
-
-    def offers_downloads(self, slug: str) -> bool:
-        """Whether asking :meth:`download` of this source's chapters can find anything."""
-        return self.source(slug).source.offers_downloads()
-
-    async def download(
-        self, slug: str, manga_slug: str, chapter_slug: str, caller: Caller
-    ) -> Download | None:
-        """The chapter's original file, when its source offers one; remembered for half a
-        link's life (per source generation, credentials and address), so feeds listing many
-        chapters ask the source once in a while."""
-        hosted, config = await self._work_of(slug, manga_slug, chapter_slug)
-        async with self._authorized(hosted, config, caller) as (access, ctx):
-
-            async def compute() -> Download | None:
-                return await hosted.source.download(manga_slug, chapter_slug, ctx)
-
-            generation = self.cache.generation(hosted.slug)
-            key = (hosted.slug, generation, manga_slug, chapter_slug, access.key, caller.base_url)
-            return await self.cache.get_or_compute("download", key, compute)
-
-    async def pages_by_key(self, slug: str, key: str, caller: Caller) -> Answer[list[str]]:
-        """Pages of the chapter a :func:`~toshokan.core.chapter_keys.chapter_key` names."""
-        self.source(slug)  # an unknown source is SOURCE_NOT_FOUND, whatever the key
-        manga_slug, chapter_slug = chapter_of(key)
-        return await self.pages(slug, manga_slug, chapter_slug, caller)
-
-    async def _work_of(
-        self, slug: str, manga_slug: str, chapter_slug: str | None = None
-    ) -> tuple[HostedSource, SourceConfiguration]:
-        """The source of a work (or one of its chapters) and its configuration; slugs checked."""
-        hosted = self.source(slug)
-        check_slug(manga_slug, MangaNotFound)
-        if chapter_slug is not None:
-            check_slug(chapter_slug, ChapterNotFound)
-        return hosted, await self.configuration(hosted)
-
-    @asynccontextmanager
-    async def _authorized(
-        self, hosted: HostedSource, config: SourceConfiguration, caller: Caller
-    ) -> AsyncIterator[tuple[Access, RequestContext]]:
-        """The caller's access, under the request's one deadline, which the content call shares:
-        checking credentials upstream and fetching the content are one budget."""
-        async with self.upstream_deadline():
-            access = await self.authorize(hosted, config, caller)
-            yield access, self.context(caller, access)
-
     def upstream_deadline(self) -> AbstractAsyncContextManager[None]:
         """``[server] upstream_timeout`` for everything one adapter call asks upstream."""
         return upstream_deadline(self.settings.server.upstream_timeout)
 
-    # -- caching -----------------------------------------------------------------------
-
-    async def _content(
-        self,
-        kind: str,
-        hosted: HostedSource,
-        key: tuple[Hashable, ...],
-        access: Access,
-        caller: Caller,
-        compute: Callable[[], Awaitable[T]],
-    ) -> Answer[T]:
-        # What an adapter returns may depend on the credentials and, for links back to the
-        # host, on the address it was reached at: both are part of the key.
-        full_key = (
-            hosted.slug,
-            self.cache.generation(hosted.slug),
-            *key,
-            access.key,
-            caller.base_url,
-        )
-        answer = await self._answer(kind, full_key, compute, source=hosted.slug)
-        if access.key and not answer.private:
-            return Answer(answer.value, answer.body, private=True)
-        return answer
-
-    async def _answer(
+    async def answer(
         self,
         kind: str,
         key: Hashable,
@@ -410,50 +305,19 @@ class Core:
         source: str | None,
         exclude_none: bool = False,
     ) -> Answer[T]:
+        """The answer of ``kind`` under ``key``: cached, or computed now and serialised once."""
+
         async def serialised() -> Answer[T]:
             value = await compute()
-            return Answer(value, _dump(value, exclude_none))
+            return Answer(value, dumped(value, exclude_none))
 
         answer = await self.cache.get_or_compute(kind, key, serialised)
         note(self.cache, kind, key, answer, source)
         return answer
 
 
-#: Longer query and filter texts are keyed by their digest, so a cache entry's key stays small.
-MAX_KEY_TEXT = 256
-
-
-def bounded_key(*texts: str) -> tuple[str, ...]:
-    """``texts`` as a cache key part of bounded size: themselves when short, else one digest."""
-    if sum(len(text) for text in texts) <= MAX_KEY_TEXT:
-        return texts
-    digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
-    return (digest,)
-
-
-def _dump(value: Any, exclude_none: bool) -> bytes:
-    if isinstance(value, BaseModel):
-        return value.model_dump_json(exclude_none=exclude_none).encode()
-    if isinstance(value, list) and all(isinstance(item, Chapter) for item in value):
-        return CHAPTER_LIST.dump_json(value)
-    return json.dumps(value, separators=(",", ":")).encode()
-
-
 async def _ready(value: T) -> T:
     return value
-
-
-def _shown(value: str) -> str:
-    """A client's string, short and safe to echo in a message."""
-    return repr(value[:60] + ("…" if len(value) > 60 else ""))
-
-
-def check_slug(slug: str, not_found: type[HostError]) -> None:
-    """Anything outside the slug alphabet cannot exist; it never reaches an adapter."""
-    if not _SLUG.fullmatch(slug):
-        raise not_found(
-            f"{not_found.default_message.rstrip('.')}: {_shown(slug)} is not a valid slug."
-        )
 
 
 def parse_credentials(auth_type: AuthType, body: Any) -> Credentials:
@@ -469,4 +333,4 @@ def parse_credentials(auth_type: AuthType, body: Any) -> Credentials:
     return Credentials(type=auth_type, **fields)
 
 
-__all__ = ["Access", "Answer", "Caller", "Core", "NotFound", "check_slug"]
+__all__ = ["Access", "Answer", "Caller", "Core", "NotFound", "Visit", "check_slug"]

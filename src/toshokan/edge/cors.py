@@ -8,7 +8,9 @@ from collections.abc import Iterable
 
 Headers = list[tuple[bytes, bytes]]
 METHODS = b"GET, POST, OPTIONS"
-EXPOSE = (b"access-control-expose-headers", b"ETag, Retry-After")
+# Scripts of other origins may read these: ETag for conditional requests, Retry-After after a
+# 429, X-Request-Id to quote a failing request's id (the one its log lines carry).
+EXPOSE = (b"access-control-expose-headers", b"ETag, Retry-After, X-Request-Id")
 
 
 class Cors:

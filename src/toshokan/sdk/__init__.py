@@ -54,6 +54,7 @@ from toshokan.sdk.http import (
 )
 from toshokan.sdk.keys import DerivedKey
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
+from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
@@ -84,6 +85,7 @@ __all__ = [
     "MangaNotFound",
     "NoSettings",
     "NotFound",
+    "Picture",
     "Preset",
     "Publication",
     "RateLimited",

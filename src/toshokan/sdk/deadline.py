@@ -56,13 +56,15 @@ def within(seconds: float) -> float:
 
 
 @asynccontextmanager
-async def upstream_deadline(seconds: float) -> AsyncIterator[None]:
+async def upstream_deadline(seconds: float, *, since: float | None = None) -> AsyncIterator[None]:
     """Run the block within ``seconds`` (or the enclosing deadline, if sooner).
 
-    When time runs out the block is cancelled and ``UPSTREAM_TIMEOUT`` raised.
+    ``since`` (the running loop's clock time) is when those seconds started, if
+    before now: one client request's several blocks share one budget. When time
+    runs out the block is cancelled and ``UPSTREAM_TIMEOUT`` raised.
     """
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
+    deadline = (loop.time() if since is None else since) + seconds
     outer = _deadline.get()
     if outer is not None:
         deadline = min(deadline, outer)

@@ -4,8 +4,17 @@ image pipeline, the local library's thumbnails and converted archive pages."""
 import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from PIL import Image
+
+
+@dataclass(frozen=True)
+class Picture:
+    """Image bytes and their media type."""
+
+    data: bytes
+    media_type: str
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Generic, TypeVar, get_args
 
 import click
 from pydantic import BaseModel, ConfigDict
-from starlette.routing import BaseRoute, Mount
+from starlette.routing import BaseRoute, Match, Mount, Route
 
 from toshokan.errors import InvalidCredentials
 from toshokan.models import Chapter, Manga, SearchRequest, SearchResponse, SourceConfiguration
@@ -17,6 +17,7 @@ from toshokan.models.auth import AuthType
 from toshokan.models.search import FilterKey
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.context import HostServices, RequestContext
+from toshokan.sdk.pictures import Picture
 from toshokan.sdk.urls import Urls, source_routes_path
 
 
@@ -168,6 +169,20 @@ class Source(abc.ABC, Generic[SettingsT]):
         ``ctx`` reached the host, or at the host's public address when there is no request."""
         return self.services.urls(None if ctx is None else ctx.base_url)
 
+    def own_route(self, path: str) -> tuple[str, dict[str, Any]] | None:
+        """The name and path parameters of the route of :meth:`routes` that ``path`` (a path on
+        the host, under :attr:`mount`) leads to; None when it leads to none of them."""
+        prefix = self.mount.path
+        if not path.startswith(f"{prefix}/"):
+            return None
+        scope = {"type": "http", "method": "GET", "path": path[len(prefix) :], "root_path": ""}
+        for route in self.mount.routes:
+            if isinstance(route, Route):
+                match, child = route.matches(scope)
+                if match is Match.FULL:
+                    return route.name, dict(child["path_params"])
+        return None
+
     def url_for(
         self,
         ctx: RequestContext | None,
@@ -212,6 +227,19 @@ class Source(abc.ABC, Generic[SettingsT]):
         Only a source that holds its chapters as files (a library of archives)
         has one to offer; faces that can link a download (OPDS acquisition
         links) ask this, through the core, for one chapter at a time.
+        """
+        return None
+
+    async def read_image(self, path: str, ctx: RequestContext) -> Picture | None:
+        """The image one of the source's own routes serves at ``path`` (a page or cover URL it
+        handed out, its query left off), read directly, or None when no route of it serves one.
+
+        The host's image pipeline asks this for the source's own links, so it
+        reads the bytes the route would serve without an HTTP request to
+        itself: the caller was authorised already, so a link's signature is
+        not checked again. A source with routes that serve images implements
+        it with the code those routes share (:meth:`own_route` tells which
+        route a path is); the default reads nothing.
         """
         return None
 

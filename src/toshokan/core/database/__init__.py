@@ -14,7 +14,7 @@ through :meth:`Database.transaction`, where the PostgreSQL backend rewrites them
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from toshokan.config import HostSettings
 from toshokan.core.database.sqlite import SqliteDatabase, default_database_path
@@ -45,6 +45,17 @@ class Database(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ServerDatabase(Database, Protocol):
+    """A database on a server, which may stop answering while the host runs (PostgreSQL's;
+    SQLite in ``data_dir`` answers as long as the process does)."""
+
+    def answer(self, timeout: float) -> None:
+        """Return once the database answers a query; raise, saying why without credentials,
+        when it does not within ``timeout`` seconds (for ``/_/ready``)."""
+        ...
 
 
 class DatabaseUnavailable(Exception):
@@ -103,6 +114,7 @@ __all__ = [
     "Database",
     "DatabaseDown",
     "DatabaseUnavailable",
+    "ServerDatabase",
     "SqliteDatabase",
     "check_database",
     "default_database_path",

@@ -139,11 +139,27 @@ class PostgresDatabase:
             log.warning("the database %s did not answer: %s", self.name, reason(self.url, error))
             raise DatabaseDown() from None
 
+    def answer(self, timeout: float) -> None:
+        """``SELECT 1`` on a pooled connection borrowed within ``timeout`` (the pool tries it
+        first, so a dropped connection is replaced rather than reported); a failure is
+        :class:`DatabaseNotAnswering` saying why, without the URL, since readiness is public."""
+        try:
+            with self._opened_pool().connection(timeout=timeout) as connection:
+                connection.execute("SELECT 1")
+        except (psycopg.OperationalError, PoolTimeout) as error:
+            raise DatabaseNotAnswering(
+                f"PostgreSQL did not answer: {reason(self.url, error)}"
+            ) from None
+
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
+
+
+class DatabaseNotAnswering(Exception):
+    """The database did not answer a readiness check; the message says why."""
 
 
 def check_reachable(url: str) -> None:

@@ -6,11 +6,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
-from toshokan.core.http import caller_of
-from toshokan.core.images.pictures import Picture, clamp_width
-from toshokan.core.images.pipeline import images_of
-from toshokan.core.service import Core
+from toshokan.core.http import caller_of, core_of
+from toshokan.core.images.pictures import clamp_width
 from toshokan.errors import InvalidRequest
+from toshokan.sdk.pictures import Picture
 from toshokan.sdk.urls import host_path
 
 #: The longest image URL a signed link may carry.
@@ -22,17 +21,15 @@ MAX_URL_LENGTH = 4096
 
 async def signed_image(request: Request) -> Response:
     """``GET /_/image/<slug>?u=<url>[&w=<width>]&exp=&sig=``: any image of any source, no headers."""
-    core: Core = request.app.state.core
+    core = core_of(request)
     slug = request.path_params["source"]
-    hosted = core.source(slug)
+    visit = await core.visit(slug, caller_of(request))
     query = dict(request.query_params)
     url = query.get("u", "")
     if not url or len(url) > MAX_URL_LENGTH:
         raise InvalidRequest("The image link has no usable URL.")
-    pipeline = images_of(core)
-    caller = caller_of(request)
-    until = await core.check_link(slug, caller.client, lambda: pipeline.verify(slug, query))
-    picture = await pipeline.render(hosted, url, caller.base_url, width=clamp_width(query.get("w")))
+    until = await visit.admit_by_link(lambda: core.images.verify(slug, query))
+    picture = await visit.image(url, width=clamp_width(query.get("w")))
     max_age = max(0, min(until - int(time.time()), 86400))
     return image_response(picture, f"private, max-age={max_age}")
 

@@ -12,13 +12,12 @@ costs nothing.
 
 import io
 import math
-from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from PIL import ExifTags, Image, ImageOps, UnidentifiedImageError
 
 from toshokan.errors import UpstreamError
-from toshokan.sdk.pictures import bounded_image, narrowed
+from toshokan.sdk.pictures import Picture, bounded_image, narrowed
 
 #: More pixels than this (a 1,000 x 60,000 webtoon strip) is refused before decoding.
 MAX_PIXELS = 60_000_000
@@ -33,14 +32,6 @@ ALLOWED = {"JPEG": "image/jpeg", "PNG": "image/png", "GIF": "image/gif"}
 QUARTER_TURNS = frozenset({5, 6, 7, 8})
 #: Query parameters of the host's own signed links: they change every minute, the image does not.
 SIGNATURE_PARAMS = frozenset({"exp", "sig"})
-
-
-@dataclass(frozen=True)
-class Picture:
-    """Image bytes and their media type."""
-
-    data: bytes
-    media_type: str
 
 
 def _too_many_pixels(columns: int, rows: int) -> UpstreamError:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
-from toshokan.core.images.pictures import Picture
+from toshokan.sdk.pictures import Picture
 
 T = TypeVar("T")
 

@@ -8,6 +8,7 @@ neither setting it holds nothing and the host keeps per-process state.
 
 import asyncio
 import contextlib
+import functools
 from typing import Any
 
 from limits.aio.strategies import MovingWindowRateLimiter
@@ -15,6 +16,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from toshokan.config import HostSettings
 from toshokan.core.cache import ResultCache
 from toshokan.core.limits import redis_strategy
+from toshokan.core.readiness import Readiness
 from toshokan.core.shared import SharedRedis, Unavailable
 from toshokan.core.shared.generations import SharedGenerations
 from toshokan.core.shared.lease import Leases
@@ -122,6 +124,13 @@ class Cluster:
         for redis in self._connections():
             await redis.aclose()
 
+    def add_checks(self, readiness: Readiness) -> None:
+        """Report each Redis on ``/_/ready``, as optional: without it the host degrades to
+        per-process state and still serves, so a balancer must not take every replica out."""
+        for redis in self._connections():
+            name = "redis" if redis is self.redis else "limits storage"
+            readiness.add(name, functools.partial(_answers, redis), required=False)
+
     def detail(self) -> str | None:
         """What ``health`` and ``ping`` add while a Redis does not answer."""
         details = [d for redis in self._connections() if (d := redis.breaker.detail())]
@@ -130,3 +139,18 @@ class Cluster:
     def _connections(self) -> list[SharedRedis]:
         found = [self.redis, self.counters]
         return [r for i, r in enumerate(found) if r is not None and r not in found[:i]]
+
+
+class SharedStateUnavailable(Exception):
+    """A Redis of the host does not answer; the message is what ``health`` says of it."""
+
+
+async def _answers(redis: SharedRedis) -> None:
+    """Ask Redis through its breaker: a failure opens it, as any request's would, and
+    while it is open the probe in the background, not this check, finds Redis again."""
+    try:
+        await redis.run(lambda r: r.ping())
+    except Unavailable:
+        raise SharedStateUnavailable(
+            redis.breaker.detail() or f"Redis at {redis.breaker.where} does not answer"
+        ) from None

@@ -25,7 +25,7 @@ from toshokan.core.hashing import etag_of
 from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, source_slug
 from toshokan.errors import MethodNotAllowed
 from toshokan.faces.alethia.images import header_free, needs_headers
-from toshokan.faces.alethia.rendered import Rendered
+from toshokan.faces.alethia.rendered import rendered
 from toshokan.faces.alethia.shapes import AppHost, app_chapter, app_manga, app_source
 from toshokan.models import Chapter, SearchResponse, SourceConfiguration
 
@@ -44,10 +44,6 @@ def dumped(model: BaseModel) -> bytes:
     return model.model_dump_json().encode()
 
 
-async def configuration_of(core: Core, slug: str) -> SourceConfiguration:
-    return await core.configuration(core.source(slug))
-
-
 def images_for(
     core: Core, config: SourceConfiguration, caller: Caller
 ) -> Callable[[list[str]], list[str]]:
@@ -63,10 +59,7 @@ def link_window() -> int:
 
 
 class AlethiaFace:
-    """The dialect's handlers, and the translations they keep (:class:`.Rendered`)."""
-
-    def __init__(self, rendered: Rendered | None = None):
-        self.rendered = rendered or Rendered()
+    """The dialect's handlers; the translations they keep are in the core's cache."""
 
     async def host(self, request: Request) -> Response:
         core = core_of(request)
@@ -83,21 +76,23 @@ class AlethiaFace:
                 )
             )
 
-        body = self.rendered.get(("host", *(c.hash for c in configs)), render)
+        body = await rendered(core, ("host", *(c.hash for c in configs)), render)
         return respond(body, cache_of(request).public["configuration"])
 
     async def source(self, request: Request) -> Response:
-        config = await configuration_of(core_of(request), source_slug(request))
-        body = self.rendered.get(("source", config.hash), lambda: dumped(app_source(config)))
+        core = core_of(request)
+        config = await core.configuration(core.source(source_slug(request)))
+        body = await rendered(core, ("source", config.hash), lambda: dumped(app_source(config)))
         return respond(body, cache_of(request).public["configuration"])
 
     async def search(self, request: Request) -> Response:
         core, slug = core_of(request), source_slug(request)
         body = await read_json(request)
         caller = caller_of(request)
-        answer = await core.search(slug, body, caller)
+        visit = await core.visit(slug, caller)
+        answer = await visit.search(body)
         cache_control = cache_of(request).of("search", answer.private)
-        config = await configuration_of(core, slug)
+        config = visit.config
         if not needs_headers(config):
             return respond(answer.body, cache_control)  # the spec's shape is the app's
 
@@ -113,7 +108,7 @@ class AlethiaFace:
             return dumped(SearchResponse(results=results, page=found.page, more=found.more))
 
         key = ("search", answer.etag, config.hash, caller.base_url, link_window())
-        return respond(self.rendered.get(key, render), cache_control)
+        return respond(await rendered(core, key, render), cache_control)
 
     async def manga(self, request: Request) -> Response:
         core, slug = core_of(request), source_slug(request)
@@ -121,21 +116,22 @@ class AlethiaFace:
         if manga_slug in POST_ONLY:
             raise MethodNotAllowed(f"{PREFIX}/{slug}/{manga_slug} accepts POST only.")
         caller = caller_of(request)
-        answer = await core.manga(slug, manga_slug, caller)
-        config = await configuration_of(core, slug)
+        visit = await core.visit(slug, caller)
+        answer = await visit.manga(manga_slug)
+        config = visit.config
 
         def render() -> bytes:
             return dumped(app_manga(answer.value, images_for(core, config, caller)))
 
         key = ("manga", answer.etag, config.hash, caller.base_url, link_window())
-        body = self.rendered.get(key, render)
+        body = await rendered(core, key, render)
         return respond(body, cache_of(request).of("manga", answer.private))
 
     async def chapters(self, request: Request) -> Response:
         core, slug = core_of(request), source_slug(request)
         manga_slug = request.path_params["manga"]
         caller = caller_of(request)
-        answer = await core.chapters(slug, manga_slug, caller)
+        answer = await (await core.visit(slug, caller)).chapters(manga_slug)
         urls = core.urls(caller)
 
         def shaped(chapter: Chapter) -> bytes:
@@ -147,24 +143,24 @@ class AlethiaFace:
             return b"[" + b",".join(shaped(c) for c in answer.value) + b"]"
 
         key = ("chapters", answer.etag, slug, manga_slug, urls.base_url)
-        body = self.rendered.get(key, render)
+        body = await rendered(core, key, render)
         return respond(body, cache_of(request).of("chapters", answer.private))
 
     async def pages(self, request: Request) -> Response:
         """The manga segment is the app's own row id, not a slug: the chapter key says it all."""
         core, slug = core_of(request), source_slug(request)
         caller = caller_of(request)
-        answer = await core.pages_by_key(slug, request.path_params["chapter"], caller)
-        config = await configuration_of(core, slug)
-        urls = header_free(core, config, answer.value, caller.base_url)
+        visit = await core.visit(slug, caller)
+        answer = await visit.pages_by_key(request.path_params["chapter"])
+        urls = header_free(core, visit.config, answer.value, caller.base_url)
         body = answer.body if urls == answer.value else PAGE_LIST.dump_json(urls)
         # Page URLs may be temporary: never cached, by the host or anyone else.
         return Response(body, media_type="application/json", headers={"Cache-Control": NO_STORE})
 
 
-def routes(face: AlethiaFace | None = None) -> list[BaseRoute]:
+def routes() -> list[BaseRoute]:
     """The dialect's routes: its root, and everything under it."""
-    face = face or AlethiaFace()
+    face = AlethiaFace()
     return [
         Route(PREFIX, face.host, methods=["GET"], name="alethia-host"),
         Mount(

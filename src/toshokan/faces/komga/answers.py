@@ -10,10 +10,9 @@ from starlette.responses import Response
 
 from toshokan.core import host_path
 from toshokan.core.http import caller_of, core_of
-from toshokan.core.images import image_response
-from toshokan.core.images.pictures import Picture
+from toshokan.core.images import Picture, image_response
 from toshokan.faces.komga.auth import reader_of, set_session
-from toshokan.faces.komga.content import Visit
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.errors import komga_endpoint
 
 PREFIX = host_path("komga")
@@ -21,7 +20,7 @@ _LIST: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
 #: Every answer shows the reader's own progress: never kept by a shared cache.
 PRIVATE = "private, no-cache"
 
-Handler = Callable[[Request, Visit], Awaitable[Response]]
+Handler = Callable[[Request, Reading], Awaitable[Response]]
 
 
 def as_json(value: BaseModel | Sequence[BaseModel] | Sequence[str]) -> Response:
@@ -47,7 +46,7 @@ def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         core, caller = core_of(request), caller_of(request)
         reader, token = await reader_of(request, core, caller)
-        response = await handler(request, Visit(core, caller, reader))
+        response = await handler(request, Reading(core, caller, reader))
         if token is not None:
             # Under the address the app typed, a proxy's path prefix included.
             face = urlsplit(core.urls(caller).face("komga")).path

@@ -21,7 +21,7 @@ from toshokan.errors import InvalidRequest, NotFound
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, no_content, picture
 from toshokan.faces.komga.conditions import series_of_books_search
-from toshokan.faces.komga.content import Library, Visit
+from toshokan.faces.komga.content import Library, Reading
 from toshokan.faces.komga.dto import BookDto, PageDto, page_of
 from toshokan.faces.komga.ids import book_of, series_of
 from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params
@@ -42,33 +42,35 @@ class ReadProgressUpdate(BaseModel):
     completed: bool | None = None
 
 
-async def _book(visit: Visit, text: str) -> tuple[Library, ChapterRef, Chapter, list[Chapter], str]:
+async def _book(
+    reading: Reading, text: str
+) -> tuple[Library, ChapterRef, Chapter, list[Chapter], str]:
     """The book an id names: its source, chapter, its work's chapters in order, and title."""
     ref = book_of(text)
-    shelf = await content.library(visit, ref.source)
-    chapter, every = await content.chapter(visit, shelf, ref)
-    work = await content.manga(visit, shelf, ref.manga)
+    shelf = await content.library(reading, ref.source)
+    chapter, every = await content.chapter(reading, shelf, ref)
+    work = await content.manga(reading, shelf, ref.manga)
     return shelf, ref, chapter, reading_order(every), work.title
 
 
-async def series_books(request: Request, visit: Visit) -> Response:
+async def series_books(request: Request, reading: Reading) -> Response:
     """``GET /api/v1/series/{id}/books``: Mihon's chapter list."""
-    return await _books(request, visit, request.path_params["id"])
+    return await _books(request, reading, request.path_params["id"])
 
 
-async def search_books(request: Request, visit: Visit) -> Response:
+async def search_books(request: Request, reading: Reading) -> Response:
     """``POST /api/v1/books/list``: Aidoku's chapter list, the books of one series."""
-    return await _books(request, visit, series_of_books_search(await read_json(request)))
+    return await _books(request, reading, series_of_books_search(await read_json(request)))
 
 
-async def _books(request: Request, visit: Visit, series: str) -> Response:
+async def _books(request: Request, reading: Reading, series: str) -> Response:
     source, manga_slug = series_of(series)
     page, size = page_params(request.query_params)
-    shelf = await content.library(visit, source)
+    shelf = await content.library(reading, source)
     work, chapters, places = await asyncio.gather(
-        content.manga(visit, shelf, manga_slug),
-        content.chapters(visit, shelf, manga_slug),
-        content.positions(visit, source, manga_slug),
+        content.manga(reading, shelf, manga_slug),
+        content.chapters(reading, shelf, manga_slug),
+        content.positions(reading, source, manga_slug),
     )
     ordered = reading_order(chapters)
     numbers = {c.slug: n for n, c in enumerate(ordered, start=1)}
@@ -79,7 +81,7 @@ async def _books(request: Request, visit: Visit, series: str) -> Response:
         # in one page of at least Komga's default size, as Komga answers it.
         page, size = 0, max(len(ordered), DEFAULT_SIZE)
     shown = ordered[page * size : (page + 1) * size]
-    counts = await content.page_counts(visit, shelf, manga_slug, shown)
+    counts = await content.page_counts(reading, shelf, manga_slug, shown)
     books = [
         book_of_chapter(
             ChapterRef(source, manga_slug, chapter.slug),
@@ -95,33 +97,33 @@ async def _books(request: Request, visit: Visit, series: str) -> Response:
     return as_json(page_of(books, page, size, last=last, total=len(ordered)))
 
 
-async def one_book(request: Request, visit: Visit) -> Response:
-    shelf, ref, chapter, ordered, title = await _book(visit, request.path_params["id"])
-    return as_json(await _book_dto(visit, shelf, ref, chapter, ordered, title))
+async def one_book(request: Request, reading: Reading) -> Response:
+    shelf, ref, chapter, ordered, title = await _book(reading, request.path_params["id"])
+    return as_json(await _book_dto(reading, shelf, ref, chapter, ordered, title))
 
 
-async def next_book(request: Request, visit: Visit) -> Response:
+async def next_book(request: Request, reading: Reading) -> Response:
     """``/next``: the book after this one in the series' reading order; 404 after the last."""
-    return await _neighbour(request, visit, 1)
+    return await _neighbour(request, reading, 1)
 
 
-async def previous_book(request: Request, visit: Visit) -> Response:
+async def previous_book(request: Request, reading: Reading) -> Response:
     """``/previous``: the book before this one; 404 before the first."""
-    return await _neighbour(request, visit, -1)
+    return await _neighbour(request, reading, -1)
 
 
-async def _neighbour(request: Request, visit: Visit, step: int) -> Response:
-    shelf, ref, chapter, ordered, title = await _book(visit, request.path_params["id"])
+async def _neighbour(request: Request, reading: Reading, step: int) -> Response:
+    shelf, ref, chapter, ordered, title = await _book(reading, request.path_params["id"])
     index = ordered.index(chapter) + step
     if not 0 <= index < len(ordered):
         raise NotFound("The series has no book there.")
     neighbour = ordered[index]
     other = ChapterRef(ref.source, ref.manga, neighbour.slug)
-    return as_json(await _book_dto(visit, shelf, other, neighbour, ordered, title))
+    return as_json(await _book_dto(reading, shelf, other, neighbour, ordered, title))
 
 
 async def _book_dto(
-    visit: Visit,
+    reading: Reading,
     shelf: Library,
     ref: ChapterRef,
     chapter: Chapter,
@@ -130,16 +132,16 @@ async def _book_dto(
 ) -> BookDto:
     """One book, with its page count and the reader's place in it."""
     urls, place = await asyncio.gather(
-        content.page_urls(visit, shelf, ref), content.position(visit, ref)
+        content.page_urls(reading, shelf, ref), content.position(reading, ref)
     )
     number = ordered.index(chapter) + 1
     return book_of_chapter(ref, chapter, number, title, len(urls), place)
 
 
-async def book_pages(request: Request, visit: Visit) -> Response:
+async def book_pages(request: Request, reading: Reading) -> Response:
     ref = book_of(request.path_params["id"])
-    shelf = await content.library(visit, ref.source)
-    urls = await content.page_urls(visit, shelf, ref)
+    shelf = await content.library(reading, ref.source)
+    urls = await content.page_urls(reading, shelf, ref)
     return as_json(
         [
             PageDto(number=n, fileName=f"{n:04d}.jpg", mediaType="image/jpeg")
@@ -148,30 +150,30 @@ async def book_pages(request: Request, visit: Visit) -> Response:
     )
 
 
-async def page_image(request: Request, visit: Visit) -> Response:
+async def page_image(request: Request, reading: Reading) -> Response:
     ref = book_of(request.path_params["id"])
     number = request.path_params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > MAX_PAGE_DIGITS:
         raise NotFound("A page number is a whole number from 1.")
-    shelf = await content.library(visit, ref.source)
-    urls = await content.page_urls(visit, shelf, ref)
+    shelf = await content.library(reading, ref.source)
+    urls = await content.page_urls(reading, shelf, ref)
     if not 1 <= int(number) <= len(urls):
         raise NotFound(f"This book has pages 1 to {len(urls)}.")
     png = request.query_params.get("convert") == "png"
-    return picture(await content.page_image(visit, shelf, urls[int(number) - 1], png=png))
+    return picture(await content.page_image(reading, shelf, urls[int(number) - 1], png=png))
 
 
-async def book_thumbnail(request: Request, visit: Visit) -> Response:
+async def book_thumbnail(request: Request, reading: Reading) -> Response:
     """The book's first page, small."""
     ref = book_of(request.path_params["id"])
-    shelf = await content.library(visit, ref.source)
-    urls = await content.page_urls(visit, shelf, ref)
+    shelf = await content.library(reading, ref.source)
+    urls = await content.page_urls(reading, shelf, ref)
     if not urls:
         raise NotFound("This book has no pages.")
-    return picture(await content.thumbnail(visit, shelf, urls[0]))
+    return picture(await content.thumbnail(reading, shelf, urls[0]))
 
 
-async def mark_progress(request: Request, visit: Visit) -> Response:
+async def mark_progress(request: Request, reading: Reading) -> Response:
     """``PATCH``, by Komga's rules: ``completed: true`` marks the book read (at its last
     page); otherwise ``page`` (from 1) is the place, and the book is read at its last page.
     Marking a book unread is ``DELETE``."""
@@ -182,22 +184,22 @@ async def mark_progress(request: Request, visit: Visit) -> Response:
     if update is None or (update.page is None and not update.completed):
         raise InvalidRequest("Send page (a whole number from 1), or completed: true.")
     ref = book_of(request.path_params["id"])
-    shelf = await content.library(visit, ref.source)
-    await content.chapter(visit, shelf, ref)  # a chapter the source no longer has is 404
+    shelf = await content.library(reading, ref.source)
+    await content.chapter(reading, shelf, ref)  # a chapter the source no longer has is 404
     # A chapter without pages is read at its one place.
-    pages = max(len(await content.page_urls(visit, shelf, ref)), 1)
+    pages = max(len(await content.page_urls(reading, shelf, ref)), 1)
     page = pages if update.completed else (update.page or 0)
     if not 1 <= page <= pages:
         raise InvalidRequest(f"page must be from 1 to {pages}.")
     device = request.headers.get("user-agent", "")[:MAX_DEVICE]
     place = Position(page - 1, pages, page >= pages, time.time(), device=device)
-    await content.record(visit, ref, place)
+    await content.record(reading, ref, place)
     return no_content()
 
 
-async def forget_progress(request: Request, visit: Visit) -> Response:
+async def forget_progress(request: Request, reading: Reading) -> Response:
     """``DELETE``: the book is unread again."""
     ref = book_of(request.path_params["id"])
-    await content.library(visit, ref.source)
-    await content.forget(visit, ref)
+    await content.library(reading, ref.source)
+    await content.forget(reading, ref)
     return no_content()

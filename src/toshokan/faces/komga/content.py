@@ -16,11 +16,9 @@ from typing import Any
 
 from starlette.datastructures import Headers
 
-from toshokan.core import Caller, Core, HostedSource
+from toshokan.core import Caller, Core, Visit
 from toshokan.core.credentials import basic_credentials
-from toshokan.core.filter_values import filter_values
-from toshokan.core.images import images_of
-from toshokan.core.images.pictures import Picture, as_png
+from toshokan.core.images import THUMBNAIL_WIDTH, Picture, as_png
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import (
     ChapterNotFound,
@@ -46,7 +44,7 @@ READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
 
 
 @dataclass(frozen=True)
-class Visit:
+class Reading:
     """One request to the face: the core, who reads, as whom the sources are asked."""
 
     core: Core
@@ -71,121 +69,116 @@ class Visit:
         return replace(self.caller, headers=Headers(kept))
 
 
-@dataclass(frozen=True)
-class Library:
-    hosted: HostedSource
-    config: SourceConfiguration
-
-    @property
-    def slug(self) -> str:
-        return self.hosted.slug
+#: A Komga library is one of the host's sources; in a request, the core's visit to it.
+Library = Visit
 
 
-async def library(visit: Visit, slug: str) -> Library:
+async def library(reading: Reading, slug: str) -> Library:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
-    hosted = visit.core.source(slug)
-    return Library(hosted, await visit.core.configuration(hosted))
+    shelf = await reading.core.visit(slug, reading.caller)
+    return shelf.as_caller(reading.source_caller(shelf.config))
 
 
-async def libraries(visit: Visit) -> list[Library]:
+async def libraries(reading: Reading) -> list[Library]:
     """The serving sources this reader can open: every open one, and each locked one whose
     check passes with what the request sent (decided once per half minute by the core)."""
-    found = [await library(visit, hosted.slug) for hosted in visit.core.host.serving()]
-    opened = await asyncio.gather(*(_opens(visit, shelf) for shelf in found))
+    found = [await library(reading, hosted.slug) for hosted in reading.core.host.serving()]
+    opened = await asyncio.gather(*(_opens(reading, shelf) for shelf in found))
     return [shelf for shelf, opens in zip(found, opened, strict=True) if opens]
 
 
-async def _opens(visit: Visit, shelf: Library) -> bool:
+async def _opens(reading: Reading, shelf: Library) -> bool:
     if not shelf.config.auth.required:
         return True
     try:
-        await visit.core.authorize(shelf.hosted, shelf.config, visit.source_caller(shelf.config))
+        await shelf.access()
     except (InvalidCredentials, RateLimited, UpstreamError):
         return False
     return True
 
 
-def holds_files(visit: Visit, shelf: Library) -> bool:
+def holds_files(reading: Reading, shelf: Library) -> bool:
     """Whether the source's chapters are files here: asking about each reads its own index."""
-    return visit.core.offers_downloads(shelf.slug)
+    return shelf.offers_downloads
 
 
-async def known_values(visit: Visit, shelf: Library, key: FilterKey) -> list[str]:
+async def known_values(reading: Reading, shelf: Library, key: FilterKey) -> list[str]:
     """What the source's ``key`` filter can match, when it declares the filter and knows them."""
     if key not in shelf.config.search.filters:
         return []
-    return await filter_values(visit.core, shelf.slug, key)
+    return await shelf.filter_values(key)
 
 
-async def search(visit: Visit, shelf: Library, body: dict[str, Any]) -> SearchResponse:
-    caller = visit.source_caller(shelf.config)
-    return (await visit.core.search(shelf.slug, body, caller)).value
+async def search(reading: Reading, shelf: Library, body: dict[str, Any]) -> SearchResponse:
+    return (await shelf.search(body)).value
 
 
-async def manga(visit: Visit, shelf: Library, slug: str) -> Manga:
-    caller = visit.source_caller(shelf.config)
-    return (await visit.core.manga(shelf.slug, slug, caller)).value
+async def manga(reading: Reading, shelf: Library, slug: str) -> Manga:
+    return (await shelf.manga(slug)).value
 
 
-async def chapters(visit: Visit, shelf: Library, manga_slug: str) -> list[Chapter]:
-    caller = visit.source_caller(shelf.config)
-    return (await visit.core.chapters(shelf.slug, manga_slug, caller)).value
+async def chapters(reading: Reading, shelf: Library, manga_slug: str) -> list[Chapter]:
+    return (await shelf.chapters(manga_slug)).value
 
 
 @dataclass(frozen=True)
-class Reading:
+class SeriesProgress:
     """A work's chapters, and the reader's places in them by chapter slug."""
 
     chapters: list[Chapter]
     places: dict[str, Position]
 
 
-async def readings(visit: Visit, shelf: Library, manga_slugs: list[str]) -> list[Reading | None]:
+async def progress_of(
+    reading: Reading, shelf: Library, manga_slugs: list[str]
+) -> list[SeriesProgress | None]:
     """Each work's chapters and the reader's places, None for a work whose chapters could not
     be listed (gone, or its source down or out of time: the request's one deadline holds)."""
     limit = asyncio.Semaphore(CHAPTER_LISTS_AT_ONCE)
 
-    async def reading(manga_slug: str) -> Reading | None:
+    async def one(manga_slug: str) -> SeriesProgress | None:
         async with limit:
             try:
                 listed, places = await asyncio.gather(
-                    chapters(visit, shelf, manga_slug), positions(visit, shelf.slug, manga_slug)
+                    chapters(reading, shelf, manga_slug),
+                    positions(reading, shelf.slug, manga_slug),
                 )
             except HostError as refused:
                 if refused.status == 500:
                     raise
                 return None
-        return Reading(listed, places)
+        return SeriesProgress(listed, places)
 
-    return list(await asyncio.gather(*(reading(slug) for slug in manga_slugs)))
+    return list(await asyncio.gather(*(one(slug) for slug in manga_slugs)))
 
 
-async def chapter(visit: Visit, shelf: Library, ref: ChapterRef) -> tuple[Chapter, list[Chapter]]:
+async def chapter(
+    reading: Reading, shelf: Library, ref: ChapterRef
+) -> tuple[Chapter, list[Chapter]]:
     """The chapter a book is, and every chapter of its work (a book's number is its place)."""
-    every = await chapters(visit, shelf, ref.manga)
+    every = await chapters(reading, shelf, ref.manga)
     for found in every:
         if found.slug == ref.chapter:
             return found, every
     raise ChapterNotFound()
 
 
-async def page_urls(visit: Visit, shelf: Library, ref: ChapterRef) -> list[str]:
-    caller = visit.source_caller(shelf.config)
-    return await images_of(visit.core).page_urls(shelf.slug, ref.manga, ref.chapter, caller)
+async def page_urls(reading: Reading, shelf: Library, ref: ChapterRef) -> list[str]:
+    return await shelf.page_list(ref.manga, ref.chapter)
 
 
 async def page_counts(
-    visit: Visit, shelf: Library, manga_slug: str, chapters: list[Chapter]
+    reading: Reading, shelf: Library, manga_slug: str, chapters: list[Chapter]
 ) -> dict[str, int]:
     """The page counts of ``chapters`` by slug: asked of a source whose chapters are files
     here (each a read of its own index), else those the source listed with its chapters."""
-    if not holds_files(visit, shelf):
+    if not holds_files(reading, shelf):
         return {c.slug: c.pages for c in chapters if c.pages}
 
     async def count(chapter: Chapter) -> int:
         ref = ChapterRef(shelf.slug, manga_slug, chapter.slug)
         try:
-            return len(await page_urls(visit, shelf, ref))
+            return len(await page_urls(reading, shelf, ref))
         except HostError:  # gone since the list was made: its count is unknown
             return 0
 
@@ -193,34 +186,32 @@ async def page_counts(
     return dict(zip((c.slug for c in chapters), counted, strict=True))
 
 
-async def page_image(visit: Visit, shelf: Library, url: str, *, png: bool) -> Picture:
+async def page_image(reading: Reading, shelf: Library, url: str, *, png: bool) -> Picture:
     """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
-    picture = await images_of(visit.core).render(
-        shelf.hosted, url, visit.caller.base_url, as_jpeg=True
-    )
+    picture = await shelf.image(url, as_jpeg=True)
     return await asyncio.to_thread(as_png, picture) if png else picture
 
 
-async def thumbnail(visit: Visit, shelf: Library, url: str) -> Picture:
-    return await images_of(visit.core).thumbnail(shelf.hosted, url, visit.caller.base_url)
+async def thumbnail(reading: Reading, shelf: Library, url: str) -> Picture:
+    return await shelf.image(url, width=THUMBNAIL_WIDTH)
 
 
-async def positions(visit: Visit, source: str, manga_slug: str) -> dict[str, Position]:
-    return await visit.core.progress.apositions(visit.reader, source, manga_slug)
+async def positions(reading: Reading, source: str, manga_slug: str) -> dict[str, Position]:
+    return await reading.core.progress.apositions(reading.reader, source, manga_slug)
 
 
-async def recent(visit: Visit, limit: int) -> list[tuple[ChapterRef, Position]]:
+async def recent(reading: Reading, limit: int) -> list[tuple[ChapterRef, Position]]:
     """The reader's ``limit`` most recently moved places, newest first."""
-    return await visit.core.progress.arecent(visit.reader, limit)
+    return await reading.core.progress.arecent(reading.reader, limit)
 
 
-async def position(visit: Visit, ref: ChapterRef) -> Position | None:
-    return await visit.core.progress.aposition(visit.reader, ref)
+async def position(reading: Reading, ref: ChapterRef) -> Position | None:
+    return await reading.core.progress.aposition(reading.reader, ref)
 
 
-async def record(visit: Visit, ref: ChapterRef, place: Position) -> None:
-    await visit.core.progress.arecord(visit.reader, ref, place)
+async def record(reading: Reading, ref: ChapterRef, place: Position) -> None:
+    await reading.core.progress.arecord(reading.reader, ref, place)
 
 
-async def forget(visit: Visit, ref: ChapterRef) -> None:
-    await visit.core.progress.aforget(visit.reader, ref)
+async def forget(reading: Reading, ref: ChapterRef) -> None:
+    await reading.core.progress.aforget(reading.reader, ref)

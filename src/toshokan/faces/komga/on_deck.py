@@ -17,7 +17,7 @@ from starlette.responses import Response
 from toshokan.core.progress import ChapterRef
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json
-from toshokan.faces.komga.content import Library, Reading, Visit
+from toshokan.faces.komga.content import Library, Reading, SeriesProgress
 from toshokan.faces.komga.dto import BookDto, page_of
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import page_params, series_query
@@ -29,10 +29,12 @@ SERIES_LOOKED_AT = 50
 PLACES_LOOKED_AT = 1000
 
 
-async def _series_read_lately(visit: Visit, shelves: dict[str, Library]) -> list[tuple[str, str]]:
+async def _series_read_lately(
+    reading: Reading, shelves: dict[str, Library]
+) -> list[tuple[str, str]]:
     """The (source, work) pairs of the reader's latest places, newest first, in ``shelves``."""
     seen: dict[tuple[str, str], None] = {}
-    for ref, _ in await content.recent(visit, PLACES_LOOKED_AT):
+    for ref, _ in await content.recent(reading, PLACES_LOOKED_AT):
         if ref.source in shelves:
             seen.setdefault((ref.source, ref.manga), None)
         if len(seen) == SERIES_LOOKED_AT:
@@ -40,10 +42,10 @@ async def _series_read_lately(visit: Visit, shelves: dict[str, Library]) -> list
     return list(seen)
 
 
-def _next_unread(reading: Reading) -> int | None:
+def _next_unread(progress: SeriesProgress) -> int | None:
     """The place (from 0, in reading order) of the series' next book, when it is on deck."""
-    ordered = reading_order(reading.chapters)
-    found = [reading.places.get(chapter.slug) for chapter in ordered]
+    ordered = reading_order(progress.chapters)
+    found = [progress.places.get(chapter.slug) for chapter in ordered]
     if any(place is not None and not place.finished for place in found):
         return None  # a book in progress: the series is to keep reading, not on deck
     if not any(place is not None for place in found):
@@ -52,42 +54,42 @@ def _next_unread(reading: Reading) -> int | None:
 
 
 async def _book(
-    visit: Visit, shelf: Library, manga_slug: str, reading: Reading, place: int
+    reading: Reading, shelf: Library, manga_slug: str, progress: SeriesProgress, place: int
 ) -> BookDto:
     """The book at ``place`` (from 0) in the series' reading order, not yet read."""
-    chapter = reading_order(reading.chapters)[place]
+    chapter = reading_order(progress.chapters)[place]
     work, counts = await asyncio.gather(
-        content.manga(visit, shelf, manga_slug),
-        content.page_counts(visit, shelf, manga_slug, [chapter]),
+        content.manga(reading, shelf, manga_slug),
+        content.page_counts(reading, shelf, manga_slug, [chapter]),
     )
     ref = ChapterRef(shelf.slug, manga_slug, chapter.slug)
     return book_of_chapter(ref, chapter, place + 1, work.title, counts.get(chapter.slug), None)
 
 
-async def on_deck(request: Request, visit: Visit) -> Response:
+async def on_deck(request: Request, reading: Reading) -> Response:
     page, size = page_params(request.query_params)
     wanted = series_query(request.query_params).libraries
     shelves = {
         shelf.slug: shelf
-        for shelf in await content.libraries(visit)
+        for shelf in await content.libraries(reading)
         if not wanted or library_id(shelf.slug) in wanted
     }
-    series = await _series_read_lately(visit, shelves)
+    series = await _series_read_lately(reading, shelves)
     by_source: dict[str, list[str]] = {}
     for source, manga_slug in series:
         by_source.setdefault(source, []).append(manga_slug)
-    found: dict[tuple[str, str], Reading | None] = {}
+    found: dict[tuple[str, str], SeriesProgress | None] = {}
     for source, slugs in by_source.items():
-        readings = await content.readings(visit, shelves[source], slugs)
-        found.update(((source, slug), r) for slug, r in zip(slugs, readings, strict=True))
+        found_progress = await content.progress_of(reading, shelves[source], slugs)
+        found.update(((source, slug), r) for slug, r in zip(slugs, found_progress, strict=True))
     every = [
-        (shelves[source], manga_slug, reading, place)
+        (shelves[source], manga_slug, progress, place)
         for source, manga_slug in series
-        if (reading := found[source, manga_slug]) is not None
-        and (place := _next_unread(reading)) is not None
+        if (progress := found[source, manga_slug]) is not None
+        and (place := _next_unread(progress)) is not None
     ]
     shown = await asyncio.gather(
-        *(_book(visit, *deck) for deck in every[page * size : (page + 1) * size])
+        *(_book(reading, *deck) for deck in every[page * size : (page + 1) * size])
     )
     return as_json(
         page_of(list(shown), page, size, last=(page + 1) * size >= len(every), total=len(every))

@@ -20,7 +20,7 @@ from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamE
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.conditions import series_search
-from toshokan.faces.komga.content import Library, Reading, Visit
+from toshokan.faces.komga.content import Library, Reading, SeriesProgress
 from toshokan.faces.komga.dto import (
     AuthorDto,
     CollectionDto,
@@ -50,55 +50,55 @@ def library_dto(shelf: Library) -> LibraryDto:
     return LibraryDto(id=library_id(shelf.slug), name=shelf.config.name)
 
 
-async def list_libraries(request: Request, visit: Visit) -> Response:
-    return as_json([library_dto(shelf) for shelf in await content.libraries(visit)])
+async def list_libraries(request: Request, reading: Reading) -> Response:
+    return as_json([library_dto(shelf) for shelf in await content.libraries(reading)])
 
 
-async def one_library(request: Request, visit: Visit) -> Response:
+async def one_library(request: Request, reading: Reading) -> Response:
     slug = source_of_library(request.path_params["id"])
-    for shelf in await content.libraries(visit):
+    for shelf in await content.libraries(reading):
         if shelf.slug == slug:
             return as_json(library_dto(shelf))
     raise NotFound("No library has this id.")
 
 
-async def list_series(request: Request, visit: Visit) -> Response:
+async def list_series(request: Request, reading: Reading) -> Response:
     """``GET /api/v1/series``: the query parameters Mihon's extension sends."""
-    return await _series(visit, series_query(request.query_params))
+    return await _series(reading, series_query(request.query_params))
 
 
-async def new_series(request: Request, visit: Visit) -> Response:
+async def new_series(request: Request, reading: Reading) -> Response:
     """``GET /api/v1/series/new``: the listing, newest additions first."""
     query = series_query(request.query_params)
-    return await _series(visit, replace(query, sort="createdDate", ascending=False))
+    return await _series(reading, replace(query, sort="createdDate", ascending=False))
 
 
-async def updated_series(request: Request, visit: Visit) -> Response:
+async def updated_series(request: Request, reading: Reading) -> Response:
     """``GET /api/v1/series/updated``: the listing, latest updates first."""
     query = series_query(request.query_params)
-    return await _series(visit, replace(query, sort="lastModifiedDate", ascending=False))
+    return await _series(reading, replace(query, sort="lastModifiedDate", ascending=False))
 
 
-async def search_series(request: Request, visit: Visit) -> Response:
+async def search_series(request: Request, reading: Reading) -> Response:
     """``POST /api/v1/series/list``: the search conditions Aidoku sends."""
-    return await _series(visit, series_search(request.query_params, await read_json(request)))
+    return await _series(reading, series_search(request.query_params, await read_json(request)))
 
 
-async def _series(visit: Visit, query: SeriesQuery) -> Response:
+async def _series(reading: Reading, query: SeriesQuery) -> Response:
     shelves = [
         shelf
-        for shelf in await content.libraries(visit)
+        for shelf in await content.libraries(reading)
         if not query.libraries or library_id(shelf.slug) in query.libraries
     ]
-    return as_json(await _listing(visit, shelves, query))
+    return as_json(await _listing(reading, shelves, query))
 
 
 async def _listing(
-    visit: Visit, shelves: list[Library], query: SeriesQuery
+    reading: Reading, shelves: list[Library], query: SeriesQuery
 ) -> PageWrapper[SeriesDto]:
     asked = [(shelf, body) for shelf in shelves if (body := search_body(query, shelf.config))]
     answers = await asyncio.gather(
-        *(content.search(visit, shelf, body) for shelf, body in asked),
+        *(content.search(reading, shelf, body) for shelf, body in asked),
         return_exceptions=len(asked) > 1,
     )
     found: list[tuple[Library, list[Entry]]] = []
@@ -112,14 +112,14 @@ async def _listing(
         found.append((shelf, answer.results))
         more = more or answer.more
     shown = await asyncio.gather(
-        *(_counted(visit, shelf, entries, query.read_statuses) for shelf, entries in found)
+        *(_counted(reading, shelf, entries, query.read_statuses) for shelf, entries in found)
     )
     series = [one for part in shown for one in part]
     return page_of(series, query.page, query.size, last=not more)
 
 
 async def _counted(
-    visit: Visit, shelf: Library, entries: list[Entry], statuses: frozenset[str]
+    reading: Reading, shelf: Library, entries: list[Entry], statuses: frozenset[str]
 ) -> list[SeriesDto]:
     """A source's page of results as series, their books counted where the chapter lists are
     cheap (the source's files are here) or needed (a read-status filter), and filtered by it.
@@ -128,74 +128,76 @@ async def _counted(
     show fewer series than it holds, and a series whose chapters cannot be
     listed in time is left out of it.
     """
-    if not statuses and not content.holds_files(visit, shelf):
+    if not statuses and not content.holds_files(reading, shelf):
         return [series_of_entry(shelf.slug, entry, shelf.config) for entry in entries]
-    readings = await content.readings(visit, shelf, [entry.slug for entry in entries])
+    found = await content.progress_of(reading, shelf, [entry.slug for entry in entries])
     return [
-        series_of_entry(shelf.slug, entry, shelf.config, *_of(reading))
-        for entry, reading in zip(entries, readings, strict=True)
+        series_of_entry(shelf.slug, entry, shelf.config, *_chapters_and_places(progress))
+        for entry, progress in zip(entries, found, strict=True)
         if not statuses
-        or (reading is not None and read_status(reading.chapters, reading.places) in statuses)
+        or (progress is not None and read_status(progress.chapters, progress.places) in statuses)
     ]
 
 
-def _of(reading: Reading | None) -> tuple[list[Chapter], dict[str, Position]]:
-    return ([], {}) if reading is None else (reading.chapters, reading.places)
+def _chapters_and_places(
+    progress: SeriesProgress | None,
+) -> tuple[list[Chapter], dict[str, Position]]:
+    return ([], {}) if progress is None else (progress.chapters, progress.places)
 
 
-async def one_series(request: Request, visit: Visit) -> Response:
+async def one_series(request: Request, reading: Reading) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    shelf = await content.library(visit, source)
+    shelf = await content.library(reading, source)
     work, chapters, places = await asyncio.gather(
-        content.manga(visit, shelf, manga_slug),
-        content.chapters(visit, shelf, manga_slug),
-        content.positions(visit, source, manga_slug),
+        content.manga(reading, shelf, manga_slug),
+        content.chapters(reading, shelf, manga_slug),
+        content.positions(reading, source, manga_slug),
     )
     return as_json(series_of_manga(source, work, shelf.config, chapters, places))
 
 
-async def series_thumbnail(request: Request, visit: Visit) -> Response:
+async def series_thumbnail(request: Request, reading: Reading) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    shelf = await content.library(visit, source)
-    work = await content.manga(visit, shelf, manga_slug)
+    shelf = await content.library(reading, source)
+    work = await content.manga(reading, shelf, manga_slug)
     if not work.covers:
         raise NotFound("This series has no cover.")
-    return picture(await content.thumbnail(visit, shelf, work.covers[0]))
+    return picture(await content.thumbnail(reading, shelf, work.covers[0]))
 
 
-async def genres(request: Request, visit: Visit) -> Response:
+async def genres(request: Request, reading: Reading) -> Response:
     """The tags the reader's sources declare: the extension's genre filter offers them."""
     names = {
-        tag.name for shelf in await content.libraries(visit) for tag in shelf.config.search.tags
+        tag.name for shelf in await content.libraries(reading) for tag in shelf.config.search.tags
     }
     return as_json(sorted(names, key=str.casefold))
 
 
-async def languages(request: Request, visit: Visit) -> Response:
+async def languages(request: Request, reading: Reading) -> Response:
     """The languages the reader's sources are in."""
-    codes = {code for shelf in await content.libraries(visit) for code in shelf.config.languages}
+    codes = {code for shelf in await content.libraries(reading) for code in shelf.config.languages}
     return as_json(sorted(codes))
 
 
-async def publishers(request: Request, visit: Visit) -> Response:
+async def publishers(request: Request, reading: Reading) -> Response:
     """The publishers the reader's sources know (a library's index), for the publisher filter."""
-    return as_json(sorted(await _known(visit, FilterKey.PUBLISHER), key=str.casefold))
+    return as_json(sorted(await _known(reading, FilterKey.PUBLISHER), key=str.casefold))
 
 
-async def authors(request: Request, visit: Visit) -> Response:
+async def authors(request: Request, reading: Reading) -> Response:
     """The writers the reader's sources know, as Komga's authors with the ``writer`` role: the
     sources' author filter matches writers."""
-    names = sorted(await _known(visit, FilterKey.AUTHOR), key=str.casefold)
+    names = sorted(await _known(reading, FilterKey.AUTHOR), key=str.casefold)
     return as_json([AuthorDto(name=name, role="writer") for name in names])
 
 
-async def _known(visit: Visit, key: FilterKey) -> set[str]:
-    shelves = await content.libraries(visit)
-    found = await asyncio.gather(*(content.known_values(visit, shelf, key) for shelf in shelves))
+async def _known(reading: Reading, key: FilterKey) -> set[str]:
+    shelves = await content.libraries(reading)
+    found = await asyncio.gather(*(content.known_values(reading, shelf, key) for shelf in shelves))
     return {value for values in found for value in values}
 
 
-async def empty_list(request: Request, visit: Visit) -> Response:
+async def empty_list(request: Request, reading: Reading) -> Response:
     """Tags, age ratings, release dates, sharing labels: sources declare none of them up
     front, so there is nothing to offer."""
     return as_json([])
@@ -219,43 +221,43 @@ def _changed(shelf: Library) -> datetime:
     return shelf.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
 
 
-async def list_collections(request: Request, visit: Visit) -> Response:
+async def list_collections(request: Request, reading: Reading) -> Response:
     """The sources' presets, as collections; the extension's collection filter lists them."""
     page, size = page_params(request.query_params)
-    every = _collections(await content.libraries(visit))
+    every = _collections(await content.libraries(reading))
     shown = every[page * size : (page + 1) * size]
     return as_json(
         page_of(shown, page, size, last=(page + 1) * size >= len(every), total=len(every))
     )
 
 
-async def collection_series(request: Request, visit: Visit) -> Response:
+async def collection_series(request: Request, reading: Reading) -> Response:
     """A preset's search, page by page."""
     source, index = collection_of(request.path_params["id"])
-    shelf = await content.library(visit, source)
+    shelf = await content.library(reading, source)
     if index >= len(shelf.config.presets):
         raise NotFound("No collection has this id.")
     page, size = page_params(request.query_params)
     body = shelf.config.presets[index].request.model_dump(mode="json", exclude_none=True)
     body.update(page=page + 1, limit=size)
-    answer = await content.search(visit, shelf, body)
+    answer = await content.search(reading, shelf, body)
     statuses = series_query(request.query_params).read_statuses
-    series = await _counted(visit, shelf, answer.results, statuses)
+    series = await _counted(reading, shelf, answer.results, statuses)
     return as_json(page_of(series, page, size, last=not answer.more))
 
 
-async def empty_page(request: Request, visit: Visit) -> Response:
+async def empty_page(request: Request, reading: Reading) -> Response:
     """Read lists: the host keeps none."""
     page, size = page_params(request.query_params)
     return as_json(page_of([], page, size, last=True, total=0))
 
 
-async def no_read_list(request: Request, visit: Visit) -> Response:
+async def no_read_list(request: Request, reading: Reading) -> Response:
     raise NotFound("The host keeps no read lists.")
 
 
-async def me(request: Request, visit: Visit) -> Response:
+async def me(request: Request, reading: Reading) -> Response:
     """Who signed in: Aidoku accepts a sign-in when ``email`` is the name it sent. On a host
     without readers anyone is the one implicit reader, by whatever name they typed."""
-    name = visit.reader or visit.signed_as
+    name = reading.reader or reading.signed_as
     return as_json(UserDto(id=name, email=name, roles=["USER", "PAGE_STREAMING"]))

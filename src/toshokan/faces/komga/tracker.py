@@ -24,7 +24,7 @@ from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import InvalidRequest
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, no_content
-from toshokan.faces.komga.content import Visit
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import TachiyomiReadProgressV2Dto
 from toshokan.faces.komga.ids import series_of
 from toshokan.models import Chapter
@@ -50,11 +50,11 @@ class SeriesProgress:
     places: dict[str, Position]
 
 
-async def _progress(visit: Visit, source: str, manga_slug: str) -> SeriesProgress:
-    shelf = await content.library(visit, source)
+async def _progress(reading: Reading, source: str, manga_slug: str) -> SeriesProgress:
+    shelf = await content.library(reading, source)
     chapters, places = await asyncio.gather(
-        content.chapters(visit, shelf, manga_slug),
-        content.positions(visit, source, manga_slug),
+        content.chapters(reading, shelf, manga_slug),
+        content.positions(reading, source, manga_slug),
     )
     versions: dict[float, list[Chapter]] = defaultdict(list)
     for chapter in chapters:
@@ -62,9 +62,9 @@ async def _progress(visit: Visit, source: str, manga_slug: str) -> SeriesProgres
     return SeriesProgress(shelf, dict(versions), places)
 
 
-async def tachiyomi_progress(request: Request, visit: Visit) -> Response:
+async def tachiyomi_progress(request: Request, reading: Reading) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    progress = await _progress(visit, source, manga_slug)
+    progress = await _progress(reading, source, manga_slug)
 
     def state(versions: list[Chapter]) -> str:
         found = [progress.places[c.slug] for c in versions if c.slug in progress.places]
@@ -91,7 +91,7 @@ async def tachiyomi_progress(request: Request, visit: Visit) -> Response:
     )
 
 
-async def mark_tachiyomi_progress(request: Request, visit: Visit) -> Response:
+async def mark_tachiyomi_progress(request: Request, reading: Reading) -> Response:
     try:
         update = ReadProgressUpdateV2.model_validate(await read_json(request))
     except ValidationError:
@@ -99,7 +99,7 @@ async def mark_tachiyomi_progress(request: Request, visit: Visit) -> Response:
     if abs(update.lastBookNumberSortRead) > MAX_FILTER_NUMBER:
         raise InvalidRequest("lastBookNumberSortRead is out of range.")
     source, manga_slug = series_of(request.path_params["id"])
-    progress = await _progress(visit, source, manga_slug)
+    progress = await _progress(reading, source, manga_slug)
     device = request.headers.get("user-agent", "")[:MAX_DEVICE]
     now = time.time()
     for number, versions in progress.versions.items():
@@ -110,13 +110,17 @@ async def mark_tachiyomi_progress(request: Request, visit: Visit) -> Response:
             if kept is not None and kept.finished:
                 continue
             ref = ChapterRef(source, manga_slug, chapter.slug)
-            pages = await _pages(visit, progress.shelf, ref, chapter.pages, kept)
-            await content.record(visit, ref, Position(pages - 1, pages, True, now, device=device))
+            pages = await _pages(reading, progress.shelf, ref, chapter.pages, kept)
+            await content.record(reading, ref, Position(pages - 1, pages, True, now, device=device))
     return no_content()
 
 
 async def _pages(
-    visit: Visit, shelf: content.Library, ref: ChapterRef, known: int | None, kept: Position | None
+    reading: Reading,
+    shelf: content.Library,
+    ref: ChapterRef,
+    known: int | None,
+    kept: Position | None,
 ) -> int:
     """A chapter's page count, so its last page is the place other faces show as read: known
     already, or asked of a source whose chapters are files here (reading its own index); an
@@ -125,6 +129,6 @@ async def _pages(
         return known
     if kept is not None and kept.pages:
         return kept.pages
-    if content.holds_files(visit, shelf):
-        return max(len(await content.page_urls(visit, shelf, ref)), 1)
+    if content.holds_files(reading, shelf):
+        return max(len(await content.page_urls(reading, shelf, ref)), 1)
     return 1

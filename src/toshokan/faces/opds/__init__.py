@@ -1,6 +1,7 @@
 """The OPDS face: an OPDS 1.2 catalogue with page streaming (OPDS-PSE) at ``/_/opds``."""
 
 from toshokan.core.face import Face, Need
+from toshokan.faces.opds.access import KEPT
 from toshokan.faces.opds.context import PREFIX
 from toshokan.faces.opds.routes import opds_routes
 
@@ -12,6 +13,7 @@ FACE = Face(
     # Page streaming: a reader fetches every page of a chapter through it.
     image_routes=(rf"{PREFIX}/[a-z]+/series/[^/]+/[^/]+/pages/",),
     needs=frozenset({Need.CORE}),
+    kept=KEPT,
 )
 
 __all__ = ["FACE"]

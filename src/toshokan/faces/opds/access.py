@@ -9,31 +9,31 @@ authorises an OPDS request exactly as it would the JSON interface's:
 - ``basic``: the reader's ``Authorization: Basic`` header is already the one.
 - ``api_key``, ``bearer``, ``cookie``: the password is the key, token or cookie.
 - ``session``: the name and password are exchanged through the core's
-  authenticate for the session's cookies, remembered briefly per credential:
-  in this process, and with ``[cluster] redis`` in the host's shared secrets
-  (encrypted with the host secret), so another process or replica reuses them
-  rather than signing in again.
+  authenticate for the session's cookies, remembered briefly per credential
+  in the core's cache (:data:`SESSIONS`), and with ``[cluster] redis`` in the
+  host's shared secrets (encrypted with the host secret), so another process or
+  replica reuses them rather than signing in again.
 """
 
 import json
-import time
-from collections import OrderedDict
 from dataclasses import replace
 
 from starlette.datastructures import Headers
 
-from toshokan.core import Caller, Core, HostedSource
+from toshokan.core import Caller, Visit
+from toshokan.core.cache import Kind
 from toshokan.core.credentials import SECRET_FIELDS, basic_credentials, secret_headers
 from toshokan.core.signing import credential_key
 from toshokan.errors import InvalidCredentials
 from toshokan.models import AuthType, SourceConfiguration
 from toshokan.models.auth import AUTH_HEADERS
 
-#: Seconds a session's cookies obtained for a reader's Basic credentials are reused.
+#: The kind of the core's cache that keeps the session cookies readers' Basic pairs obtained.
+SESSIONS = "opds-session"
+#: Seconds a session's cookies are reused before the reader's name and password sign in again.
 SESSION_SECONDS = 600
-SESSION_ENTRIES = 256
-
-_sessions: OrderedDict[tuple[int, str, str], tuple[float, dict[str, str]]] = OrderedDict()
+#: What the face keeps through the core's cache.
+KEPT = {SESSIONS: Kind(ttl=SESSION_SECONDS)}
 
 
 def challenge(config: SourceConfiguration, message: str | None = None) -> InvalidCredentials:
@@ -44,10 +44,10 @@ def challenge(config: SourceConfiguration, message: str | None = None) -> Invali
     )
 
 
-async def opds_caller(
-    core: Core, hosted: HostedSource, config: SourceConfiguration, caller: Caller
-) -> Caller:
-    """The caller as the core should see it for this source: Basic mapped to the source's auth."""
+async def opds_caller(visit: Visit, caller: Caller) -> Caller:
+    """The caller as the core should see it for the visit's source: Basic mapped to the source's
+    auth."""
+    config = visit.config
     auth_type = config.auth.type
     if auth_type in (AuthType.NONE, AuthType.BASIC) or not config.auth.required:
         return caller
@@ -63,32 +63,27 @@ async def opds_caller(
     if auth_type in SECRET_FIELDS:
         headers = secret_headers(auth_type, password)
     else:
-        headers = await _session(core, hosted, caller, username, password)
+        headers = await _session(visit, caller, username, password)
     kept = {k: v for k, v in caller.headers.items() if k.lower() != "authorization"}
     merged = {**kept, **{k.lower(): v for k, v in headers.items()}}
     return replace(caller, headers=Headers(headers=merged))
 
 
-async def _session(
-    core: Core, hosted: HostedSource, caller: Caller, username: str, password: str
-) -> dict[str, str]:
+async def _session(visit: Visit, caller: Caller, username: str, password: str) -> dict[str, str]:
+    core = visit.core
     digest = credential_key(core.host.services.secret, {"username": username, "password": password})
-    key = (id(core), hosted.slug, digest)
-    kept = _sessions.get(key)
-    if kept is not None and kept[0] > time.monotonic():
-        return kept[1]
-    shared = core.host.services.shared_secrets
-    name = f"opds-session:{hosted.slug}:{digest}"
-    found = await shared.find(name) if shared is not None else None
-    if found is not None:
-        headers: dict[str, str] = json.loads(found)
-    else:
-        headers = await core.authenticate(
-            hosted.slug, {"username": username, "password": password}, caller
-        )
+    name = f"opds-session:{visit.slug}:{digest}"
+
+    async def sign_in() -> dict[str, str]:
+        shared = core.host.services.shared_secrets
+        found = await shared.find(name) if shared is not None else None
+        if found is not None:
+            kept: dict[str, str] = json.loads(found)
+            return kept
+        body = {"username": username, "password": password}
+        headers = await core.authenticate(visit.slug, body, caller)
         if shared is not None:
             await shared.keep(name, json.dumps(headers).encode(), SESSION_SECONDS)
-    _sessions[key] = (time.monotonic() + SESSION_SECONDS, headers)
-    while len(_sessions) > SESSION_ENTRIES:
-        _sessions.popitem(last=False)
-    return headers
+        return headers
+
+    return await core.cache.get_or_compute(SESSIONS, (visit.slug, digest), sign_in)

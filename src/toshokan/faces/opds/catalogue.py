@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import HostedSource, Urls
-from toshokan.core.http import caller_of
+from toshokan.core.http import caller_of, core_of
 from toshokan.errors import HostError
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.access import opds_caller
@@ -24,7 +24,6 @@ from toshokan.faces.opds.context import (
     PER_SOURCE,
     Ctx,
     cache_control,
-    core_of,
     page_of,
     query_of,
 )
@@ -114,16 +113,15 @@ async def root_search(request: Request, reader: str) -> Response:
 
     async def one(hosted: HostedSource) -> tuple[Ctx, list[Listed], bool] | None:
         try:
-            config = await core.configuration(hosted)
-            sent = await opds_caller(core, hosted, config, caller)
-            ctx = Ctx(core, hosted, config, sent, urls, reader)
+            visit = await core.visit(hosted.slug, caller)
+            ctx = Ctx(visit.as_caller(await opds_caller(visit, caller)), urls, reader)
             body = {
                 "query": query,
                 "page": page,
                 "limit": PER_SOURCE,
-                **ordered(search_sort(config)),
+                **ordered(search_sort(ctx.config)),
             }
-            found = (await core.search(hosted.slug, body, ctx.caller)).value
+            found = (await ctx.visit.search(body)).value
             return ctx, await listed_titles(ctx, found.results), found.more
         except HostError as error:
             log.info("search over every source: %s skipped (%s)", hosted.slug, error.code)

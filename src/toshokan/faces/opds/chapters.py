@@ -3,8 +3,8 @@
 A chapter entry that a PSE reader can open at once needs the chapter's page
 count (``pse:count``), and one that a reader can keep offline its file (an
 acquisition link). The core answers both for one chapter at a time
-(:meth:`~toshokan.core.Core.download`, and the page list through the image
-pipeline), and remembers them a while, so a feed of 50 chapters asks 100
+(:meth:`~toshokan.core.Visit.download` and
+:meth:`~toshokan.core.Visit.page_list`), and remembers them a while, so a feed of 50 chapters asks 100
 questions the first time and few after (the OPDS 2.0 feed, whose manifests list
 the pages, asks only for the files). They are asked:
 
@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toshokan.core import Download
-from toshokan.core.images import images_of
 from toshokan.errors import ChapterNotFound, HostError
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx
 from toshokan.models import Chapter, Manga
@@ -71,8 +70,8 @@ class SeriesPage:
 async def series_page(ctx: Ctx, manga_slug: str, page: int, lead: int = 0) -> SeriesPage:
     """Details and chapters of ``manga_slug``, asked of the core at once."""
     details, listed = await asyncio.gather(
-        ctx.core.manga(ctx.slug, manga_slug, ctx.caller),
-        ctx.core.chapters(ctx.slug, manga_slug, ctx.caller),
+        ctx.visit.manga(manga_slug),
+        ctx.visit.chapters(manga_slug),
     )
     private = details.private or listed.private or ctx.private
     return SeriesPage(details.value, listed.value, page, private, lead)
@@ -95,7 +94,7 @@ def chapter_title(chapter: Chapter) -> str:
 
 async def listed_chapter(ctx: Ctx, manga_slug: str, chapter_slug: str) -> Chapter:
     """The chapter ``chapter_slug`` as the series' chapter list has it (cached by the core)."""
-    listed = await ctx.core.chapters(ctx.slug, manga_slug, ctx.caller)
+    listed = await ctx.visit.chapters(manga_slug)
     chapter = next((c for c in listed.value if c.slug == chapter_slug), None)
     if chapter is None:
         raise ChapterNotFound()
@@ -117,7 +116,7 @@ async def downloads(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> d
 
     async def ask(chapter: Chapter) -> Download | None:
         try:
-            return await ctx.core.download(ctx.slug, manga_slug, chapter.slug, ctx.caller)
+            return await ctx.visit.download(manga_slug, chapter.slug)
         except HostError:  # gone since the list was made: the entry simply has no link
             return None
 
@@ -130,11 +129,10 @@ async def page_counts(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) ->
     those the source listed with its chapters (MangaDex's feed gives them)."""
     if not ctx.holds_files:
         return {c.slug: Pages(c.pages, None) for c in chapters if c.pages}
-    pipeline = images_of(ctx.core)
 
     async def ask(chapter: Chapter) -> Pages:
         try:
-            urls = await pipeline.page_urls(ctx.slug, manga_slug, chapter.slug, ctx.caller)
+            urls = await ctx.visit.page_list(manga_slug, chapter.slug)
         except HostError:
             return Pages(0, None)
         return Pages(len(urls), urls[0] if urls else None)

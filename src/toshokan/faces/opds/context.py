@@ -13,8 +13,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import Caller, Core, HostedSource, Query, Urls, host_path
-from toshokan.core.http import caller_of
+from toshokan.core import Caller, Core, HostedSource, Query, Urls, Visit, host_path
+from toshokan.core.http import caller_of, core_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
 from toshokan.faces.opds.access import challenge, opds_caller
 from toshokan.faces.opds.signin import (
@@ -43,19 +43,33 @@ MAX_PAGE = 10_000
 
 @dataclass
 class Ctx:
-    """One request to a source's part of the catalogue, authorised."""
+    """One request to a source's part of the catalogue, authorised: its content is asked of
+    the request's one :class:`~toshokan.core.Visit`."""
 
-    core: Core
-    hosted: HostedSource
-    config: SourceConfiguration
-    caller: Caller
+    visit: Visit
     urls: Urls
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
     reader: str
 
     @property
+    def core(self) -> Core:
+        return self.visit.core
+
+    @property
+    def hosted(self) -> HostedSource:
+        return self.visit.hosted
+
+    @property
+    def config(self) -> SourceConfiguration:
+        return self.visit.config
+
+    @property
+    def caller(self) -> Caller:
+        return self.visit.caller
+
+    @property
     def slug(self) -> str:
-        return self.hosted.slug
+        return self.visit.slug
 
     @property
     def private(self) -> bool:
@@ -68,7 +82,7 @@ class Ctx:
         Then a feed may ask the core about every title or chapter it lists: each
         answer is a read of the source's own index, never an upstream request.
         """
-        return self.core.offers_downloads(self.slug)
+        return self.visit.offers_downloads
 
     @property
     def root(self) -> str:
@@ -89,11 +103,6 @@ class Ctx:
         return catalogue(self.urls, "v2", self.slug, *parts, query=query, template=template)
 
 
-def core_of(request: Request) -> Core:
-    core: Core = request.app.state.core
-    return core
-
-
 def cache_control(private: bool) -> dict[str, str]:
     """Feeds change as sources do: a minute in shared caches, never when they are someone's."""
     return {"Cache-Control": "private, no-cache" if private else "public, max-age=60"}
@@ -111,15 +120,13 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
             reader = await reader_of(core, sent)
         except SignInRequired as refused:
             return refusal(core, urls, refused.message)
-        hosted = core.source(request.path_params["source"])
-        config = await core.configuration(hosted)
+        visit = await core.visit(request.path_params["source"], sent)
         try:
-            caller = await opds_caller(core, hosted, config, sent)
-            if config.auth.required:
-                await core.authorize(hosted, config, caller)
-            return await handler(request, Ctx(core, hosted, config, caller, urls, reader))
+            visit = visit.as_caller(await opds_caller(visit, sent))
+            await visit.access()
+            return await handler(request, Ctx(visit, urls, reader))
         except InvalidCredentials as refused:
-            raise challenge(config, refused.message) from None
+            raise challenge(visit.config, refused.message) from None
 
     return endpoint
 

@@ -33,7 +33,7 @@ async def listed_titles(ctx: Ctx, results: Sequence[Entry]) -> list[Listed]:
 
     async def details(entry: Entry) -> Manga | None:
         try:
-            return (await ctx.core.manga(ctx.slug, entry.slug, ctx.caller)).value
+            return (await ctx.visit.manga(entry.slug)).value
         except HostError:  # gone since the search: listed as the search had it
             return None
 

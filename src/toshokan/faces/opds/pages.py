@@ -14,7 +14,7 @@ import time
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core.images import clamp_width, image_response, images_of
+from toshokan.core.images import clamp_width, image_response
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import NotFound
 from toshokan.faces.opds.context import Ctx
@@ -29,8 +29,7 @@ async def page_image(request: Request, ctx: Ctx) -> Response:
     number = params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > 6:
         raise NotFound("A page number is a whole number from 0.")
-    pipeline = images_of(ctx.core)
-    urls = await pipeline.page_urls(ctx.slug, params["manga"], params["chapter"], ctx.caller)
+    urls = await ctx.visit.page_list(params["manga"], params["chapter"])
     index = int(number)
     if index >= len(urls):
         raise NotFound(f"This chapter has pages 0 to {len(urls) - 1}.")
@@ -38,7 +37,7 @@ async def page_image(request: Request, ctx: Ctx) -> Response:
     ref = ChapterRef(ctx.slug, params["manga"], params["chapter"])
     read = Position(index, len(urls), index + 1 >= len(urls), time.time(), device=_device(request))
     picture, _ = await asyncio.gather(
-        pipeline.render(ctx.hosted, urls[index], ctx.caller.base_url, width=width, as_jpeg=True),
+        ctx.visit.image(urls[index], width=width, as_jpeg=True),
         ctx.core.progress.arecord(ctx.reader, ref, read, inferred=True),
     )
     cache = "private, max-age=3600" if ctx.private else "public, max-age=3600"

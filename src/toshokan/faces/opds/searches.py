@@ -99,7 +99,7 @@ async def titles_page(ctx: Ctx, body: dict[str, Any]) -> TitlesPage:
     holds its files here, and would cost as many upstream requests of a remote
     one, so a remote source's list states no count there rather than a guess.
     """
-    answer = await ctx.core.search(ctx.slug, body, ctx.caller)
+    answer = await ctx.visit.search(body)
     found, page, limit = answer.value, int(body["page"]), int(body["limit"])
     total: int | None = None
     if found.results or page == 1:
@@ -114,7 +114,7 @@ async def _count_before(ctx: Ctx, body: dict[str, Any], last: int) -> int:
     low, high, counted = 1, last, 0
     while low <= high:
         middle = (low + high) // 2
-        found = (await ctx.core.search(ctx.slug, {**body, "page": middle}, ctx.caller)).value
+        found = (await ctx.visit.search({**body, "page": middle})).value
         if not found.results:
             high = middle - 1
             continue

@@ -13,7 +13,6 @@ import asyncio
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core.images import images_of
 from toshokan.core.progress import ChapterRef
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, AtomEntry, Feed, Link
@@ -83,7 +82,7 @@ async def chapter_feed(request: Request, ctx: Ctx) -> Response:
     """One chapter, with the OPDS-PSE link that streams its pages one by one."""
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
     chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
-    urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
+    urls = await ctx.visit.page_list(manga_slug, chapter_slug)
     download = (await downloads(ctx, manga_slug, [chapter])).get(chapter_slug)
     ref = ChapterRef(ctx.slug, manga_slug, chapter_slug)
     position = await ctx.core.progress.aposition(ctx.reader, ref)

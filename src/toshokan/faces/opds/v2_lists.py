@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import with_query
-from toshokan.core.http import caller_of
-from toshokan.faces.opds.context import PAGE_SIZE, Ctx, core_of, query_of
+from toshokan.core.http import caller_of, core_of
+from toshokan.faces.opds.context import PAGE_SIZE, Ctx, query_of
 from toshokan.faces.opds.searches import (
     all_titles_search,
     preset_search,

@@ -30,7 +30,6 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core.images import images_of
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.faces.opds.context import Ctx
 
@@ -176,7 +175,7 @@ def _chapter(request: Request, ctx: Ctx) -> ChapterRef:
 
 
 async def _pages(ctx: Ctx, ref: ChapterRef) -> int:
-    urls = await images_of(ctx.core).page_urls(ref.source, ref.manga, ref.chapter, ctx.caller)
+    urls = await ctx.visit.page_list(ref.manga, ref.chapter)
     if not urls:
         raise Problem(409, "No pages", "This chapter has no pages to be in.")
     return len(urls)

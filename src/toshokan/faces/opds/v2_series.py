@@ -119,7 +119,7 @@ async def manifest(request: Request, ctx: Ctx) -> Response:
     """A chapter as a DiViNa publication: its pages, in order, from the host's image endpoint."""
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
     chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
-    urls = await images_of(ctx.core).page_urls(ctx.slug, manga_slug, chapter_slug, ctx.caller)
+    urls = await ctx.visit.page_list(manga_slug, chapter_slug)
     here = ctx.v2_url("series", manga_slug, chapter_slug, "manifest.json")
     document = {
         "@context": WEBPUB_CONTEXT,

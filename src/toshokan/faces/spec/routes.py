@@ -58,7 +58,8 @@ async def ping(request: Request) -> Response:
 async def search(request: Request) -> Response:
     slug = source_slug(request)
     body = await read_json(request)
-    answer = await core_of(request).search(slug, body, caller_of(request))
+    visit = await core_of(request).visit(slug, caller_of(request))
+    answer = await visit.search(body)
     return answer_response(answer, cache_of(request).of("search", answer.private))
 
 
@@ -66,21 +67,22 @@ async def manga(request: Request) -> Response:
     slug, manga_slug = source_slug(request), request.path_params["manga"]
     if manga_slug in POST_ONLY:
         raise MethodNotAllowed(f"/{slug}/{manga_slug} accepts POST only.")
-    answer = await core_of(request).manga(slug, manga_slug, caller_of(request))
+    visit = await core_of(request).visit(slug, caller_of(request))
+    answer = await visit.manga(manga_slug)
     return answer_response(answer, cache_of(request).of("manga", answer.private))
 
 
 async def chapters(request: Request) -> Response:
     slug, manga_slug = source_slug(request), request.path_params["manga"]
-    answer = await core_of(request).chapters(slug, manga_slug, caller_of(request))
+    visit = await core_of(request).visit(slug, caller_of(request))
+    answer = await visit.chapters(manga_slug)
     return answer_response(answer, cache_of(request).of("chapters", answer.private))
 
 
 async def pages(request: Request) -> Response:
     params = request.path_params
-    answer = await core_of(request).pages(
-        source_slug(request), params["manga"], params["chapter"], caller_of(request)
-    )
+    visit = await core_of(request).visit(source_slug(request), caller_of(request))
+    answer = await visit.pages(params["manga"], params["chapter"])
     # Page URLs may be temporary: never cached, by the host or anyone else.
     return Response(answer.body, media_type="application/json", headers={"Cache-Control": NO_STORE})
 

@@ -16,7 +16,7 @@ import hashlib
 import io
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Generator
+from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -33,6 +33,7 @@ from toshokan.sdk import (
     InvalidRequest,
     MangaNotFound,
     NotFound,
+    Picture,
     public,
 )
 from toshokan.sdk.archives import (
@@ -59,6 +60,8 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 ARCHIVE_WORKERS = 4
 
 T = TypeVar("T")
+#: Where a page or cover lies: the file, its kind, the member inside it, its version.
+_Found = tuple[str, str, str | None, str | None]
 
 
 class RangeNotSatisfiable(InvalidRequest):
@@ -214,19 +217,29 @@ class PageServer:
         return Response(self._icon, media_type="image/png", headers=headers)
 
     async def cover(self, request: Request) -> Response:
-        row = await series_with_cover(self._index, request.path_params["manga"])
-        return await self._serve(
-            request,
-            row["cover_relpath"],
-            row["cover_kind"],
-            row["cover_member"],
-            row["cover_version"],
-        )
+        return await self._serve(request, *await self._cover_of(request.path_params["manga"]))
 
     async def page(self, request: Request) -> Response:
-        manga = request.path_params["manga"]
-        chapter = request.path_params["chapter"]
-        number = request.path_params["number"]
+        params = request.path_params
+        found = await self._page_of(params["manga"], params["chapter"], params["number"])
+        return await self._serve(request, *found)
+
+    async def read_image(self, route: str, params: Mapping[str, str]) -> Picture | None:
+        """What the route named ``route`` serves with these path parameters, read whole:
+        a page or a cover, as readers display it; None for the other routes."""
+        if route == "page":
+            found = await self._page_of(params["manga"], params["chapter"], params["number"])
+        elif route == "cover":
+            found = await self._cover_of(params["manga"])
+        else:
+            return None
+        return await self._in_pool(self._read_displayed, *found)
+
+    async def _cover_of(self, manga: str) -> _Found:
+        row = await series_with_cover(self._index, manga)
+        return row["cover_relpath"], row["cover_kind"], row["cover_member"], row["cover_version"]
+
+    async def _page_of(self, manga: str, chapter: str, number: str) -> _Found:
         if not (is_slug(manga) and is_slug(chapter)) or not _ascii_digits(number, 6):
             raise NotFound("No page is at this path.")
         row = await asyncio.to_thread(lambda: self._index().chapter(manga, chapter))
@@ -236,8 +249,7 @@ class PageServer:
         index = int(number)
         if not 1 <= index <= len(pages):
             raise NotFound(f"This chapter has pages 1 to {len(pages)}.")
-        version = version_of(row["sig"])
-        return await self._serve(request, row["relpath"], row["kind"], pages[index - 1], version)
+        return row["relpath"], row["kind"], pages[index - 1], version_of(row["sig"])
 
     async def download(self, request: Request) -> Response:
         """The chapter's archive (or PDF) as it lies in the library, byte for byte."""
@@ -326,6 +338,17 @@ class PageServer:
         finally:
             _close(opened)
         return _Opened(None, io.BytesIO(converted), len(converted), opened.mtime, converted)
+
+    def _read_displayed(
+        self, relpath: str, kind: str, member: str | None, version: str | None
+    ) -> Picture:
+        opened = self._open_displayed(relpath, kind, member, version)
+        try:
+            bound = limits.MAX_BUFFERED_BYTES + 1
+            data = opened.head if opened.head is not None else opened.stream.read(bound)
+        finally:
+            _close(opened)
+        return Picture(data, sniff_media_type(data[:16]) or image_type(member or relpath))
 
     async def _serve(
         self,

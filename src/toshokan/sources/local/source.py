@@ -35,6 +35,7 @@ from toshokan.sdk import (
     HostServices,
     Manga,
     MangaNotFound,
+    Picture,
     Preset,
     Publication,
     RequestContext,
@@ -313,6 +314,13 @@ class LocalLibrary(Source[LocalSettings]):
 
     def routes(self) -> Sequence[BaseRoute]:
         return [*self.pages_server.routes(), *self.thumbnails.routes()]
+
+    async def read_image(self, path: str, ctx: RequestContext) -> Picture | None:
+        """Pages, covers and thumbnails, read by the code their routes serve them with."""
+        route, params = self.own_route(path) or ("", {})
+        if route == "thumbnail":
+            return await self.thumbnails.read(params["manga"])
+        return await self.pages_server.read_image(route, params)
 
     # -- content -----------------------------------------------------------------
 

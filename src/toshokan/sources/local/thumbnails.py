@@ -23,7 +23,7 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.sdk import NotFound
 from toshokan.sdk.archives import MAX_BUFFERED_BYTES, ArchiveError, DiskCache, open_chapter
-from toshokan.sdk.pictures import bounded_image, narrowed
+from toshokan.sdk.pictures import Picture, bounded_image, narrowed
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.pages import IMMUTABLE, _etag_matches, series_with_cover
 
@@ -92,15 +92,24 @@ class Thumbnails:
         return [Route("/thumbnails/{manga}", self.serve, methods=["GET"], name="thumbnail")]
 
     async def serve(self, request: Request) -> Response:
-        row = await series_with_cover(self._index, request.path_params["manga"])
-        cover = (row["cover_relpath"], row["cover_kind"], row["cover_member"])
-        key = f"{cover}:{row['cover_version']}:{THUMBNAIL_WIDTH}"
+        key, cover = await self._cover_of(request.path_params["manga"])
         etag = '"' + hashlib.sha1(key.encode()).hexdigest()[:24] + '"'
         headers = {"ETag": etag, "Cache-Control": IMMUTABLE}
         if _etag_matches(request.headers.get("if-none-match"), etag):
             return Response(status_code=304, headers=headers)
         data = await self._thumbnail(key, *cover)
         return Response(data, media_type="image/jpeg", headers=headers)
+
+    async def read(self, manga: str) -> Picture:
+        """The thumbnail :meth:`serve` answers for ``manga``, as bytes."""
+        key, cover = await self._cover_of(manga)
+        return Picture(await self._thumbnail(key, *cover), "image/jpeg")
+
+    async def _cover_of(self, manga: str) -> tuple[str, tuple[str, str, str | None]]:
+        """The thumbnail's key, and where the cover it is made from lies."""
+        row = await series_with_cover(self._index, manga)
+        cover = (row["cover_relpath"], row["cover_kind"], row["cover_member"])
+        return f"{cover}:{row['cover_version']}:{THUMBNAIL_WIDTH}", cover
 
     async def _thumbnail(self, key: str, relpath: str, kind: str, member: str | None) -> bytes:
         making = self._making.get(key)

@@ -35,6 +35,7 @@ from toshokan.sdk import (
     Manga,
     MangaNotFound,
     NotFound,
+    Picture,
     Preset,
     RequestContext,
     SearchConfig,
@@ -447,7 +448,21 @@ class Opds(Source[Settings]):
         return account
 
     async def image(self, request: Request) -> Response:
-        who, code, sig = (request.path_params[k] for k in ("who", "code", "sig"))
+        picture = await self._catalogue_image(**request.path_params)
+        return Response(picture.data, media_type=picture.media_type, headers=_IMAGE_HEADERS)
+
+    async def book_page(self, request: Request) -> Response:
+        picture = await self._book_page(**request.path_params)
+        return Response(picture.data, media_type=picture.media_type, headers=_IMAGE_HEADERS)
+
+    async def read_image(self, path: str, ctx: RequestContext) -> Picture | None:
+        """Covers and pages, read by the code their routes serve them with."""
+        route, params = self.own_route(path) or ("", {})
+        if route == "image":
+            return await self._catalogue_image(**params)
+        return await self._book_page(**params) if route == "book" else None
+
+    async def _catalogue_image(self, who: str, code: str, sig: str) -> Picture:
         decoded = self.refs.decode(code) if self.signer.check(sig, code, who) else None
         if decoded is None:
             raise NotFound("No image is at this path.")
@@ -459,10 +474,9 @@ class Opds(Source[Settings]):
             kind = archives.sniff_media_type(response.content[:16]) or ""
             if not kind:
                 raise UpstreamError("The catalogue sent something that is not an image.")
-        return Response(response.content, media_type=kind, headers=_IMAGE_HEADERS)
+        return Picture(response.content, kind)
 
-    async def book_page(self, request: Request) -> Response:
-        who, code, number, sig = (request.path_params[k] for k in ("who", "code", "number", "sig"))
+    async def _book_page(self, who: str, code: str, number: str, sig: str) -> Picture:
         valid = number.isdigit() and len(number) <= 6 and self.signer.check(sig, code, who, number)
         decoded = self.refs.decode(code) if valid else None
         if decoded is None:
@@ -475,7 +489,7 @@ class Opds(Source[Settings]):
                 )
             except IndexError:
                 raise NotFound("The book has no page with this number.") from None
-        return Response(data, media_type=kind, headers=_IMAGE_HEADERS)
+        return Picture(data, kind)
 
 
 _IMAGE_HEADERS = {"Cache-Control": "private, max-age=86400"}

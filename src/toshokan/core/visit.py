@@ -1,0 +1,237 @@
+"""One request's visit to one source: the door every face's content goes through.
+
+A face asks the core once per request (:meth:`toshokan.core.Core.visit`): the
+source is resolved, its configuration read and the request's one upstream
+deadline started, there and then; the caller's authorisation is decided the
+first time something needs it and kept for the rest of the request. Search,
+details, chapters, pages, files and images are then asked of the visit, so a
+request that lists a chapter's pages and reads one of them still looks the
+source up once and authorises once, and every upstream call it makes shares
+one deadline.
+
+Slugs and search bodies are checked before authorisation, as the core always
+has: a malformed request is told so whoever sends it.
+"""
+
+import asyncio
+from collections.abc import Awaitable, Callable, Hashable
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, bounded_key, check_slug
+from toshokan.core.chapter_keys import chapter_of
+from toshokan.core.host import HostedSource
+from toshokan.core.search import parse_search
+from toshokan.errors import ChapterNotFound, HostError, MangaNotFound
+from toshokan.models import Chapter, FilterKey, Manga, SearchResponse, SourceConfiguration
+from toshokan.models.content import newest_first
+from toshokan.sdk.context import RequestContext
+from toshokan.sdk.deadline import upstream_deadline
+from toshokan.sdk.pictures import Picture
+from toshokan.sdk.source import Download, Source
+
+if TYPE_CHECKING:
+    from toshokan.core.service import Core
+
+T = TypeVar("T")
+
+
+class Visit:
+    """One caller's request to one serving source, as the core answers it."""
+
+    def __init__(
+        self,
+        core: "Core",
+        hosted: HostedSource,
+        config: SourceConfiguration,
+        caller: Caller,
+        *,
+        started: float | None = None,
+    ):
+        self.core = core
+        self.hosted = hosted
+        self.config = config
+        self.caller = caller
+        #: When the request's upstream deadline started (the running loop's clock).
+        self.started = asyncio.get_running_loop().time() if started is None else started
+        self._access: Access | None = None
+        self._refused: HostError | None = None
+        self._deciding = asyncio.Lock()
+
+    @property
+    def slug(self) -> str:
+        return self.hosted.slug
+
+    @property
+    def source(self) -> Source[Any]:
+        return self.hosted.source
+
+    @property
+    def offers_downloads(self) -> bool:
+        """Whether asking :meth:`download` of this source's chapters can find anything."""
+        return self.source.offers_downloads()
+
+    def as_caller(self, caller: Caller) -> "Visit":
+        """The same visit for ``caller``: a face that maps its readers' credentials onto the
+        source's own (OPDS readers' Basic pair) does so once it knows the source's auth."""
+        return Visit(self.core, self.hosted, self.config, caller, started=self.started)
+
+    def deadline(self) -> AbstractAsyncContextManager[None]:
+        """The request's one upstream deadline: ``[server] upstream_timeout`` from the visit's start,
+        shared by the authorisation and every content call."""
+        return upstream_deadline(self.core.settings.server.upstream_timeout, since=self.started)
+
+    async def access(self) -> Access:
+        """The caller's authorisation for this source: decided once, on first need."""
+        async with self._deciding:
+            if self._refused is not None:
+                raise self._refused
+            if self._access is None:
+                try:
+                    self._access = await self._decide()
+                except HostError as refused:
+                    self._refused = refused
+                    raise
+            return self._access
+
+    async def _decide(self) -> Access:
+        if not self.config.auth.required:  # nothing is asked upstream: no deadline to keep
+            return await self.core.authorize(self.hosted, self.config, self.caller)
+        async with self.deadline():
+            return await self.core.authorize(self.hosted, self.config, self.caller)
+
+    async def admit_by_link(self, verify: Callable[[], int]) -> int:
+        """Let the caller in on the authority of a signed link rather than credentials (image
+        loaders send none); the link's expiry. ``verify`` checks the signature, a forgery
+        counted as a failed attempt."""
+        until = await self.core.check_link(self.slug, self.caller.client, verify)
+        self._access = Access({}, "")
+        return until
+
+    def context(self, access: Access) -> RequestContext:
+        return RequestContext(base_url=self.caller.base_url, auth=access.auth)
+
+    # -- content ---------------------------------------------------------------------
+
+    async def search(self, body: Any) -> Answer[SearchResponse]:
+        request = parse_search(body, self.config.search)
+        filters = request.filters.model_dump_json(exclude_none=True)
+        key = (request.page, request.limit, request.sort, request.direction)
+        access = await self.access()
+        ctx = self.context(access)
+
+        async def compute() -> SearchResponse:
+            async with self.deadline():
+                result = await self.source.search(request, ctx)
+            result.page = request.page
+            return result
+
+        wording = bounded_key(request.query, filters)
+        return await self._content("search", (*key, *wording), access, compute)
+
+    async def manga(self, manga_slug: str) -> Answer[Manga]:
+        check_slug(manga_slug, MangaNotFound)
+        access = await self.access()
+        ctx = self.context(access)
+
+        async def compute() -> Manga:
+            async with self.deadline():
+                return await self.source.manga(manga_slug, ctx)
+
+        return await self._content("manga", (manga_slug,), access, compute)
+
+    async def chapters(self, manga_slug: str) -> Answer[list[Chapter]]:
+        check_slug(manga_slug, MangaNotFound)
+        access = await self.access()
+        ctx = self.context(access)
+
+        async def compute() -> list[Chapter]:
+            async with self.deadline():
+                return newest_first(await self.source.chapters(manga_slug, ctx))
+
+        return await self._content("chapters", (manga_slug,), access, compute)
+
+    async def pages(self, manga_slug: str, chapter_slug: str) -> Answer[list[str]]:
+        """Page image URLs in reading order; never cached, since they may be temporary."""
+        _check_chapter(manga_slug, chapter_slug)
+        access = await self.access()
+        async with self.deadline():
+            urls = await self.source.pages(manga_slug, chapter_slug, self.context(access))
+        return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
+
+    async def pages_by_key(self, key: str) -> Answer[list[str]]:
+        """Pages of the chapter a :func:`~toshokan.core.chapter_keys.chapter_key` names."""
+        manga_slug, chapter_slug = chapter_of(key)
+        return await self.pages(manga_slug, chapter_slug)
+
+    async def page_list(self, manga_slug: str, chapter_slug: str) -> list[str]:
+        """The chapter's page URLs, remembered briefly for this caller (``page-list`` in the
+        core's cache): a reader fetching a chapter page by page asks the source for the list
+        once, not once per page (MangaDex allows a few dozen lists a minute)."""
+        _check_chapter(manga_slug, chapter_slug)
+        access = await self.access()
+
+        async def ask() -> list[str]:
+            return (await self.pages(manga_slug, chapter_slug)).value
+
+        key = self._key(manga_slug, chapter_slug, access=access)
+        return await self.core.cache.get_or_compute("page-list", key, ask)
+
+    async def download(self, manga_slug: str, chapter_slug: str) -> Download | None:
+        """The chapter's original file, when its source offers one; remembered for half a
+        link's life, so feeds listing many chapters ask the source once in a while."""
+        _check_chapter(manga_slug, chapter_slug)
+        access = await self.access()
+        ctx = self.context(access)
+
+        async def compute() -> Download | None:
+            async with self.deadline():
+                return await self.source.download(manga_slug, chapter_slug, ctx)
+
+        key = self._key(manga_slug, chapter_slug, access=access)
+        async with self.deadline():
+            return await self.core.cache.get_or_compute("download", key, compute)
+
+    async def filter_values(self, key: FilterKey) -> list[str]:
+        """Every value the source's ``key`` text filter can match, when the source knows them all
+        (a library's index): Komga's clients offer publishers and authors as lists to pick
+        from, and the spec's configuration declares tags only. Only for a caller let in."""
+        await self.access()
+        async with self.deadline():
+            return await self.source.filter_values(key)
+
+    async def image(self, url: str, *, width: int | None = None, as_jpeg: bool = False) -> Picture:
+        """The image at ``url`` (one of the source's pages or covers) through the core's image
+        pipeline: in a format every reader shows (JPEG when ``as_jpeg``), at most ``width`` wide.
+        Only for a caller the visit lets in, whether or not the source reads the image itself."""
+        await self.access()
+        return await self.core.images.render(self, url, width=width, as_jpeg=as_jpeg)
+
+    # -- keys ------------------------------------------------------------------------
+
+    def _key(self, *parts: Hashable, access: Access) -> tuple[Hashable, ...]:
+        # What an adapter returns may depend on the credentials and, for links back to the
+        # host, on the address it was reached at: both are part of the key, and the source's
+        # generation, so a changed source is asked afresh at once.
+        generation = self.core.cache.generation(self.slug)
+        return (self.slug, generation, *parts, access.key, self.caller.base_url)
+
+    async def _content(
+        self,
+        kind: str,
+        key: tuple[Hashable, ...],
+        access: Access,
+        compute: Callable[[], Awaitable[T]],
+    ) -> Answer[T]:
+        async with self.deadline():
+            answer = await self.core.answer(
+                kind, self._key(*key, access=access), compute, source=self.slug
+            )
+        if access.key and not answer.private:
+            return Answer(answer.value, answer.body, private=True)
+        return answer
+
+
+def _check_chapter(manga_slug: str, chapter_slug: str) -> None:
+    check_slug(manga_slug, MangaNotFound)
+    check_slug(chapter_slug, ChapterNotFound)
