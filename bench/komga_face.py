@@ -4,7 +4,8 @@ Why: Mihon browses a server through ``/api/v1/series`` pages and reads a
 chapter after asking ``/api/v1/books/{id}/pages``; the same data comes from
 the core's cached search and page list that the spec's interface answers
 directly. Each pair below asks for the same data, in the same run, so the
-ratio is what the face adds (telling the reader, Komga's shapes, ids).
+ratio is what the face adds (telling the reader, Komga's shapes, ids, and on
+the series page each series' chapters and the reader's places in them, counted).
 
 Rows (in-process ASGI, no sockets, one client, sequential; a host with no
 readers, so the face's reader check is the implicit reader's):

@@ -23,7 +23,7 @@ from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.host import HostedSource
 from toshokan.core.search import parse_search
 from toshokan.errors import ChapterNotFound, HostError, MangaNotFound
-from toshokan.models import Chapter, Manga, SearchResponse, SourceConfiguration
+from toshokan.models import Chapter, FilterKey, Manga, SearchResponse, SourceConfiguration
 from toshokan.models.content import newest_first
 from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
@@ -197,6 +197,14 @@ class Visit:
         key = self._key(manga_slug, chapter_slug, access=access)
         async with self.deadline():
             return await self.core.cache.get_or_compute("download", key, compute)
+
+    async def filter_values(self, key: FilterKey) -> list[str]:
+        """Every value the source's ``key`` text filter can match, when the source knows them all
+        (a library's index): Komga's clients offer publishers and authors as lists to pick
+        from, and the spec's configuration declares tags only. Only for a caller let in."""
+        await self.access()
+        async with self.deadline():
+            return await self.source.filter_values(key)
 
     async def image(self, url: str, *, width: int | None = None, as_jpeg: bool = False) -> Picture:
         """The image at ``url`` (one of the source's pages or covers) through the core's image

@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute, Match, Mount, Route
 from toshokan.errors import InvalidCredentials
 from toshokan.models import Chapter, Manga, SearchRequest, SearchResponse, SourceConfiguration
 from toshokan.models.auth import AuthType
+from toshokan.models.search import FilterKey
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.context import HostServices, RequestContext
 from toshokan.sdk.pictures import Picture
@@ -250,6 +251,13 @@ class Source(abc.ABC, Generic[SettingsT]):
         the position every face shows. The default, for sources without files: None.
         """
         return None
+
+    async def filter_values(self, key: FilterKey) -> list[str]:
+        """Every value a text filter (``publisher``, ``author``) can match here, when the source
+        knows them all without asking an upstream (a library's index), for faces that offer
+        them as a list to pick from (Komga's clients do). The default: none known.
+        """
+        return []
 
     @classmethod
     def offers_downloads(cls) -> bool:

@@ -93,3 +93,23 @@ async def test_the_tracker_refuses_a_body_it_cannot_read(local_host: ServedHost)
         answer = await local_host.client.put(url, content=body)
         assert answer.status_code == 400, body
         assert set(answer.json()) == SPRING_ERROR
+
+
+async def test_a_method_a_known_path_does_not_take_is_405(local_host: ServedHost) -> None:
+    """Spring answers 405 with ``Allow``, not 404, for a path it serves with other methods."""
+    listing = (await local_host.client.get("/_/komga/api/v1/series?search=")).json()
+    series_url = f"/_/komga/api/v1/series/{listing['content'][0]['id']}"
+    tracker_url = series_url.replace("/v1/", "/v2/")
+    for method, path, allowed in (
+        ("DELETE", series_url, {"GET", "HEAD"}),
+        ("POST", "/_/komga/api/v1/libraries", {"GET", "HEAD"}),
+        ("PUT", "/_/komga/api/v1/books/abc/read-progress", {"DELETE", "PATCH"}),
+        ("POST", f"{tracker_url}/read-progress/tachiyomi", {"GET", "HEAD", "PUT"}),
+    ):
+        answer = await local_host.client.request(method, path)
+        assert answer.status_code == 405, (method, path, answer.text[:200])
+        body = answer.json()
+        assert set(body) == SPRING_ERROR and body["status"] == 405
+        assert body["error"] == "Method Not Allowed" and body["path"] == path
+        assert set(answer.headers["allow"].split(", ")) == allowed
+    await refused(local_host, "/_/komga/api/v1/nothing", 404)

@@ -13,6 +13,7 @@ from tests.faces.komga.clients.mihon_extension_models import (
     SeriesDto,
     parse_date_time_strict,
 )
+from toshokan.sources.local.demo import ARCHETYPES
 from toshokan.testing import ServedHost
 
 from .helpers import SERVER, mihon
@@ -36,7 +37,27 @@ async def test_the_filter_sheet_loads_libraries_and_lists(local_host: ServedHost
     assert [(library.id, library.name) for library in options.libraries] == [
         ("local", "Local Library")
     ]
-    assert options.publishers == frozenset() and options.authors == {}
+    titles = {manga.title for manga in (await source.popular(1)).mangas}
+    shown = [arch for arch in ARCHETYPES if arch.title in titles]
+    assert len(shown) == len(titles) == 3
+    assert options.publishers == {arch.publisher for arch in shown if arch.publisher}
+    assert list(options.authors) == ["writer"]
+    assert {author.name for author in options.authors["writer"]} == {
+        a.writer for a in shown if a.writer
+    }
+
+
+async def test_a_publisher_and_an_author_picked_from_the_lists(local_host: ServedHost) -> None:
+    _, source = mihon(local_host)
+    options = await source.filter_lists()
+    for arch in ARCHETYPES:
+        if arch.publisher in options.publishers:
+            break
+    by_publisher = await source.search(1, "", SearchFilters(publishers=(arch.publisher,)))
+    assert [manga.title for manga in by_publisher.mangas] == [arch.title]
+    writer = next(a for a in options.authors["writer"] if a.name == arch.writer)
+    by_author = await source.search(1, "", SearchFilters(authors=((writer.name, writer.role),)))
+    assert [manga.title for manga in by_author.mangas] == [arch.title]
 
 
 async def test_popular_lists_every_series_by_title(local_host: ServedHost) -> None:

@@ -20,7 +20,7 @@ from tests.faces.komga.clients.okhttp_session import (
 )
 from tests.faces.opds.reader import NS, STREAM, Reader, link
 from toshokan.core.progress import ChapterRef, Position
-from toshokan.core.readers import SESSION_COOKIE
+from toshokan.faces.komga.auth import SESSION_COOKIE
 from toshokan.faces.komga.ids import book_of
 from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
@@ -200,6 +200,27 @@ async def test_aidoku_signs_in_up_front_and_reads(local_host: ServedHost) -> Non
     stranger = aidoku_client(cast(AsyncHttpClient, local_host.client), "mika", "nope")
     refused = await stranger.request("GET", f"{SERVER}/api/v1/libraries")
     assert refused.status_code == 401
+
+
+async def test_a_browser_signed_in_to_the_web_reader_and_the_face_keeps_both(
+    local_host: ServedHost,
+) -> None:
+    """The web reader's cookie (path ``/_/``) reaches this face too: each session is read from
+    its own cookie, whichever of the two the browser sends first."""
+    await add_reader(local_host, "mika", "hunter2")
+    await add_reader(local_host, "ren", "swordfish")
+    browser = local_host.client
+    web = await browser.post("/_/web/session", json={"name": "ren", "secret": "swordfish"})
+    assert web.json()["reader"] == "ren"
+    signed = await browser.get("/_/komga/api/v1/users/me", auth=("mika", "hunter2"))
+    assert signed.status_code == 200 and SESSION_COOKIE in signed.headers["set-cookie"]
+    assert len(browser.cookies.jar) == 2
+
+    me = await browser.get("/_/komga/api/v2/users/me")
+    assert me.status_code == 200, me.text
+    assert "toshokan_session" in me.request.headers["cookie"]
+    assert me.json()["email"] == "mika"
+    assert (await browser.get("/_/web/session")).json()["reader"] == "ren"
 
 
 async def test_the_session_cookie_follows_a_proxys_path_prefix(tmp_path: Path) -> None:

@@ -5,20 +5,34 @@ Mihon's extension asks without credentials and answers the 401 with Basic
 and scripts may send a reader's API key as ``X-API-Key``. Mihon's tracker sends
 no credentials at all: it rides the session cookie Komga sets on a Basic
 sign-in, kept in the app's shared cookie jar. So a successful Basic sign-in
-sets the host's session cookie, scoped to this face's path (which covers
-``/api/v1`` and ``/api/v2``), HttpOnly, and Secure only when the request came
-over https (a cookie marked Secure is never sent back over plain http).
+sets a session cookie, scoped to this face's path (which covers ``/api/v1``
+and ``/api/v2``), HttpOnly, and Secure only when the request came over https
+(a cookie marked Secure is never sent back over plain http). The session is
+the host's (the same store as the web reader's) under a name of its own: a
+browser holding the web reader's cookie (path ``/``) sends it to this face
+too, and two cookies of one name on one request leave only one of them read.
+For a source that accepts the host's readers, the core checks the reader, and
+reads the host's cookie name: :func:`with_host_session` hands it this face's
+token under that name.
 
 With no readers on the host it is open: every request is the implicit reader.
 """
 
-from starlette.requests import Request
+from dataclasses import replace
+
+from starlette.datastructures import Headers
+from starlette.requests import Request, cookie_parser
 from starlette.responses import Response
 
 from toshokan.core import Caller, Core
 from toshokan.core.credentials import basic_credentials
-from toshokan.core.readers import SESSION_COOKIE, SESSION_SECONDS, Sessions, reader_of_headers
+from toshokan.core.readers import SESSION_COOKIE as HOST_SESSION_COOKIE
+from toshokan.core.readers import SESSION_SECONDS, Sessions, reader_of_headers
 from toshokan.core.readers.identify import API_KEY_HEADER
+
+#: Not Komga's own ``KOMGA-SESSION``: a Komga served at the root of the same host would set
+#: that name for path ``/``, and its cookie would reach this face as well.
+SESSION_COOKIE = "toshokan_komga_session"
 
 
 async def reader_of(request: Request, core: Core, caller: Caller) -> tuple[str, str | None]:
@@ -52,3 +66,15 @@ def set_session(request: Request, response: Response, token: str, path: str) -> 
         httponly=True,
         samesite="lax",
     )
+
+
+def with_host_session(caller: Caller) -> Caller:
+    """The caller with this face's session presented as the host's session cookie: the token
+    is the host's own, under the face's name, and the core reads the host's name when it checks
+    a reader for a source that accepts the host's readers (Mihon's tracker sends nothing else)."""
+    token = cookie_parser(caller.headers.get("cookie", "")).get(SESSION_COOKIE)
+    if not token:
+        return caller
+    kept = {name: value for name, value in caller.headers.items() if name.lower() != "cookie"}
+    kept["cookie"] = f"{HOST_SESSION_COOKIE}={token}"
+    return replace(caller, headers=Headers(kept))

@@ -4,9 +4,9 @@ Newer clients search with a body: ``{"condition": {"allOf": [...]}, "fullTextSea
 "..."}``, where each leaf names a field, an operator and a value
 (``{"libraryId": {"operator": "is", "value": "local"}}``) and ``allOf``/``anyOf``
 nest. The face reads the fields it can ask sources about (library, genre, tag,
-status, publisher, author, and a book's series) with the ``is`` operator, the
-values of an ``anyOf`` taken together; every other leaf (``deleted``, read
-status, dates) narrows nothing here and is passed over, as the query
+status, publisher, author, and a book's series) and the read status, with the
+``is`` operator, the values of an ``anyOf`` taken together; every other leaf
+(``deleted``, dates, ``isNot``) narrows nothing here and is passed over, as the query
 parameters of the older listing are. The tree is bounded by the host's body
 limits (size and depth) and by a count of leaves.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from starlette.datastructures import QueryParams
 
 from toshokan.errors import InvalidRequest
-from toshokan.faces.komga.listing import SeriesQuery, series_query
+from toshokan.faces.komga.listing import SeriesQuery, read_statuses, series_query
 from toshokan.models.search import MAX_FILTER_CHARS, MAX_FILTER_ITEMS, MAX_QUERY_CHARS
 
 #: Komga's field names, and the query parameter of the older listing each one is.
@@ -29,6 +29,7 @@ FIELDS = {
     "publisher": "publisher",
     "author": "author",
     "seriesId": "series_id",
+    "readStatus": "read_status",
 }
 #: The most leaves one search may hold.
 MAX_LEAVES = MAX_FILTER_ITEMS
@@ -84,7 +85,7 @@ def series_search(params: QueryParams, body: Any) -> SeriesQuery:
     if not isinstance(text, str) or len(text) > MAX_QUERY_CHARS:
         raise InvalidRequest(f"fullTextSearch is a text of at most {MAX_QUERY_CHARS} characters.")
     query = series_query(params)
-    for name in ("genre", "tag", "status", "publisher", "author", "library_id"):
+    for name in ("genre", "tag", "status", "publisher", "author", "library_id", "read_status"):
         if len(values.get(name, ())) > MAX_FILTER_ITEMS:
             raise InvalidRequest(f"A search holds at most {MAX_FILTER_ITEMS} values of {name}.")
     return replace(
@@ -95,6 +96,7 @@ def series_search(params: QueryParams, body: Any) -> SeriesQuery:
         statuses=tuple(values.get("status", ())),
         publishers=tuple(values.get("publisher", ())),
         authors=tuple(values.get("author", ())),
+        read_statuses=read_statuses(tuple(values.get("read_status", ()))),
     )
 
 

@@ -28,7 +28,18 @@ from toshokan.errors import (
     RateLimited,
     UpstreamError,
 )
-from toshokan.models import AuthType, Chapter, Manga, SearchResponse, SourceConfiguration
+from toshokan.faces.komga.auth import with_host_session
+from toshokan.models import (
+    AuthType,
+    Chapter,
+    FilterKey,
+    Manga,
+    SearchResponse,
+    SourceConfiguration,
+)
+
+#: Of one listing's series, at most this many have their chapters asked for at once.
+CHAPTER_LISTS_AT_ONCE = 8
 
 #: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
 READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
@@ -69,7 +80,7 @@ async def library(reading: Reading, slug: str) -> Library:
     shelf = await reading.core.visit(slug, reading.caller)
     if shelf.accepts_readers:
         # The core checks the reader's own credentials, the tracker's session cookie included.
-        return shelf
+        return shelf.as_caller(with_host_session(reading.caller))
     return shelf.as_caller(reading.source_caller(shelf.config))
 
 
@@ -96,6 +107,13 @@ def holds_files(reading: Reading, shelf: Library) -> bool:
     return shelf.offers_downloads
 
 
+async def known_values(reading: Reading, shelf: Library, key: FilterKey) -> list[str]:
+    """What the source's ``key`` filter can match, when it declares the filter and knows them."""
+    if key not in shelf.config.search.filters:
+        return []
+    return await shelf.filter_values(key)
+
+
 async def search(reading: Reading, shelf: Library, body: dict[str, Any]) -> SearchResponse:
     return (await shelf.search(body)).value
 
@@ -106,6 +124,37 @@ async def manga(reading: Reading, shelf: Library, slug: str) -> Manga:
 
 async def chapters(reading: Reading, shelf: Library, manga_slug: str) -> list[Chapter]:
     return (await shelf.chapters(manga_slug)).value
+
+
+@dataclass(frozen=True)
+class SeriesProgress:
+    """A work's chapters, and the reader's places in them by chapter slug."""
+
+    chapters: list[Chapter]
+    places: dict[str, Position]
+
+
+async def progress_of(
+    reading: Reading, shelf: Library, manga_slugs: list[str]
+) -> list[SeriesProgress | None]:
+    """Each work's chapters and the reader's places, None for a work whose chapters could not
+    be listed (gone, or its source down or out of time: the request's one deadline holds)."""
+    limit = asyncio.Semaphore(CHAPTER_LISTS_AT_ONCE)
+
+    async def one(manga_slug: str) -> SeriesProgress | None:
+        async with limit:
+            try:
+                listed, places = await asyncio.gather(
+                    chapters(reading, shelf, manga_slug),
+                    positions(reading, shelf.slug, manga_slug),
+                )
+            except HostError as refused:
+                if refused.status == 500:
+                    raise
+                return None
+        return SeriesProgress(listed, places)
+
+    return list(await asyncio.gather(*(one(slug) for slug in manga_slugs)))
 
 
 async def chapter(
@@ -154,6 +203,11 @@ async def thumbnail(reading: Reading, shelf: Library, url: str) -> Picture:
 
 async def positions(reading: Reading, source: str, manga_slug: str) -> dict[str, Position]:
     return await reading.core.progress.apositions(reading.reader, source, manga_slug)
+
+
+async def recent(reading: Reading, limit: int) -> list[tuple[ChapterRef, Position]]:
+    """The reader's ``limit`` most recently moved places, newest first."""
+    return await reading.core.progress.arecent(reading.reader, limit)
 
 
 async def position(reading: Reading, ref: ChapterRef) -> Position | None:

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core.cache_control import NO_STORE
-from toshokan.errors import HostError, NotFound
+from toshokan.errors import HostError
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -52,8 +52,3 @@ def komga_endpoint(handler: Endpoint) -> Endpoint:
             return error_response(request, refused.status, refused.message, refused.headers)
 
     return endpoint
-
-
-async def not_found(request: Request) -> Response:
-    """Any other path under the face: Komga's 404, not the spec's."""
-    raise NotFound("No such endpoint in this Komga-compatible API.")

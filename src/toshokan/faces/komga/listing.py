@@ -34,6 +34,8 @@ PUBLICATION = {
     "ABANDONED": "Cancelled",
     "HIATUS": "Hiatus",
 }
+#: Komga's read statuses of a series, from the reader's places in its books.
+READ_STATUSES = frozenset({"UNREAD", "IN_PROGRESS", "READ"})
 #: Komga's sort properties, and the spec's sorts that say the same, best first.
 SORTS: dict[str, tuple[SortOption, ...]] = {
     "relevance": (SortOption.RELEVANCE,),
@@ -58,6 +60,8 @@ class SeriesQuery:
     statuses: tuple[str, ...]
     publishers: tuple[str, ...]
     authors: tuple[str, ...]
+    #: Any of these (Mihon's *Unread* sends UNREAD and IN_PROGRESS); empty asks for every one.
+    read_statuses: frozenset[str] = frozenset()
 
 
 def _number(params: QueryParams, name: str, default: int, low: int, high: int) -> int:
@@ -89,6 +93,13 @@ def page_params(params: QueryParams) -> tuple[int, int]:
     return page, _number(params, "size", DEFAULT_SIZE, 1, MAX_LIMIT)
 
 
+def read_statuses(values: tuple[str, ...]) -> frozenset[str]:
+    """Komga's ``ReadStatus`` names, checked: anything else is a 400, as Spring binds an enum."""
+    if not READ_STATUSES.issuperset(values):
+        raise InvalidRequest(f"read_status is one of {', '.join(sorted(READ_STATUSES))}.")
+    return frozenset(values)
+
+
 def series_query(params: QueryParams) -> SeriesQuery:
     search = params.get("search", "").strip()
     if len(search) > MAX_QUERY_CHARS:
@@ -111,6 +122,7 @@ def series_query(params: QueryParams) -> SeriesQuery:
         authors=tuple(
             v.rpartition(",")[0] or v for v in _values(params, "author", comma_joined=False)
         ),
+        read_statuses=read_statuses(_values(params, "read_status")),
     )
 
 

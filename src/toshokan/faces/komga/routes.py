@@ -1,13 +1,20 @@
 """The face's routes: the part of Komga's REST API its clients call, under ``/_/komga``."""
 
-from starlette.routing import BaseRoute, Route
+from collections.abc import Awaitable, Callable
 
-from toshokan.faces.komga import books, series, tracker
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Match, Route
+
+from toshokan.errors import MethodNotAllowed, NotFound
+from toshokan.faces.komga import books, on_deck, series, tracker
 from toshokan.faces.komga.answers import PREFIX, Handler, komga_route
-from toshokan.faces.komga.errors import komga_endpoint, not_found
+from toshokan.faces.komga.errors import komga_endpoint
 
 V1 = f"{PREFIX}/api/v1"
 V2 = f"{PREFIX}/api/v2"
+#: A route without methods takes GET only: the face's last routes refuse every other method.
+EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 GET: list[tuple[str, Handler]] = [
     (f"{V1}/libraries", series.list_libraries),
@@ -20,6 +27,8 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/series/{{id}}", series.one_series),
     (f"{V1}/series/{{id}}/thumbnail", series.series_thumbnail),
     (f"{V1}/series/{{id}}/books", books.series_books),
+    # Before ``books/{id}``, which would take the word for an id.
+    (f"{V1}/books/ondeck", on_deck.on_deck),
     (f"{V1}/books/{{id}}", books.one_book),
     (f"{V1}/books/{{id}}/next", books.next_book),
     (f"{V1}/books/{{id}}/previous", books.previous_book),
@@ -31,8 +40,11 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/readlists", series.empty_page),
     (f"{V1}/genres", series.genres),
     (f"{V1}/tags", series.empty_list),
-    (f"{V1}/publishers", series.empty_list),
-    (f"{V1}/authors", series.empty_list),
+    # Series' and books' tags apart (Paperback's filter sheet asks for the series'): none either.
+    (f"{V1}/tags/series", series.empty_list),
+    (f"{V1}/tags/book", series.empty_list),
+    (f"{V1}/publishers", series.publishers),
+    (f"{V1}/authors", series.authors),
     (f"{V1}/languages", series.languages),
     (f"{V1}/age-ratings", series.empty_list),
     (f"{V1}/sharing-labels", series.empty_list),
@@ -66,7 +78,31 @@ def komga_routes() -> list[BaseRoute]:
         ),
         # Read lists (and their tracker form): the host keeps none, so each is gone.
         Route(f"{V1}/readlists/{{rest:path}}", komga_route(series.no_read_list)),
-        Route(f"{PREFIX}/{{rest:path}}", komga_endpoint(not_found)),
-        Route(PREFIX, komga_endpoint(not_found)),
     ]
-    return routes
+    elsewhere = komga_endpoint(_elsewhere(list(routes)))
+    return [
+        *routes,
+        Route(f"{PREFIX}/{{rest:path}}", elsewhere, methods=EVERY_METHOD),
+        Route(PREFIX, elsewhere, methods=EVERY_METHOD),
+    ]
+
+
+def _elsewhere(known: list[BaseRoute]) -> Callable[[Request], Awaitable[Response]]:
+    """Any other request under the face, refused as Spring refuses it: 405 with ``Allow`` for
+    a path the face serves with other methods, else 404."""
+
+    async def refuse(request: Request) -> Response:
+        allowed = {
+            method
+            for route in known
+            if isinstance(route, Route) and route.matches(request.scope)[0] is Match.PARTIAL
+            for method in route.methods or ()
+        }
+        if allowed:
+            raise MethodNotAllowed(
+                f"Request method '{request.method}' is not supported",
+                headers={"Allow": ", ".join(sorted(allowed))},
+            )
+        raise NotFound("No such endpoint in this Komga-compatible API.")
+
+    return refuse

@@ -15,12 +15,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core.bodies import read_json
+from toshokan.core.progress import Position
 from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamError
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.conditions import series_search
-from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.content import Library, Reading, SeriesProgress
 from toshokan.faces.komga.dto import (
+    AuthorDto,
     CollectionDto,
     LibraryDto,
     PageWrapper,
@@ -36,8 +38,9 @@ from toshokan.faces.komga.ids import (
     source_of_library,
 )
 from toshokan.faces.komga.listing import SeriesQuery, page_params, search_body, series_query
-from toshokan.faces.komga.shapes import series_of_entry, series_of_manga
-from toshokan.models import SearchResponse
+from toshokan.faces.komga.shapes import read_status, series_of_entry, series_of_manga
+from toshokan.models import Chapter, FilterKey, SearchResponse
+from toshokan.models.content import Entry
 
 #: What drops one source out of a listing over several: it is locked, down or throttled.
 SKIPPED = (InvalidCredentials, RateLimited, UpstreamError)
@@ -98,7 +101,7 @@ async def _listing(
         *(content.search(reading, shelf, body) for shelf, body in asked),
         return_exceptions=len(asked) > 1,
     )
-    series: list[SeriesDto] = []
+    found: list[tuple[Library, list[Entry]]] = []
     more = False
     for (shelf, _), answer in zip(asked, answers, strict=True):
         if isinstance(answer, SKIPPED):
@@ -106,9 +109,40 @@ async def _listing(
         if isinstance(answer, BaseException):
             raise answer
         assert isinstance(answer, SearchResponse)
-        series += [series_of_entry(shelf.slug, entry, shelf.config) for entry in answer.results]
+        found.append((shelf, answer.results))
         more = more or answer.more
+    shown = await asyncio.gather(
+        *(_counted(reading, shelf, entries, query.read_statuses) for shelf, entries in found)
+    )
+    series = [one for part in shown for one in part]
     return page_of(series, query.page, query.size, last=not more)
+
+
+async def _counted(
+    reading: Reading, shelf: Library, entries: list[Entry], statuses: frozenset[str]
+) -> list[SeriesDto]:
+    """A source's page of results as series, their books counted where the chapter lists are
+    cheap (the source's files are here) or needed (a read-status filter), and filtered by it.
+
+    The filter looks at the page the source answered, no further: a page may
+    show fewer series than it holds, and a series whose chapters cannot be
+    listed in time is left out of it.
+    """
+    if not statuses and not content.holds_files(reading, shelf):
+        return [series_of_entry(shelf.slug, entry, shelf.config) for entry in entries]
+    found = await content.progress_of(reading, shelf, [entry.slug for entry in entries])
+    return [
+        series_of_entry(shelf.slug, entry, shelf.config, *_chapters_and_places(progress))
+        for entry, progress in zip(entries, found, strict=True)
+        if not statuses
+        or (progress is not None and read_status(progress.chapters, progress.places) in statuses)
+    ]
+
+
+def _chapters_and_places(
+    progress: SeriesProgress | None,
+) -> tuple[list[Chapter], dict[str, Position]]:
+    return ([], {}) if progress is None else (progress.chapters, progress.places)
 
 
 async def one_series(request: Request, reading: Reading) -> Response:
@@ -145,9 +179,27 @@ async def languages(request: Request, reading: Reading) -> Response:
     return as_json(sorted(codes))
 
 
+async def publishers(request: Request, reading: Reading) -> Response:
+    """The publishers the reader's sources know (a library's index), for the publisher filter."""
+    return as_json(sorted(await _known(reading, FilterKey.PUBLISHER), key=str.casefold))
+
+
+async def authors(request: Request, reading: Reading) -> Response:
+    """The writers the reader's sources know, as Komga's authors with the ``writer`` role: the
+    sources' author filter matches writers."""
+    names = sorted(await _known(reading, FilterKey.AUTHOR), key=str.casefold)
+    return as_json([AuthorDto(name=name, role="writer") for name in names])
+
+
+async def _known(reading: Reading, key: FilterKey) -> set[str]:
+    shelves = await content.libraries(reading)
+    found = await asyncio.gather(*(content.known_values(reading, shelf, key) for shelf in shelves))
+    return {value for values in found for value in values}
+
+
 async def empty_list(request: Request, reading: Reading) -> Response:
-    """Tags, publishers, authors, age ratings, release dates, sharing labels: sources declare
-    none of them up front, so there is nothing to offer."""
+    """Tags, age ratings, release dates, sharing labels: sources declare none of them up
+    front, so there is nothing to offer."""
     return as_json([])
 
 
@@ -189,7 +241,8 @@ async def collection_series(request: Request, reading: Reading) -> Response:
     body = shelf.config.presets[index].request.model_dump(mode="json", exclude_none=True)
     body.update(page=page + 1, limit=size)
     answer = await content.search(reading, shelf, body)
-    series = [series_of_entry(source, entry, shelf.config) for entry in answer.results]
+    statuses = series_query(request.query_params).read_statuses
+    series = await _counted(reading, shelf, answer.results, statuses)
     return as_json(page_of(series, page, size, last=not answer.more))
 
 

@@ -51,16 +51,33 @@ def _sort_title(title: str) -> str:
     return title.casefold()
 
 
-def series_of_entry(source: str, entry: Entry, config: SourceConfiguration) -> SeriesDto:
-    """A search result as a series: its details when the source had them, else its title.
+def series_of_entry(
+    source: str,
+    entry: Entry,
+    config: SourceConfiguration,
+    chapters: list[Chapter] | None = None,
+    places: dict[str, Position] | None = None,
+) -> SeriesDto:
+    """A search result as a series: its details when the source had them, else its title;
+    its books counted when the listing has its chapters."""
+    work = entry.details or Manga(slug=entry.slug, url="", title=entry.title)
+    return series_of_manga(source, work, config, chapters or [], places or {})
 
-    A listing counts no books (that would ask the source for every work's
-    chapters); a series' own page does.
-    """
-    if entry.details is not None:
-        return series_of_manga(source, entry.details, config, [], {})
-    work = Manga(slug=entry.slug, url="", title=entry.title)
-    return series_of_manga(source, work, config, [], {})
+
+def _counts(chapters: list[Chapter], places: dict[str, Position]) -> tuple[int, int]:
+    """How many of the chapters the reader finished, and how many they started only."""
+    found = [p for c in chapters if (p := places.get(c.slug)) is not None]
+    read = sum(1 for p in found if p.finished)
+    return read, len(found) - read
+
+
+def read_status(chapters: list[Chapter], places: dict[str, Position]) -> str:
+    """Komga's read status of a series: UNREAD when no book is read or started, READ when every
+    book is read, IN_PROGRESS otherwise (a series without books is UNREAD)."""
+    read, started = _counts(chapters, places)
+    if read == 0 and started == 0:
+        return "UNREAD"
+    return "READ" if read == len(chapters) else "IN_PROGRESS"
 
 
 def series_of_manga(
@@ -70,8 +87,7 @@ def series_of_manga(
     chapters: list[Chapter],
     places: dict[str, Position],
 ) -> SeriesDto:
-    read = sum(1 for c in chapters if (p := places.get(c.slug)) is not None and p.finished)
-    started = sum(1 for c in chapters if (p := places.get(c.slug)) is not None and not p.finished)
+    read, started = _counts(chapters, places)
     created, modified = work.createdAt, max(work.updatedAt, work.createdAt)
     if chapters:
         modified = max(modified, *(c.date for c in chapters))

@@ -329,6 +329,11 @@ class LocalLibrary(Source[LocalSettings]):
     ) -> str:
         return self.url_for(ctx, route, query={"v": version} if version else None, manga=slug)
 
+    async def filter_values(self, key: FilterKey) -> list[str]:
+        """Publishers and writers, as ComicInfo and series.json gave them to the index."""
+        index = self._require_index()
+        return await asyncio.to_thread(lambda: searching.filter_values(index.reader(), key))
+
     async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
         index = self._require_index()
         hits, more = await asyncio.to_thread(lambda: searching.run(index.reader(), request))

@@ -10,6 +10,8 @@ Each module says which files of which app it follows:
   series lookup, ``/api/v2/series/{id}/read-progress/tachiyomi``, binding and
   marking chapters read.
 - :mod:`.aidoku_source`: Aidoku's built-in Komga source and tracker.
+- :mod:`.paperback_source`: Paperback's Komga source (0.9): search
+  conditions, books by condition, the home page's sections.
 - :mod:`.okhttp_session`: the networks underneath: ``MihonNetwork`` (one cookie
   jar for the extension and the tracker; Basic only after a 401) and
   ``aidoku_client`` (Basic on every request).

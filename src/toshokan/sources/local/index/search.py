@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from toshokan.sdk import SearchRequest, SortOption
+from toshokan.sdk import FilterKey, SearchRequest, SortOption
 from toshokan.sources.local.metadata import tag_slug
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -163,3 +163,23 @@ def run(db: sqlite3.Connection, request: SearchRequest) -> tuple[list[Hit], bool
         for row in rows[: request.limit]
     ]
     return hits, len(rows) > request.limit
+
+
+#: The most values :func:`filter_values` lists: a list to pick from, not an export.
+MAX_FILTER_VALUES = 1000
+#: The listable text filters, and the values of listed series each one matches.
+_VALUE_QUERIES = {
+    FilterKey.PUBLISHER: "SELECT DISTINCT publisher FROM series "
+    "WHERE slug IS NOT NULL AND publisher IS NOT NULL AND publisher != ''",
+    FilterKey.AUTHOR: "SELECT DISTINCT j.value FROM series s, json_each(s.writers) j "
+    "WHERE s.slug IS NOT NULL AND j.type = 'text' AND j.value != ''",
+}
+
+
+def filter_values(db: sqlite3.Connection, key: FilterKey) -> list[str]:
+    """The distinct values the listed series hold for ``key``'s filter, by name."""
+    query = _VALUE_QUERIES.get(key)
+    if query is None:
+        return []
+    rows = db.execute(f"{query} ORDER BY 1 COLLATE NOCASE LIMIT ?", (MAX_FILTER_VALUES,))
+    return [row[0] for row in rows]

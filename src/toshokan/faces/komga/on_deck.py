@@ -1,0 +1,96 @@
+"""``GET /api/v1/books/ondeck``: what to read next, as Komga's home page and Komelia show it.
+
+Komga's *on deck* is, for every series the reader started and left between
+books (at least one book read, none in progress, some unread), the first
+unread book, the series read most recently first. The host keeps no list of
+series a reader follows, so the series are those of the reader's most
+recent places in the progress store every face writes, at most
+:data:`SERIES_LOOKED_AT` of them: each has its chapters listed (free for
+the local library, one cached request per series upstream).
+"""
+
+import asyncio
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.progress import ChapterRef
+from toshokan.faces.komga import content
+from toshokan.faces.komga.answers import as_json
+from toshokan.faces.komga.content import Library, Reading, SeriesProgress
+from toshokan.faces.komga.dto import BookDto, page_of
+from toshokan.faces.komga.ids import library_id
+from toshokan.faces.komga.listing import page_params, series_query
+from toshokan.faces.komga.shapes import book_of_chapter, reading_order
+
+#: The most series one answer looks at: the reader's most recently read ones.
+SERIES_LOOKED_AT = 50
+#: Places read to find them: a series' places come together, many to a series.
+PLACES_LOOKED_AT = 1000
+
+
+async def _series_read_lately(
+    reading: Reading, shelves: dict[str, Library]
+) -> list[tuple[str, str]]:
+    """The (source, work) pairs of the reader's latest places, newest first, in ``shelves``."""
+    seen: dict[tuple[str, str], None] = {}
+    for ref, _ in await content.recent(reading, PLACES_LOOKED_AT):
+        if ref.source in shelves:
+            seen.setdefault((ref.source, ref.manga), None)
+        if len(seen) == SERIES_LOOKED_AT:
+            break
+    return list(seen)
+
+
+def _next_unread(progress: SeriesProgress) -> int | None:
+    """The place (from 0, in reading order) of the series' next book, when it is on deck."""
+    ordered = reading_order(progress.chapters)
+    found = [progress.places.get(chapter.slug) for chapter in ordered]
+    if any(place is not None and not place.finished for place in found):
+        return None  # a book in progress: the series is to keep reading, not on deck
+    if not any(place is not None for place in found):
+        return None
+    return next((n for n, place in enumerate(found) if place is None), None)
+
+
+async def _book(
+    reading: Reading, shelf: Library, manga_slug: str, progress: SeriesProgress, place: int
+) -> BookDto:
+    """The book at ``place`` (from 0) in the series' reading order, not yet read."""
+    chapter = reading_order(progress.chapters)[place]
+    work, counts = await asyncio.gather(
+        content.manga(reading, shelf, manga_slug),
+        content.page_counts(reading, shelf, manga_slug, [chapter]),
+    )
+    ref = ChapterRef(shelf.slug, manga_slug, chapter.slug)
+    return book_of_chapter(ref, chapter, place + 1, work.title, counts.get(chapter.slug), None)
+
+
+async def on_deck(request: Request, reading: Reading) -> Response:
+    page, size = page_params(request.query_params)
+    wanted = series_query(request.query_params).libraries
+    shelves = {
+        shelf.slug: shelf
+        for shelf in await content.libraries(reading)
+        if not wanted or library_id(shelf.slug) in wanted
+    }
+    series = await _series_read_lately(reading, shelves)
+    by_source: dict[str, list[str]] = {}
+    for source, manga_slug in series:
+        by_source.setdefault(source, []).append(manga_slug)
+    found: dict[tuple[str, str], SeriesProgress | None] = {}
+    for source, slugs in by_source.items():
+        found_progress = await content.progress_of(reading, shelves[source], slugs)
+        found.update(((source, slug), r) for slug, r in zip(slugs, found_progress, strict=True))
+    every = [
+        (shelves[source], manga_slug, progress, place)
+        for source, manga_slug in series
+        if (progress := found[source, manga_slug]) is not None
+        and (place := _next_unread(progress)) is not None
+    ]
+    shown = await asyncio.gather(
+        *(_book(reading, *deck) for deck in every[page * size : (page + 1) * size])
+    )
+    return as_json(
+        page_of(list(shown), page, size, last=(page + 1) * size >= len(every), total=len(every))
+    )
