@@ -71,7 +71,7 @@ async def test_a_session_cookie_names_the_reader_and_keeps_their_place_apart(
     signed = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter2"})
     assert signed.json() == {"readers": True, "reader": "mika", "opens": []}
     cookie = signed.headers["set-cookie"]
-    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/;" in cookie
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/_/" in cookie
     assert "Secure" not in cookie  # over http; a host behind https sets it
     assert "hunter2" not in cookie
     assert (await host.client.put(CHAPTER, json=write(3))).json()["stored"] is True
@@ -111,9 +111,9 @@ async def test_a_forged_expired_or_removed_readers_session_is_no_session(
     token = signed.cookies[SESSION_COOKIE]
     _, expires, signature = token.split(".")
     forged = f"cmVu.{expires}.{signature}"  # "ren" with mika's signature
-    host.client.cookies.set(SESSION_COOKIE, forged, path="/")
+    host.client.cookies.set(SESSION_COOKIE, forged, path="/_/")
     assert (await host.client.get("/_/web/session")).json()["reader"] is None
-    host.client.cookies.set(SESSION_COOKIE, token, path="/")
+    host.client.cookies.set(SESSION_COOKIE, token, path="/_/")
     assert (await host.client.get("/_/web/session")).json()["reader"] == "mika"
     await asyncio.to_thread(host.core.readers.readers.remove, "mika")
     assert (await host.client.get("/_/web/session")).json()["reader"] is None

@@ -6,10 +6,10 @@ a name and a password or API key (checked by the core, which counts failures
 against the attempt budget and answers 429 past it); the host then sets a
 session cookie (HttpOnly, so no script reads it; SameSite=Lax, so no other
 site's form or script sends it along with a write) holding a signed token that
-names the reader, never the password. It is sent to the host's whole address,
-so the page's requests to the JSON interface carry it too: there it opens the
-sources that accept the host's readers (``auth = "readers"``), which the
-session's answer lists as ``opens``.
+names the reader, never the password. When sources accept the host's readers
+(``auth = "readers"``), it is sent to the host's whole address, so the page's
+requests to the JSON interface carry it too and open them; the session's
+answer lists them as ``opens``.
 """
 
 import asyncio
@@ -28,8 +28,6 @@ from toshokan.core.progress import IMPLICIT_READER
 from toshokan.core.readers import SESSION_COOKIE, Sessions
 from toshokan.errors import InvalidCredentials, InvalidRequest
 
-#: Where the cookie was sent before it opened sources too; a sign-out clears it there as well.
-NAMESPACE_PATH = host_path("")
 #: Longer than any reader's name or API key; a longer body is no sign-in.
 MAX_NAME = 64
 MAX_SECRET = 4096
@@ -77,11 +75,20 @@ async def reader_of(request: Request) -> str:
     raise InvalidCredentials("Sign in to keep your place in what you read.")
 
 
-def cookie_path(request: Request) -> str:
-    """The host's root as the browser reached it: the session is sent to the JSON interface
-    too, where it opens the sources that accept the host's readers (the page's content
-    requests go there), as well as to every face under ``/_/``."""
-    return urlsplit(caller_of(request).base_url).path.rstrip("/") + "/"
+def cookie_paths(request: Request) -> tuple[str, str]:
+    """Where the session cookie may live, as the browser reached the host: its root, and its
+    own namespace (``/_/``, behind a proxy's path prefix too)."""
+    root = urlsplit(caller_of(request).base_url).path.rstrip("/") + "/"
+    return root, root + host_path("").lstrip("/")
+
+
+def cookie_path(request: Request, core: Core) -> str:
+    """Where the session is sent: to every face under ``/_/``, and when some source accepts
+    the host's readers, to the JSON interface too, where it opens them (the page's content
+    requests go there). Only then: a request with a cookie is never answered from the edge's
+    replayed answers, which the page's requests to open sources otherwise are."""
+    root, namespace = cookie_paths(request)
+    return root if any(h.accepts_readers for h in core.host.serving()) else namespace
 
 
 def session_answer(core: Core, readers: bool, reader: str | None) -> Response:
@@ -112,7 +119,7 @@ async def sign_in(request: Request) -> Response:
             SESSION_COOKIE,
             sessions.issue(reader),
             max_age=sessions.seconds,
-            path=cookie_path(request),
+            path=cookie_path(request, core),
             secure=request.url.scheme == "https",
             httponly=True,
             samesite="lax",
@@ -123,7 +130,7 @@ async def sign_in(request: Request) -> Response:
 async def sign_out(request: Request) -> Response:
     core = core_of(request)
     response = session_answer(core, await has_readers(core), None)
-    for path in {cookie_path(request), NAMESPACE_PATH}:
+    for path in cookie_paths(request):
         response.delete_cookie(
             SESSION_COOKIE,
             path=path,
