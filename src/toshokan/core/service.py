@@ -137,11 +137,13 @@ class Core:
                 self.host.services.sign_links(hosted.slug)
         for_readers = [h.slug for h in self.host.serving() if h.accepts_readers]
         if for_readers and not await asyncio.to_thread(self.readers.readers.any):
+            several = len(for_readers) > 1
             log.warning(
                 "%s accept%s the host's readers, and the host has none yet: no one opens "
-                "them until `toshokan readers add`",
+                "%s until `toshokan readers add`",
                 ", ".join(for_readers),
-                "" if len(for_readers) > 1 else "s",
+                "" if several else "s",
+                "them" if several else "it",
             )
 
     async def shutdown(self) -> None:
