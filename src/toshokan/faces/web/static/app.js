@@ -140,14 +140,13 @@ const mustSignIn = () => session && session.readers && session.reader === null;
 const progressOf = (src, manga) => web(`/progress/${seg(src)}/${seg(manga)}`).then((answer) => answer.chapters);
 const recentlyRead = () => web("/progress/recent?limit=50").then((answer) => answer.chapters);
 
-// Positions are written one after another, in the order they were reached, and survive the
-// page being left (keepalive): the host keeps the newest by the browser's clock.
-let writing = Promise.resolve();
+// Each position is sent the moment it is reached, stamped with the browser's clock: the host
+// keeps the newest by that clock, so the order of arrival does not matter, and nothing waits
+// behind a slow write when the page is left (keepalive sends what was started).
 function keepPlace(src, manga, chapter, position) {
   const body = { ...position, updated: Date.now() / 1000 };
   const path = `/progress/${seg(src)}/${seg(manga)}/${seg(chapter)}`;
-  writing = writing.then(() => web(path, { method: "PUT", body, keepalive: true })).catch(() => { /* kept next turn */ });
-  return writing;
+  return web(path, { method: "PUT", body, keepalive: true }).catch(() => { /* kept next turn */ });
 }
 
 // The names of what was read, so "continue reading" shows them without asking the source again.
