@@ -46,6 +46,10 @@ def test_links_keep_the_address_and_its_prefix(base: str) -> None:
     assert urls.face("opds") == f"{root}/_/opds"
     assert urls.face("opds", "v2", "local", "all") == f"{root}/_/opds/v2/local/all"
     assert urls.source_route("local", "/pages/a/b/1") == f"{root}/_/local/pages/a/b/1"
+    # A cookie's Path: the prefix kept, the address dropped.
+    prefix = "/x" if "/x" in base else ""
+    assert urls.local_path("/") == f"{prefix}/"
+    assert urls.local_path("/_/") == f"{prefix}/_/"
 
 
 def test_slugs_and_query_values_are_percent_encoded() -> None:

@@ -15,7 +15,7 @@ need one; the image links of ``/_/image`` are always signed.
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 #: ``message -> {"exp": ..., "sig": ...}``: the host's one signing scheme, under its secret.
 LinkSigner = Callable[[str], Mapping[str, str]]
@@ -78,6 +78,11 @@ class Urls:
         """The absolute URL of ``path`` on this host (``path`` starts with ``/`` and is
         percent-encoded already: build it with the functions of this module)."""
         return with_query(f"{self.base_url}{path}", query, template)
+
+    def local_path(self, path: str = "/") -> str:
+        """``path`` on this host without the address: what a cookie's ``Path`` names, a
+        proxy's path prefix included (``/comics/_/`` for ``https://example.org/comics``)."""
+        return urlsplit(self.base_url).path + path
 
     # -- the spec's interface ----------------------------------------------------------
 

@@ -14,7 +14,6 @@ answer lists them as ``opens``.
 
 import asyncio
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
@@ -78,8 +77,8 @@ async def reader_of(request: Request) -> str:
 def cookie_paths(request: Request) -> tuple[str, str]:
     """Where the session cookie may live, as the browser reached the host: its root, and its
     own namespace (``/_/``, behind a proxy's path prefix too)."""
-    root = urlsplit(caller_of(request).base_url).path.rstrip("/") + "/"
-    return root, root + host_path("").lstrip("/")
+    urls = core_of(request).urls(caller_of(request))
+    return urls.local_path("/"), urls.local_path(host_path(""))
 
 
 def cookie_path(request: Request, core: Core) -> str:
