@@ -54,6 +54,20 @@ async def test_a_readers_sign_in_opens_the_catalogue_and_its_pages(host: ServedH
     assert (await host.client.get("/_/opds/v2/shelf", auth=MIKA)).status_code == 200
 
 
+async def test_the_root_feed_tells_a_signed_in_reader_only_of_locks_still_to_open(
+    host: ServedHost,
+) -> None:
+    await add_reader(host, *MIKA)
+    root = await Reader(host.client, auth=MIKA).feed("/_/opds")
+    content = {
+        entry.findtext("a:id", namespaces=NS): entry.findtext("a:content", namespaces=NS) or ""
+        for entry in root.findall("a:entry", NS)
+    }
+    shelf, own = content["urn:toshokan:opds:shelf"], content["urn:toshokan:opds:own"]
+    assert "sign-in required" not in shelf
+    assert "sign-in required" in own
+
+
 async def test_an_api_key_opens_it_too(host: ServedHost) -> None:
     key = await add_reader(host, *MIKA)
     for sent in ({"auth": ("mika", key)}, {"headers": {"X-API-Key": key}}):

@@ -16,6 +16,7 @@ from starlette.responses import Response
 
 from toshokan.core import HostedSource, Urls
 from toshokan.core.http import caller_of, core_of
+from toshokan.core.progress import IMPLICIT_READER
 from toshokan.errors import HostError
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.access import opds_caller
@@ -60,7 +61,9 @@ async def root(request: Request, reader: str) -> Response:
     entries = []
     for hosted in core.host.serving():
         config = await core.configuration(hosted)
-        lock = " (sign-in required)" if config.auth.required else ""
+        # A source that accepts the host's readers is open to the reader signed in here.
+        opened = hosted.accepts_readers and reader != IMPLICIT_READER
+        lock = " (sign-in required)" if config.auth.required and not opened else ""
         entries.append(
             AtomEntry(
                 id=f"urn:toshokan:opds:{hosted.slug}",
