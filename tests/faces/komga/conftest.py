@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex, tag_id
+from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers
+from tests.sources.mangadex.sample import two_series
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, serve_host
@@ -35,19 +36,7 @@ async def local_host(tmp_path: Path) -> AsyncIterator[ServedHost]:
 
 @pytest.fixture
 def mangadex_fake() -> FakeMangaDex:
-    fake = FakeMangaDex()
-    author = fake.add_person("Oda Eiichirou")
-    group = fake.add_group("Straw Hat Scans")
-    manga = fake.add_manga(
-        "pirates",
-        "Pirate Voyage",
-        authors=[author.id],
-        description={"en": "A crew sails for the last island."},
-        tags=[tag_id("action")],
-    )
-    fake.add_many_chapters(manga, 3, group)
-    fake.add_manga("sky", "Sky Garden")
-    return fake
+    return two_series()
 
 
 @pytest.fixture

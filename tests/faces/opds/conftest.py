@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.libraries import DemoLibrary
-from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex, tag_id
+from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers
+from tests.sources.mangadex.sample import two_series
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, SourceSpec
 
@@ -46,19 +47,7 @@ async def readers_host(
 
 @pytest.fixture
 def fake() -> FakeMangaDex:
-    fake = FakeMangaDex()
-    author = fake.add_person("Oda Eiichirou")
-    group = fake.add_group("Straw Hat Scans")
-    manga = fake.add_manga(
-        "pirates",
-        "Pirate Voyage",
-        authors=[author.id],
-        description={"en": "A crew sails for the last island."},
-        tags=[tag_id("action")],
-    )
-    fake.add_many_chapters(manga, 3, group)
-    fake.add_manga("sky", "Sky Garden")
-    return fake
+    return two_series()
 
 
 @pytest.fixture
