@@ -49,3 +49,29 @@ start_wait = 10
         encoding="utf-8",
     )
     return path
+
+
+def write_shared_config(
+    path: Path, library_root: Path, redis_url: str, rate_limit: int = 0
+) -> Path:
+    """One configuration for replicas of the library at ``library_root`` sharing the Redis at
+    ``redis_url``, behind one public address (so their links, and answers, are the same)."""
+    path.write_text(
+        f"""
+[host]
+secret = "one-secret-for-every-replica"
+public_url = "https://comics.example.org"
+
+[cluster]
+redis = "{redis_url}"
+
+[limits]
+rate_limit = {rate_limit}
+
+[sources.local]
+root = "{library_root}"
+start_wait = 10
+""",
+        encoding="utf-8",
+    )
+    return path

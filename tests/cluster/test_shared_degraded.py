@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cluster.library import library
+from tests.cluster.library import library, write_shared_config
 from tests.cluster.replicas import Replica, replicas
 from tests.cluster.servers import RedisServer, start_redis
 from toshokan.config import HostSettings
@@ -23,28 +23,7 @@ from toshokan.core.shared.cluster import Cluster
 PATHS = ["/", "/local", "/local/health", "/local/ping"]
 SEARCH = {"page": 1, "sort": "title", "direction": "asc"}
 DETAIL = "shared state unavailable"
-
-
-def write_config(path: Path, library_root: Path, redis_url: str) -> Path:
-    path.write_text(
-        f"""
-[host]
-secret = "one-secret-for-every-replica"
-public_url = "https://comics.example.org"
-
-[cluster]
-redis = "{redis_url}"
-
-[limits]
-rate_limit = 1000
-
-[sources.local]
-root = "{library_root}"
-start_wait = 10
-""",
-        encoding="utf-8",
-    )
-    return path
+RATE_LIMIT = 1000  # on, so every request's count goes through Redis too, yet never reached
 
 
 def answers(replica: Replica) -> list[httpx.Response]:
@@ -79,8 +58,8 @@ def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
 
 
 def test_redis_gone_and_back(tmp_path: Path, own_redis: RedisServer) -> None:
-    config = write_config(
-        tmp_path / "toshokan.toml", library(tmp_path / "library"), own_redis.url()
+    config = write_shared_config(
+        tmp_path / "toshokan.toml", library(tmp_path / "library"), own_redis.url(), RATE_LIMIT
     )
     with replicas(config, tmp_path, 2) as started:
         for replica in started:
@@ -114,7 +93,9 @@ def test_redis_gone_and_back(tmp_path: Path, own_redis: RedisServer) -> None:
 def test_redis_unreachable_at_start_up(tmp_path: Path, own_redis: RedisServer) -> None:
     url = own_redis.url()
     own_redis.stop()
-    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), url)
+    config = write_shared_config(
+        tmp_path / "toshokan.toml", library(tmp_path / "library"), url, RATE_LIMIT
+    )
     with replicas(config, tmp_path, 1) as (replica,):
         assert [a.status_code for a in answers(replica)] == [200] * 5
         assert DETAIL in (detail(replica, "/local/ping") or "")

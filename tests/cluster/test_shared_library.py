@@ -8,34 +8,12 @@ from typing import Any
 import httpx
 import redis
 
-from tests.cluster.library import answers, library
+from tests.cluster.library import answers, library, write_shared_config
 from tests.cluster.replicas import Replica, replicas
 from tests.sources.local.helpers import cbz
 
 READY = "/local/health"
 SEARCH = {"page": 1, "sort": "title", "direction": "asc"}
-
-
-def write_config(path: Path, library_root: Path, redis_url: str, rate_limit: int = 0) -> Path:
-    path.write_text(
-        f"""
-[host]
-secret = "one-secret-for-every-replica"
-public_url = "https://comics.example.org"
-
-[cluster]
-redis = "{redis_url}"
-
-[limits]
-rate_limit = {rate_limit}
-
-[sources.local]
-root = "{library_root}"
-start_wait = 10
-""",
-        encoding="utf-8",
-    )
-    return path
 
 
 def titles(replica: Replica) -> list[str]:
@@ -53,7 +31,7 @@ def manifest_and_configuration(replica: Replica) -> tuple[dict[str, Any], dict[s
 
 def test_a_library_change_shows_on_every_replica_within_5_s(tmp_path: Path, redis_url: str) -> None:
     root = library(tmp_path / "library")
-    config = write_config(tmp_path / "toshokan.toml", root, redis_url)
+    config = write_shared_config(tmp_path / "toshokan.toml", root, redis_url)
     with replicas(config, tmp_path, 3) as started:
         before = [titles(r) for r in started]  # cached on every replica now
         assert before == [["Blue Harbour", "Green Hill", "Red Lantern"]] * 3
@@ -69,7 +47,9 @@ def test_a_library_change_shows_on_every_replica_within_5_s(tmp_path: Path, redi
 
 
 def test_replicas_and_a_workers_host_answer_alike(tmp_path: Path, redis_url: str) -> None:
-    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url)
+    config = write_shared_config(
+        tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url
+    )
     with (
         replicas(config, tmp_path / "replicas", 3) as started,
         replicas(config, tmp_path / "workers", 1, workers=2) as (workers_host,),
@@ -87,7 +67,7 @@ def test_replicas_and_a_workers_host_answer_alike(tmp_path: Path, redis_url: str
 
 
 def test_rate_limits_count_once_for_replicas_and_workers(tmp_path: Path, redis_url: str) -> None:
-    config = write_config(
+    config = write_shared_config(
         tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url, rate_limit=6
     )
     with (
@@ -108,7 +88,9 @@ def test_a_replica_scans_after_the_one_holding_the_lease(tmp_path: Path, redis_u
 
     lease = redis.Redis.from_url(redis_url)
     lease.set("toshokan:lease:local-scan:local", "another replica", ex=60)  # mid-scan elsewhere
-    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url)
+    config = write_shared_config(
+        tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url
+    )
     with replicas(config, tmp_path, 1, ready_path=READY) as (replica,):
         health = httpx.get(f"{replica.url}{READY}", timeout=5).json()
         assert "waiting for another process" in health["detail"]
@@ -125,7 +107,9 @@ def test_a_replica_waiting_for_the_lease_stops_at_once(tmp_path: Path, redis_url
 
     lease = redis.Redis.from_url(redis_url)
     lease.set("toshokan:lease:local-scan:local", "another replica", ex=60)
-    config = write_config(tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url)
+    config = write_shared_config(
+        tmp_path / "toshokan.toml", library(tmp_path / "library"), redis_url
+    )
     with replicas(config, tmp_path, 1, ready_path=READY) as (replica,):
         began = time.monotonic()
         replica.stop(timeout=10)
