@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cluster.library import library, write_shared_config
+from tests.cluster.library import SEARCH, library, write_shared_config
 from tests.cluster.replicas import Replica, replicas
 from tests.cluster.servers import RedisServer, start_redis
 from toshokan.config import HostSettings
@@ -21,7 +21,6 @@ from toshokan.core.readiness import Readiness
 from toshokan.core.shared.cluster import Cluster
 
 PATHS = ["/", "/local", "/local/health", "/local/ping"]
-SEARCH = {"page": 1, "sort": "title", "direction": "asc"}
 DETAIL = "shared state unavailable"
 RATE_LIMIT = 1000  # on, so every request's count goes through Redis too, yet never reached
 

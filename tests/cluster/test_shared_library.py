@@ -8,12 +8,11 @@ from typing import Any
 import httpx
 import redis
 
-from tests.cluster.library import answers, library, write_shared_config
+from tests.cluster.library import SEARCH, answers, library, write_shared_config
 from tests.cluster.replicas import Replica, replicas
 from tests.sources.local.helpers import cbz
 
 READY = "/local/health"
-SEARCH = {"page": 1, "sort": "title", "direction": "asc"}
 
 
 def titles(replica: Replica) -> list[str]:
