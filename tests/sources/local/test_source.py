@@ -1,6 +1,7 @@
 """The source as the host sees it: details, chapters, pages, errors, auth and ping."""
 
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -274,29 +275,36 @@ async def test_new_chapters_show_at_once_through_the_host_cache(
         assert [r["slug"] for r in search.json()["results"]] == ["newcomer"]
 
 
+def hold_series(monkeypatch: pytest.MonkeyPatch, prefix: str) -> threading.Event:
+    """Hold the scan before it reads a chapter whose path starts with ``prefix``, until the
+    returned event is set (at most 30 s), so the host can be seen in the middle of a scan."""
+    from toshokan.sources.local.scanner import Scanner
+
+    gate = threading.Event()
+    read = Scanner.read_chapter
+
+    def slow_read(self: Scanner, chapter: Any) -> Any:
+        if chapter.relpath.startswith(prefix):
+            gate.wait(30)
+        return read(self, chapter)
+
+    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    return gate
+
+
 async def test_host_answers_while_the_first_scan_runs(
     tmp_path: Path, make_source: SourceFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import asyncio
-    import threading
 
     from toshokan.sources.local.index import update as index_update
-    from toshokan.sources.local.scanner import Scanner
 
     monkeypatch.setattr(index_update, "BATCH", 1)
     monkeypatch.setattr(index_update, "FLUSH_SECONDS", 0.0)
     root = tmp_path / "lib"
     cbz(root / "Alpha" / "Ch.1.cbz", pages=1)
     cbz(root / "Beta" / "Ch.1.cbz", pages=1)
-    gate = threading.Event()
-    read = Scanner.read_chapter
-
-    def slow_read(self: Scanner, chapter: Any) -> Any:
-        if chapter.relpath.startswith("Beta"):
-            gate.wait(30)
-        return read(self, chapter)
-
-    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    gate = hold_series(monkeypatch, "Beta")
     source = await make_source(root, start_wait=0)
     async with client_for(source) as client:
         assert (await client.get("/local/health")).status_code == 200
@@ -330,23 +338,12 @@ async def test_a_new_library_shows_its_first_series_after_a_hundred_chapters(
 ) -> None:
     """The first commit does not wait for a full batch or a second: readers see series at once."""
     import asyncio
-    import threading
-
-    from toshokan.sources.local.scanner import Scanner
 
     root = tmp_path / "lib"
     for series in ("Alpha", "Beta", "Gamma", "Delta", "Omega"):
         for number in range(1, 26):
             cbz(root / series / f"Ch.{number}.cbz", pages=1)
-    gate = threading.Event()
-    read = Scanner.read_chapter
-
-    def slow_read(self: Scanner, chapter: Any) -> Any:
-        if chapter.relpath.startswith("Omega"):
-            gate.wait(30)
-        return read(self, chapter)
-
-    monkeypatch.setattr(Scanner, "read_chapter", slow_read)
+    gate = hold_series(monkeypatch, "Omega")
     source = await make_source(root, start_wait=0)
     found: list[str] = []
     async with client_for(source) as client:
