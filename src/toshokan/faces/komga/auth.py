@@ -42,15 +42,14 @@ async def reader_of(request: Request, core: Core, caller: Caller) -> tuple[str, 
     names none of them, ``RateLimited`` past the attempt budget.
     """
     sessions = Sessions(core.readers)
-    explicit = basic_credentials(caller.headers) is not None or bool(
-        caller.headers.get(API_KEY_HEADER)
-    )
+    basic = basic_credentials(caller.headers)
+    explicit = basic is not None or bool(caller.headers.get(API_KEY_HEADER))
     token = request.cookies.get(SESSION_COOKIE)
     signed_in = await sessions.reader(token) if token else None
     if signed_in is not None and not explicit:
         return signed_in, None
     reader = await reader_of_headers(core.readers, caller.headers, caller.client)
-    if not reader or basic_credentials(caller.headers) is None or reader == signed_in:
+    if not reader or basic is None or reader == signed_in:
         return reader, None
     return reader, sessions.issue(reader)
 

@@ -30,8 +30,6 @@ from toshokan.models import Chapter
 
 #: The longest page number written in a path: more digits than any chapter has pages.
 MAX_PAGE_DIGITS = 6
-#: The longest device name kept with a position.
-MAX_DEVICE = 128
 
 
 class ReadProgressUpdate(BaseModel):
@@ -191,8 +189,7 @@ async def mark_progress(request: Request, reading: Reading) -> Response:
     page = pages if update.completed else (update.page or 0)
     if not 1 <= page <= pages:
         raise InvalidRequest(f"page must be from 1 to {pages}.")
-    device = request.headers.get("user-agent", "")[:MAX_DEVICE]
-    place = Position(page - 1, pages, page >= pages, time.time(), device=device)
+    place = Position(page - 1, pages, page >= pages, time.time(), device=reading.device)
     await content.record(reading, ref, place)
     return no_content()
 

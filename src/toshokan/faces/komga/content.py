@@ -43,6 +43,8 @@ CHAPTER_LISTS_AT_ONCE = 8
 
 #: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
 READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
+#: The longest device name kept with a position.
+MAX_DEVICE = 128
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,11 @@ class Reading:
     core: Core
     caller: Caller
     reader: str
+
+    @property
+    def device(self) -> str:
+        """The app, as its ``User-Agent`` names it: kept with each place the reader records."""
+        return self.caller.headers.get("user-agent", "")[:MAX_DEVICE]
 
     @property
     def signed_as(self) -> str:

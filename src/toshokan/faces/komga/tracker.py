@@ -30,9 +30,6 @@ from toshokan.faces.komga.ids import series_of
 from toshokan.models import Chapter
 from toshokan.models.search import MAX_FILTER_NUMBER
 
-#: The longest device name kept with a position.
-MAX_DEVICE = 128
-
 
 class ReadProgressUpdateV2(BaseModel):
     """Komga's ``TachiyomiReadProgressUpdateV2Dto``."""
@@ -100,8 +97,7 @@ async def mark_tachiyomi_progress(request: Request, reading: Reading) -> Respons
         raise InvalidRequest("lastBookNumberSortRead is out of range.")
     source, manga_slug = series_of(request.path_params["id"])
     progress = await _progress(reading, source, manga_slug)
-    device = request.headers.get("user-agent", "")[:MAX_DEVICE]
-    now = time.time()
+    device, now = reading.device, time.time()
     for number, versions in progress.versions.items():
         if number > update.lastBookNumberSortRead:
             continue

@@ -65,9 +65,20 @@ async function api(path, { source, body } = {}) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  return send(API + path, init, source, () => {
+    // Stored credentials the host refuses are stale: forget them so the next visit asks again.
+    // A source the session opens refusing it means the session ended: ask who reads again.
+    if (!source) return;
+    if (sessionOpens(source)) session = { ...session, reader: null };
+    else store.remove("auth:" + source);
+  });
+}
+
+// One request to the host: its JSON answer, or an ApiError (after `refused` on a 401).
+async function send(url, init, source, refused) {
   let response;
   try {
-    response = await fetch(API + path, init);
+    response = await fetch(url, init);
   } catch {
     throw new ApiError(0, "NETWORK", "The host could not be reached. Check the connection and try again.", source);
   }
@@ -75,12 +86,7 @@ async function api(path, { source, body } = {}) {
   try { data = await response.json(); } catch { /* not JSON */ }
   if (!response.ok) {
     const error = (data && data.error) || {};
-    // Stored credentials the host refuses are stale: forget them so the next visit asks again.
-    // A source the session opens refusing it means the session ended: ask who reads again.
-    if (response.status === 401 && source) {
-      if (sessionOpens(source)) session = { ...session, reader: null };
-      else store.remove("auth:" + source);
-    }
+    if (response.status === 401) refused();
     throw new ApiError(response.status, error.code || "HTTP_" + response.status,
       error.message || `The host answered with status ${response.status}.`, source);
   }
@@ -118,22 +124,10 @@ async function web(path, { method = "GET", body, keepalive = false } = {}) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  let response;
-  try {
-    response = await fetch(WEB + path, init);
-  } catch {
-    throw new ApiError(0, "NETWORK", "The host could not be reached. Check the connection and try again.", null);
-  }
-  let data = null;
-  try { data = await response.json(); } catch { /* not JSON */ }
-  if (!response.ok) {
-    const error = (data && data.error) || {};
+  return send(WEB + path, init, null, () => {
     // The session ended (expired, or the reader was removed): ask who is reading again.
-    if (response.status === 401 && path !== "/session") session = { readers: true, reader: null };
-    throw new ApiError(response.status, error.code || "HTTP_" + response.status,
-      error.message || `The host answered with status ${response.status}.`, null);
-  }
-  return data;
+    if (path !== "/session") session = { readers: true, reader: null };
+  });
 }
 
 const mustSignIn = () => session && session.readers && session.reader === null;
