@@ -16,6 +16,13 @@ from toshokan.sdk.auth import Credentials, credentials_from_headers, headers_for
 SECRET_FIELDS = {AuthType.API_KEY: "apiKey", AuthType.BEARER: "token", AuthType.COOKIE: "cookie"}
 
 
+def basic_challenge(realm: str) -> str:
+    """The ``WWW-Authenticate`` value asking for Basic credentials for ``realm`` (a host's or a
+    source's name): a ``"`` in the name would end the quoted realm, so it is shown as ``'``."""
+    shown = realm.replace('"', "'")
+    return f'Basic realm="{shown}", charset="UTF-8"'
+
+
 def basic_credentials(headers: Mapping[str, str]) -> tuple[str, str] | None:
     """The name and password of an ``Authorization: Basic`` header, if there is one."""
     sent = credentials_from_headers(AuthType.BASIC, headers)

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core.cache_control import NO_STORE
+from toshokan.core.credentials import basic_challenge
 from toshokan.errors import HostError
 
 Endpoint = Callable[[Request], Awaitable[Response]]
@@ -35,8 +36,8 @@ def error_response(
     }
     headers = {**headers, "Cache-Control": NO_STORE}
     if status == 401:
-        realm = request.app.state.core.settings.host.name.replace('"', "'")
-        headers.setdefault("WWW-Authenticate", f'Basic realm="{realm}", charset="UTF-8"')
+        realm = request.app.state.core.settings.host.name
+        headers.setdefault("WWW-Authenticate", basic_challenge(realm))
     return Response(json.dumps(body), status, headers=headers, media_type="application/json")
 
 

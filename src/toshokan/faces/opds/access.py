@@ -22,7 +22,12 @@ from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Visit
 from toshokan.core.cache import Kind
-from toshokan.core.credentials import SECRET_FIELDS, basic_credentials, secret_headers
+from toshokan.core.credentials import (
+    SECRET_FIELDS,
+    basic_challenge,
+    basic_credentials,
+    secret_headers,
+)
 from toshokan.core.signing import credential_key
 from toshokan.errors import InvalidCredentials
 from toshokan.models import AuthType, SourceConfiguration
@@ -37,10 +42,9 @@ KEPT = {SESSIONS: Kind(ttl=SESSION_SECONDS)}
 
 
 def challenge(config: SourceConfiguration, message: str | None = None) -> InvalidCredentials:
-    realm = config.name.replace('"', "'")
     return InvalidCredentials(
         message or f"{config.name} requires a name and password.",
-        headers={"WWW-Authenticate": f'Basic realm="{realm}", charset="UTF-8"'},
+        headers={"WWW-Authenticate": basic_challenge(config.name)},
     )
 
 

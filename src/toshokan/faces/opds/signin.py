@@ -18,6 +18,7 @@ from typing import Any
 from starlette.responses import Response
 
 from toshokan.core import Caller, Core, Query, Urls
+from toshokan.core.credentials import basic_challenge
 from toshokan.core.readers import reader_of_headers
 from toshokan.errors import InvalidCredentials
 
@@ -58,9 +59,8 @@ def authentication_document(core: Core, urls: Urls) -> dict[str, Any]:
 def refusal(core: Core, urls: Urls, message: str) -> Response:
     """The 401 that makes a reader ask for a name and password (or follow the document)."""
     body = {**authentication_document(core, urls), "error": message}
-    realm = core.settings.host.name
     headers = {
-        "WWW-Authenticate": f'Basic realm="{realm}", charset="UTF-8"',
+        "WWW-Authenticate": basic_challenge(core.settings.host.name),
         "Link": f'<{catalogue(urls, DOCUMENT_PATH)}>; rel="{REL_AUTH_DOCUMENT}"; '
         f'type="{AUTH_DOCUMENT}"',
         "Cache-Control": "no-store",
