@@ -220,3 +220,13 @@ def test_cli_lists_sources(plugin_site):
     assert "broken       BROKEN" in output and "no_such_module_xyz" in output
     found, broken = installed_adapters()
     assert "catalog" in found and {"broken", "notasource"} <= set(broken)
+
+
+def test_serve_takes_the_configuration_named_before_it(tmp_path):
+    """`toshokan --config F serve` reads F, as `toshokan serve --config F` does: a missing
+    file stops it with one line rather than serving the embedded default."""
+    missing = tmp_path / "missing.toml"
+    for args in (["--config", str(missing), "serve"], ["serve", "--config", str(missing)]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code != 0, args
+        assert f"configuration file {missing} does not exist" in result.output, args

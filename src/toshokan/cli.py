@@ -20,6 +20,9 @@ from toshokan.registry import (
 from toshokan.sdk.commands import SERVICES_KEY
 from toshokan.sdk.context import HostServices
 
+#: Where the group's ``--config`` is kept for the subcommands that read it themselves.
+CONFIG_KEY = "toshokan.config"
+
 CONFIG_HELP = """\b
 Configuration: one TOML file (--config), overridden by environment variables
 TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
@@ -81,7 +84,8 @@ class ToshokanGroup(click.Group):
     "--config",
     "config",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="TOML configuration file for adapters' subcommands (`toshokan --config F scan DIR`).",
+    help="TOML configuration file for every subcommand (`toshokan --config F serve`, "
+    "`toshokan --config F readers add NAME`, an adapter's `toshokan --config F scan DIR`).",
 )
 @click.pass_context
 def main(ctx: click.Context, config: Path | None) -> None:
@@ -93,6 +97,7 @@ def main(ctx: click.Context, config: Path | None) -> None:
         return services
 
     ctx.meta[SERVICES_KEY] = services
+    ctx.meta[CONFIG_KEY] = config
 
 
 def resolve_settings(config: Path | None, library: Path | None, **flags: Any) -> HostSettings:
@@ -166,6 +171,8 @@ def serve(
     log_level: str,
     log_format: str | None,
 ) -> None:
+    # `toshokan --config F serve` names the file as every other subcommand takes it.
+    config = config or click.get_current_context().meta.get(CONFIG_KEY)
     settings = _or_exit(
         lambda: resolve_settings(
             config,
