@@ -8,6 +8,7 @@ process counts in its own memory until it does (its breaker says when): a
 limit counted per process for a while is better than a request that fails.
 """
 
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -16,7 +17,7 @@ from limits import RateLimitItem, RateLimitItemPerMinute
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
 
-from toshokan.core.shared import SharedRedis
+from toshokan.core.shared import SharedRedis, Unavailable
 from toshokan.core.shared.connection import client_options
 
 T = TypeVar("T")
@@ -71,9 +72,7 @@ class MovingWindowLimit:
 
     async def _counted(self, operation: Callable[[MovingWindowRateLimiter], Awaitable[T]]) -> T:
         shared, remote = self.shared, self.remote
-        if shared is not None and remote is not None and shared.breaker.available():
-            try:
-                return await operation(remote)
-            except shared.errors as error:
-                shared.breaker.failed(error)
+        if shared is not None and remote is not None:
+            with contextlib.suppress(Unavailable):
+                return await shared.run(lambda _client: operation(remote))
         return await operation(self.local)

@@ -36,7 +36,7 @@ class Stored:
         headers: Headers,
         body: bytes,
         etag: bytes,
-        labels: tuple[str, str] = ("none", "unrouted"),
+        labels: tuple[str, str],
     ):
         self.entry = entry
         #: The face and route template of the request that was answered: a replay counts there.

@@ -168,13 +168,6 @@ class Readers:
             row = cursor.fetchone()
         return None if row is None else StoredCredentials(*row)
 
-    def key_hash(self, name: str, key: str) -> tuple[str, str] | None:
-        """The stored hash of API key ``key`` of ``name`` and the secret to check against it."""
-        owned = self.key_owner(key)
-        if owned is None or owned[0] != name:
-            return None
-        return owned[1], owned[2]
-
     def key_owner(self, key: str) -> tuple[str, str, str] | None:
         """Whose API key ``key`` claims to be (its id names it), the stored hash and the secret
         to check against it: a key sent alone (``X-API-Key``) still costs one argon2 check."""

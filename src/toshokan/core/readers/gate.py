@@ -90,6 +90,6 @@ class ReaderGate:
         if kind == "koreader":
             return None if stored.koreader_hash is None else (name, stored.koreader_hash, secret)
         if secret.startswith(f"{KEY_PREFIX}_"):
-            found = self.readers.key_hash(name, secret)
-            return None if found is None else (name, *found)
+            owned = self.readers.key_owner(secret)
+            return owned if owned is not None and owned[0] == name else None
         return None if stored.password_hash is None else (name, stored.password_hash, secret)

@@ -19,14 +19,31 @@ from toshokan.core.shared import SharedRedis, Unavailable
 LEASE_SECONDS = 30
 WAIT_SECONDS = 0.5
 
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
-_RELEASE = """
+# Delete (or renew, for ARGV[2] milliseconds) a lease only while it is still this holder's:
+# it may have lapsed and moved on to another process.
+RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+
+async def keep_renewed(redis: SharedRedis, key: str, token: str, lease_ms: int) -> None:
+    """Renew the lease ``key`` every third of ``lease_ms`` while ``token`` holds it; run as a
+    task, cancelled once the work under the lease is done."""
+    while True:
+        await asyncio.sleep(lease_ms / 3000)
+        with contextlib.suppress(Unavailable):
+            await redis.run(lambda r: r.eval(RENEW, 1, key, token, lease_ms))
+
+
+async def release(redis: SharedRedis, key: str, token: str) -> None:
+    """Let go of the lease ``key`` if ``token`` still holds it; Redis not answering lets it lapse."""
+    with contextlib.suppress(Unavailable):
+        await redis.run(lambda r: r.eval(RELEASE, 1, key, token))
 
 
 class Leases:
@@ -39,7 +56,11 @@ class Leases:
         """Hold the lease ``name`` while the block runs (:class:`toshokan.sdk.context.Exclusive`)."""
         key, token = self.prefix + name, secrets.token_hex(8)
         held = await self._take(key, token)
-        renewer = asyncio.create_task(self._renew(key, token)) if held else None
+        renewer = (
+            asyncio.create_task(keep_renewed(self.redis, key, token, LEASE_SECONDS * 1000))
+            if held
+            else None
+        )
         try:
             yield
         finally:
@@ -47,8 +68,7 @@ class Leases:
                 renewer.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await renewer
-                with contextlib.suppress(Unavailable):
-                    await self.redis.run(lambda r: r.eval(_RELEASE, 1, key, token))
+                await release(self.redis, key, token)
 
     async def _take(self, key: str, token: str) -> bool:
         """Wait for the lease; False when Redis stopped answering (go ahead without it)."""
@@ -59,9 +79,3 @@ class Leases:
             except Unavailable:
                 return False
             await asyncio.sleep(WAIT_SECONDS)
-
-    async def _renew(self, key: str, token: str) -> None:
-        while True:
-            await asyncio.sleep(LEASE_SECONDS / 3)
-            with contextlib.suppress(Unavailable):
-                await self.redis.run(lambda r: r.eval(_RENEW, 1, key, token, LEASE_SECONDS))

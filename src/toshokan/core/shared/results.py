@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from toshokan.core.shared import SharedRedis, Unavailable
+from toshokan.core.shared.lease import RELEASE, keep_renewed, release
 
 T = TypeVar("T")
 
@@ -34,16 +35,6 @@ POLL_SECONDS = 0.025
 #: Seconds a lease lasts unless renewed (every third of it, while its holder computes).
 LEASE_SECONDS = 3.0
 LEASE_MS = int(LEASE_SECONDS * 1000)
-
-# Deletes (or renews) the lease only while it is still this holder's (it may have moved on).
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
 
 
 @dataclass(frozen=True)
@@ -115,12 +106,12 @@ class SharedResults:
         codec: Codec[Any],
         compute: Callable[[], Awaitable[T]],
     ) -> T:
-        renewer = asyncio.create_task(self._renew(lease, token))
+        renewer = asyncio.create_task(keep_renewed(self.redis, lease, token, LEASE_MS))
         try:
             value = await compute()
         except BaseException:
             # Failures are not shared: the processes waiting try for themselves at once.
-            await self._release(lease, token)
+            await release(self.redis, lease, token)
             raise
         finally:
             renewer.cancel()
@@ -129,19 +120,9 @@ class SharedResults:
         async def store(r: Any) -> None:
             async with r.pipeline(transaction=False) as pipe:
                 pipe.set(name, encoded, px=ttl * 1000)
-                pipe.eval(_RELEASE, 1, lease, token)
+                pipe.eval(RELEASE, 1, lease, token)
                 await pipe.execute()
 
         with contextlib.suppress(Unavailable):
             await self.redis.run(store)
         return value
-
-    async def _release(self, lease: str, token: str) -> None:
-        with contextlib.suppress(Unavailable):
-            await self.redis.run(lambda r: r.eval(_RELEASE, 1, lease, token))
-
-    async def _renew(self, lease: str, token: str) -> None:
-        while True:
-            await asyncio.sleep(LEASE_SECONDS / 3)
-            with contextlib.suppress(Unavailable):
-                await self.redis.run(lambda r: r.eval(_RENEW, 1, lease, token, LEASE_MS))
