@@ -323,7 +323,11 @@ def _account_change(action: Any) -> Any:
 
 
 PASSWORD = click.option(
-    "--password", prompt=True, hide_input=True, confirmation_prompt=True, help="Asked when omitted."
+    "--password",
+    prompt=True,
+    hide_input=True,
+    confirmation_prompt=True,
+    help="Asked when omitted. At least 8 characters, and not the reader's name.",
 )
 
 
@@ -343,13 +347,24 @@ def readers_list() -> None:
         click.echo(f"{account.name:<24} {account.keys} API key(s), {password}")
 
 
-@readers_group.command(name="remove", help="Remove a reader, their keys and all their progress.")
+@readers_group.command(
+    name="remove",
+    help="Remove a reader and all that is theirs: their API keys and their place in every "
+    "chapter, on every face. Says how much of each and asks first, unless --yes.",
+)
 @click.argument("name")
-def readers_remove(name: str) -> None:
-    if not _accounts().remove(name):
+@click.option("--yes", is_flag=True, help="Remove without asking.")
+def readers_remove(name: str, yes: bool) -> None:
+    accounts = _accounts()
+    if accounts.stored(name) is None:
         click.echo(f"toshokan: no reader is named {name!r}", err=True)
         sys.exit(1)
-    click.echo(f"reader {name} removed, with their progress")
+    belongings = accounts.belongings(name)
+    what = f"reader {name}" + (f" with {', '.join(belongings)}" if belongings else "")
+    if not yes:
+        click.confirm(f"Remove {what}? This cannot be undone", abort=True, err=True)
+    accounts.remove(name)
+    click.echo(f"removed {what}")
 
 
 @readers_group.command(name="password", help="Set a reader's password (KOReader's too).")
