@@ -57,8 +57,7 @@ def run(place: Path, data: Path, command: str) -> subprocess.CompletedProcess[st
     config = place / "toshokan.toml"
     config.write_text(f'[host]\ndata_dir = "{data}"\n[sources.local]\nroot = "{library}"\n')
     args = [
-        part.format(port=free_port(), library=library, config=config)
-        for part in COMMANDS[command]
+        part.format(port=free_port(), library=library, config=config) for part in COMMANDS[command]
     ]
     global_args = [] if command == "check-config" else ["--config", str(config)]
     return subprocess.run(
