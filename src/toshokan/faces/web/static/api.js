@@ -3,7 +3,7 @@
 // chapter), with what belongs to this browser alone (sources' sign-ins, preferences, names of
 // what was read) in localStorage.
 
-import { chapterLabel, seg } from "./dom.js";
+import { seg } from "./dom.js";
 
 export const API = location.pathname.replace(/\/_\/?$/, ""); // "/_/" -> "": paths below start with "/"
 const WEB = API + "/_/web";
@@ -124,14 +124,18 @@ export function keepPlace(src, manga, chapter, position) {
   return web(path, { method: "PUT", body, keepalive: true }).catch(() => { /* kept next turn */ });
 }
 
-// The names of what was read, so "continue reading" shows them without asking the source again.
-export const namesKey = (src, manga, chapter) => `names:${src}/${manga}/${chapter}`;
-export async function namesOf(item) {
-  const known = store.get(namesKey(item.source, item.manga, item.chapter), null);
+// The titles of what was read, so "continue reading" names a series without asking the source
+// again, and names it still when the source no longer has it.
+const titleKey = (src, manga) => `title:${src}/${manga}`;
+export const remember = (src, manga, details) => store.set(titleKey(src, manga), details.title);
+/** The title this browser knew the series by (kept by earlier versions with each chapter's
+ * name), or null if it never read it here. */
+export const knownTitle = (src, manga, chapter) => store.get(titleKey(src, manga), null)
+  || (store.get(`names:${src}/${manga}/${chapter}`, null) || {}).title || null;
+export async function titleOf(src, manga, chapter) {
+  const known = knownTitle(src, manga, chapter);
   if (known) return known;
-  const [manga, chapters] = await Promise.all([mangaOf(item.source, item.manga), chaptersOf(item.source, item.manga)]);
-  const chapter = chapters.find((c) => c.slug === item.chapter);
-  const names = { title: manga.title, label: chapter ? chapterLabel(chapter) : item.chapter };
-  store.set(namesKey(item.source, item.manga, item.chapter), names);
-  return names;
+  const details = await mangaOf(src, manga);
+  remember(src, manga, details);
+  return details.title;
 }

@@ -5,7 +5,7 @@
 // the next.
 
 import { ApiError, mustSignIn, session, setSession, web } from "./api.js";
-import { REDRAW, errorBox, h, route, screen, stale, view } from "./dom.js";
+import { REDRAW, address, errorBox, h, route, screen, stale, view } from "./dom.js";
 import { home } from "./home.js";
 
 function showWho() {
@@ -59,6 +59,7 @@ function readerSignIn() {
 // Each view's module is fetched when the view is first opened: home needs none of the others.
 const ROUTES = [
   [/^$/, async () => home],
+  [/^search$/, async () => (await import("./everywhere.js")).everywherePage],
   [/^s\/([^/]+)$/, async () => (await import("./search.js")).sourcePage],
   [/^m\/([^/]+)\/([^/]+)$/, async () => (await import("./series.js")).seriesPage],
   [/^r\/([^/]+)\/([^/]+)\/([^/]+)$/, async () => (await import("./reader.js")).readerPage],
@@ -68,7 +69,7 @@ const ROUTES = [
 async function render() {
   const token = ++route.generation;
   for (const undo of route.teardown.splice(0)) undo();
-  const path = location.hash.replace(/^#\/?/, "");
+  const { path } = address();
   const found = ROUTES.map(([pattern, viewOf]) => [path.match(pattern), viewOf]).find(([match]) => match);
   if (!found) {
     fail(new ApiError(404, "NOT_FOUND", "This address does not lead anywhere in the reader."));

@@ -57,7 +57,19 @@ export function coverLink(src, entry) {
     h("span", { class: "title" }, entry.title));
 }
 
+/** What the spec says in place of what a source does not know ("No Description.", "Unknown
+ * Scanlator", "No Title") tells a reader nothing: such text is shown as nothing. */
+const STAND_INS = new Set(["No Description.", "Unknown Scanlator", "No Title"]);
+export const known = (text) => (text && !STAND_INS.has(text) ? text : "");
+
+/** The view's address: the path after "#/" and its query ("#/s/local?q=moon"). */
+export function address() {
+  const [path, query = ""] = location.hash.replace(/^#\/?/, "").split("?", 2);
+  return { path, params: new URLSearchParams(query) };
+}
+
 export const chapterLabel = (chapter) => {
   const number = `Chapter ${chapter.number}`;
-  return chapter.title && chapter.title !== "No Title" && chapter.title !== number ? `${number}: ${chapter.title}` : number;
+  const title = known(chapter.title);
+  return title && title !== number ? `${number}: ${title}` : number;
 };

@@ -1,7 +1,7 @@
 // A source's search: its declared sorts and filters as a form, results that load as they scroll.
 
-import { configuration, search, signedIn, store } from "./api.js";
-import { coverLink, errorBox, h, route, screen, seg, stale } from "./dom.js";
+import { configuration, search, signedIn } from "./api.js";
+import { address, coverLink, errorBox, h, route, screen, seg, stale } from "./dom.js";
 
 const PAGE_SIZE = 24;
 
@@ -126,17 +126,46 @@ function searchForm(config, request, onSubmit) {
   return form;
 }
 
+// A search lives in the address ("#/s/local?q=moon&sort=title&direction=asc&status=Ongoing"), so
+// Back returns to the results and an address can be shared. Lists repeat their key.
+const LIST_KEYS = ["status", "contentRating", "includeTag", "excludeTag", ...Object.keys(LIST_FILTERS)];
+
+function requestFrom(config, params) {
+  const sorts = config.search.sort;
+  const sort = sorts.includes(params.get("sort")) ? params.get("sort") : sorts[0];
+  const filters = {};
+  for (const key of config.search.filters) {
+    if (LIST_KEYS.includes(key)) {
+      const values = params.getAll(key).filter(Boolean);
+      if (values.length) filters[key] = values;
+    } else if (params.has(key) && params.get(key) !== "") {
+      filters[key] = key in NUMBER_FILTERS ? Number(params.get(key)) : params.get(key);
+    }
+  }
+  return { query: params.get("q") || "", page: 1, limit: PAGE_SIZE, sort,
+    direction: params.get("direction") === "asc" ? "asc" : "desc", filters };
+}
+
+export function addressOf(src, request) {
+  const params = new URLSearchParams();
+  if (request.query) params.set("q", request.query);
+  if (request.sort) params.set("sort", request.sort);
+  if (request.direction === "asc") params.set("direction", "asc");
+  for (const [key, value] of Object.entries(request.filters || {})) {
+    for (const one of Array.isArray(value) ? value : [value]) params.append(key, String(one));
+  }
+  const query = params.toString();
+  return `#/s/${seg(src)}${query ? "?" + query : ""}`;
+}
+
 export async function sourcePage(token, src) {
   const config = await configuration(src);
   if (stale(token)) return;
-  const initial = store.get("search:" + src, null) ||
-    { query: "", page: 1, limit: PAGE_SIZE, sort: config.search.sort[0], direction: "desc", filters: {} };
-  if (!config.search.sort.includes(initial.sort)) initial.sort = config.search.sort[0];
+  let request = requestFrom(config, address().params);
   const results = h("ul", { class: "grid", "aria-label": "Results" });
   const status = h("p", { class: "status", "aria-live": "polite" });
   const moreButton = h("button", { type: "button", hidden: true }, "More");
   const sentinel = h("div", { class: "more" }, moreButton);
-  let request = initial;
   let loading = false;
   let more = false;
   let run = 0;
@@ -166,9 +195,13 @@ export async function sourcePage(token, src) {
     }
   }
 
-  const form = searchForm(config, initial, (next) => {
-    store.set("search:" + src, next);
-    request = next;
+  const form = searchForm(config, request, (next) => {
+    const target = addressOf(src, next);
+    if (location.hash !== target) {
+      location.hash = target; // a new entry in the history: the view is drawn again from it
+      return;
+    }
+    request = next; // the same search again: asked afresh
     run += 1;
     loading = false;
     results.replaceChildren();
@@ -183,7 +216,7 @@ export async function sourcePage(token, src) {
 
   const auth = config.auth && config.auth.type !== "none"
     ? h("p", {}, h("a", { href: `#/signin/${seg(src)}` }, signedIn(src) ? "Signed in · change" : "Sign in")) : null;
-  screen(config.name,
+  screen(request.query ? `${request.query} · ${config.name}` : config.name,
     h("h1", {}, h("img", { src: config.icon, alt: "", width: 32, height: 32, style: "vertical-align:middle;border-radius:6px" }), " ", config.name),
     auth, form, results, status, sentinel);
   load();

@@ -1,77 +1,77 @@
 // A series: its details, and its chapters grouped by number with a preferred version.
 
-import { chaptersOf, configuration, mangaOf, progressOf, store } from "./api.js";
-import { chapterLabel, h, screen, seg, stale } from "./dom.js";
+import { chaptersOf, configuration, mangaOf, progressOf, remember, store } from "./api.js";
+import { continuation, groupByNumber, pick, prefKey, preferenceOf } from "./chapters.js";
+import { chapterLabel, h, known, screen, seg, stale } from "./dom.js";
 
-/** Chapters grouped by number, in the order the host lists them (newest first). */
-function groupByNumber(chapters) {
-  const groups = new Map();
-  for (const chapter of chapters) {
-    if (!groups.has(chapter.number)) groups.set(chapter.number, []);
-    groups.get(chapter.number).push(chapter);
-  }
-  return [...groups.entries()].map(([number, versions]) => ({ number, versions }));
-}
+const readerHref = (src, manga, chapter) => `#/r/${seg(src)}/${seg(manga)}/${seg(chapter.slug)}`;
 
-/** The version to offer: the preferred language and group, else the language, else the group, else the first. */
-export function pick(versions, preference) {
-  const pref = preference || {};
-  const score = (v) => (v.language === pref.language ? 2 : 0) + (v.scanlator === pref.scanlator ? 1 : 0);
-  return versions.reduce((best, v) => (score(v) > score(best) ? v : best), versions[0]);
-}
-
-const prefKey = (src, manga) => `pref:${src}/${manga}`;
 function chapterList(src, mangaSlug, chapters, positions) {
   const groups = groupByNumber(chapters);
   const languages = [...new Set(chapters.map((c) => c.language))];
-  const scanlators = [...new Set(chapters.map((c) => c.scanlator))];
+  const scanlators = [...new Set(chapters.map((c) => known(c.scanlator)).filter(Boolean))];
   const container = h("div", {});
-  const remember = (chapter) => store.set(prefKey(src, mangaSlug), { language: chapter.language, scanlator: chapter.scanlator });
-  const link = (chapter, text) => h("a", { class: "chapter", href: `#/r/${seg(src)}/${seg(mangaSlug)}/${seg(chapter.slug)}`,
-    onclick: () => remember(chapter) }, text);
+  const choose = (chapter) => store.set(prefKey(src, mangaSlug), { language: chapter.language, scanlator: chapter.scanlator });
+  const link = (chapter, text) => h("a", { class: "chapter", href: readerHref(src, mangaSlug, chapter),
+    onclick: () => choose(chapter) }, text);
   const draw = () => {
-    const pref = store.get(prefKey(src, mangaSlug), {});
+    const pref = preferenceOf(src, mangaSlug);
     const list = h("ol", { class: "chapters", "aria-label": "Chapters, newest first" }, groups.map(({ versions }) => {
       const chosen = pick(versions, pref);
       const position = positions[chosen.slug];
       const others = versions.filter((v) => v !== chosen);
+      const read = position && (position.finished ? " · read" : ` · read to page ${position.page + 1} of ${position.pages}`);
       return h("li", {}, link(chosen, chapterLabel(chosen)),
-        position ? h("span", { class: "read" }, ` · read to page ${position.page + 1} of ${position.pages}`) : null,
-        h("span", { class: "meta" }, [chosen.language, chosen.scanlator, chosen.date ? new Date(chosen.date).toLocaleDateString() : ""].filter(Boolean).join(" · ")),
+        read ? h("span", { class: "read" }, read) : null,
+        h("span", { class: "meta" }, [chosen.language, known(chosen.scanlator), chosen.date ? new Date(chosen.date).toLocaleDateString() : ""].filter(Boolean).join(" · ")),
         others.length ? h("details", {}, h("summary", {}, `${others.length} other version${others.length > 1 ? "s" : ""}`),
-          h("ul", { class: "versions" }, others.map((v) => h("li", {}, link(v, `${v.language} · ${v.scanlator || "unknown group"}`))))) : null);
+          h("ul", { class: "versions" }, others.map((v) => h("li", {},
+            link(v, [v.language, known(v.scanlator)].filter(Boolean).join(" · ") || chapterLabel(v)))))) : null);
     }));
-    const choose = (key, label, values) => {
+    const preferred = (key, label, values) => {
       if (values.length < 2) return null;
       const select = h("select", { onchange: () => {
-        store.set(prefKey(src, mangaSlug), { ...store.get(prefKey(src, mangaSlug), {}), [key]: select.value });
+        store.set(prefKey(src, mangaSlug), { ...preferenceOf(src, mangaSlug), [key]: select.value });
         draw();
-      } }, h("option", { value: "" }, "Any"), values.map((value) => h("option", { value, selected: pref[key] === value }, value || "(none)")));
+      } }, h("option", { value: "" }, "Any"), values.map((value) => h("option", { value, selected: pref[key] === value }, value)));
       return h("label", { class: "field" }, h("span", {}, label), select);
     };
-    container.replaceChildren(h("div", { class: "row" }, choose("language", "Preferred language", languages),
-      choose("scanlator", "Preferred group", scanlators)), list);
+    container.replaceChildren(h("div", { class: "row" }, preferred("language", "Preferred language", languages),
+      preferred("scanlator", "Preferred group", scanlators)), list);
   };
   draw();
   return container;
+}
+
+/** Where the series' main button leads: on from the reader's latest place (the next chapter once
+ * that one is finished), else the first chapter. */
+function startButton(src, mangaSlug, chapters, positions) {
+  const groups = groupByNumber(chapters);
+  if (!groups.length) return null;
+  const [latest] = Object.entries(positions).sort(([, a], [, b]) => b.updated - a.updated);
+  const on = latest ? continuation(chapters, latest[0], latest[1]) : null;
+  if (on && on.chapter) {
+    const text = on.next ? `Next: ${chapterLabel(on.chapter)}` : `Continue: ${chapterLabel(on.chapter)}`;
+    return h("a", { class: "button primary", href: readerHref(src, mangaSlug, on.chapter) }, text);
+  }
+  if (on && on.done) return h("span", { class: "muted" }, `${chapterLabel(on.done)} read: no newer chapter yet.`);
+  const first = pick(groups[groups.length - 1].versions, preferenceOf(src, mangaSlug));
+  return h("a", { class: "button primary", href: readerHref(src, mangaSlug, first) }, "Start reading");
 }
 
 export async function seriesPage(token, src, mangaSlug) {
   const [config, manga, chapters, positions] = await Promise.all([configuration(src), mangaOf(src, mangaSlug),
     chaptersOf(src, mangaSlug), progressOf(src, mangaSlug)]);
   if (stale(token)) return;
+  remember(src, mangaSlug, manga);
   const tagNames = new Map((config.search.tags || []).map((tag) => [tag.slug, tag.name]));
-  const pref = store.get(prefKey(src, mangaSlug), {});
-  const groups = groupByNumber(chapters);
-  const oldest = groups.length ? pick(groups[groups.length - 1].versions, pref) : null;
-  const [latest] = Object.entries(positions).sort(([, a], [, b]) => b.updated - a.updated);
-  const recent = latest && chapters.find((c) => c.slug === latest[0]);
-  const start = recent ? h("a", { class: "button primary", href: `#/r/${seg(src)}/${seg(mangaSlug)}/${seg(recent.slug)}` }, `Continue: ${chapterLabel(recent)}`)
-    : oldest ? h("a", { class: "button primary", href: `#/r/${seg(src)}/${seg(mangaSlug)}/${seg(oldest.slug)}` }, "Start reading") : null;
   const facts = [
     ["Authors", manga.authors.join(", ")], ["Status", manga.publication], ["Rating", manga.classification],
     ["Source", config.name],
   ].filter(([, value]) => value);
+  // What a reader can do with the series, in a row of its own: more actions join it here.
+  const actions = h("p", { class: "actions" }, startButton(src, mangaSlug, chapters, positions));
+  const synopsis = known(manga.synopsis);
   screen(manga.title,
     h("p", {}, h("a", { href: `#/s/${seg(src)}` }, `← ${config.name}`)),
     h("article", { class: "series" },
@@ -81,8 +81,8 @@ export async function seriesPage(token, src, mangaSlug) {
         manga.alternativeTitles.length ? h("p", { class: "muted" }, manga.alternativeTitles.join(" · ")) : null,
         h("dl", { class: "facts" }, facts.map(([term, value]) => [h("dt", {}, term), h("dd", {}, value)])),
         manga.tags.length ? h("ul", { class: "tags", "aria-label": "Tags" }, manga.tags.map((slug) => h("li", { class: "tag button" }, tagNames.get(slug) || slug))) : null,
-        h("p", { class: "synopsis" }, manga.synopsis),
-        start)),
-    h("h2", {}, `Chapters (${groups.length})`),
+        synopsis ? h("p", { class: "synopsis" }, synopsis) : null,
+        actions)),
+    h("h2", {}, `Chapters (${groupByNumber(chapters).length})`),
     chapters.length ? chapterList(src, mangaSlug, chapters, positions) : h("p", { class: "muted" }, "No chapters yet."));
 }
