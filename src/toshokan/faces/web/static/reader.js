@@ -155,7 +155,14 @@ export async function readerPage(token, src, mangaSlug, chapterSlug) {
   }
 
   // -- the toolbar -------------------------------------------------------------------------
-  const counter = h("span", { "aria-live": "polite" });
+  // The page counter in the toolbar, and told to assistive technology as pages turn, the
+  // toolbar out of sight or not.
+  const counter = h("span", { class: "counter" });
+  const announced = h("span", { class: "announce", "aria-live": "polite" });
+  const count = (text) => {
+    counter.textContent = text;
+    announced.textContent = text;
+  };
   const control = (key, label, options) => {
     const select = h("select", { "aria-label": label, onchange: () => {
       settings[key] = select.value;
@@ -192,7 +199,7 @@ export async function readerPage(token, src, mangaSlug, chapterSlug) {
     previous ? h("a", { class: "button", href: chapterHref(previous) }, `‹ ${chapterLabel(previous)}`) : null,
     next ? h("a", { class: "button primary", href: chapterHref(next) }, `${chapterLabel(next)} ›`)
       : h("span", { class: "muted" }, "This is the latest chapter."));
-  const reader = h("div", { class: "reader" }, bar, area, end);
+  const reader = h("div", { class: "reader" }, bar, announced, area, end);
   // The toolbar is there when a chapter opens, steps aside once reading starts, and comes back
   // on a tap in the middle of the page (or the mouse at the top, or the keyboard's focus).
   const chrome = (shown) => {
@@ -206,7 +213,7 @@ export async function readerPage(token, src, mangaSlug, chapterSlug) {
     const spread = spreadOf(Math.max(0, Math.min(pages.length - 1, i)));
     index = spread[0];
     const last = spread[spread.length - 1];
-    counter.textContent = spread.length > 1 ? `pages ${index + 1}–${last + 1} of ${pages.length}` : `page ${index + 1} of ${pages.length}`;
+    count(spread.length > 1 ? `pages ${index + 1}–${last + 1} of ${pages.length}` : `page ${index + 1} of ${pages.length}`);
     if (settings.mode === "paged") {
       area.replaceChildren(...spread.map((page) => imageFor(page, {})));
       preload(pages.slice(last + 1, last + 5).map((url, k) => [last + 1 + k, url]), seen);
@@ -245,13 +252,13 @@ export async function readerPage(token, src, mangaSlug, chapterSlug) {
         for (const entry of entries) {
           if (!entry.isIntersecting) continue;
           index = Number(entry.target.dataset.index);
-          counter.textContent = `page ${index + 1} of ${pages.length}`;
+          count(`page ${index + 1} of ${pages.length}`);
           if (index >= pages.length - 3) prefetchNext();
           keep(index);
         }
       }, { rootMargin: "-45% 0px -45% 0px" });
       images.forEach((image) => observer.observe(image));
-      counter.textContent = `page ${index + 1} of ${pages.length}`;
+      count(`page ${index + 1} of ${pages.length}`);
       if (index > 0) {
         requestAnimationFrame(() => {
           ownScroll = true;
