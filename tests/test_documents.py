@@ -5,7 +5,7 @@ page or picture they link to is there.
 A block is runnable when its fence's info string is `sh runnable`. Each page's runnable blocks
 run in order, in a folder of their own (the checkout's `.venv` and `examples/` beside them,
 `HOME` inside it, so the host's default data directory is there too), with `curl` failing on
-an HTTP error as `--fail` makes it. A page whose blocks ask a host at `127.0.0.1:8000` gets one:
+an HTTP error as `--fail` makes it. Blocks that ask a host at `127.0.0.1:8000` get one:
 `toshokan serve` on a free port, with the embedded default library, the port rewritten in the
 blocks. Nothing here touches port 8000 or the user's home.
 """
@@ -13,6 +13,7 @@ blocks. Nothing here touches port 8000 or the user's home.
 import os
 import re
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,33 +91,39 @@ def environment(place: Path) -> dict[str, str]:
     }
 
 
+@pytest.fixture(scope="module")
+def documented_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The host the pages' blocks ask at 127.0.0.1:8000: `toshokan serve` with its embedded
+    default (the sample library), its home a temporary folder, on a free port."""
+    place = tmp_path_factory.mktemp("documented-host")
+    with running_host([], "/local/health", env=environment(place), timeout=120) as address:
+        yield address.removeprefix("http://")
+
+
 @pytest.mark.parametrize(
     "page", [p for p, found in RUNNABLE.items() if found], ids=lambda p: p.name
 )
-def test_a_pages_runnable_blocks_run_as_written(page: Path, place: Path) -> None:
-    env = environment(place)
-    found = RUNNABLE[page]
-    serving = None
-    address = DOCUMENTED_HOST
-    if any(DOCUMENTED_HOST in block.text for block in found):
-        serving = running_host([], "/local/health", env=env, timeout=120)
-        address = serving.__enter__().removeprefix("http://")
-    try:
-        for block in found:
-            script = block.text.replace(DOCUMENTED_HOST, address)
-            ran = subprocess.run(
-                ["bash", "-euo", "pipefail", "-c", script],
-                cwd=place,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            assert ran.returncode == 0, f"{block} failed:\n{ran.stdout[-2000:]}{ran.stderr[-2000:]}"
-    finally:
-        if serving is not None:
-            serving.__exit__(None, None, None)
+def test_a_pages_runnable_blocks_run_as_written(
+    page: Path, place: Path, documented_host: str
+) -> None:
+    assert (REPO / ".venv" / "bin" / "toshokan").exists(), "run the tests with python3 run.py test"
+    for block in RUNNABLE[page]:
+        ran = subprocess.run(
+            [
+                "bash",
+                "-euo",
+                "pipefail",
+                "-c",
+                block.text.replace(DOCUMENTED_HOST, documented_host),
+            ],
+            cwd=place,
+            env=environment(place),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert ran.returncode == 0, f"{block} failed:\n{ran.stdout[-2000:]}{ran.stderr[-2000:]}"
 
 
 def test_no_page_tells_a_user_to_type_a_toshokan_that_is_not_on_their_path() -> None:
