@@ -12,6 +12,8 @@ def v2_routes() -> list[BaseRoute]:
     series_path = f"{source}/series/{{manga}}"
     return [
         Route("/v2", signed_in(v2_lists.root), methods=["GET"]),
+        # Before ``/v2/{source}``, which would take the word for a source.
+        Route("/v2/_search", signed_in(v2_lists.root_search), methods=["GET"]),
         Route(source, source_route(v2_lists.source_root), methods=["GET"]),
         Route(f"{source}/all", source_route(v2_lists.all_titles), methods=["GET"]),
         Route(f"{source}/presets/{{number}}", source_route(v2_lists.preset), methods=["GET"]),
