@@ -1,6 +1,8 @@
 """Collections that name their series, and read lists made of the reader's places, as Mihon
 browses them (Type = Read lists, the Collection filter), checked against Komga's document."""
 
+import json
+
 import pytest
 
 from tests.faces.komga.clients import komga_openapi
@@ -84,3 +86,39 @@ async def test_keep_reading_is_the_books_started_and_not_finished(local_host: Se
     thumbnail = await source.client.request("GET", reading.thumbnail_url, check=True)
     assert thumbnail.header("content-type") == "image/jpeg"
     assert komga_openapi.assert_answers_as_documented(source.client.exchanges) >= 4
+
+
+async def test_books_by_read_date_are_the_home_shelves(local_host: ServedHost) -> None:
+    """Komelia's *keep reading* shelf: ``/books?read_status=IN_PROGRESS&sort=readProgress.readDate,desc``."""
+    _, source = mihon(local_host)
+    popular = await source.popular(1)
+    chapters = [
+        min(await source.chapter_list(manga.url), key=lambda c: c.chapter_number)
+        for manga in popular.mangas[:3]
+    ]
+    for chapter, body in zip(
+        chapters, (b'{"page": 2}', b'{"completed": true}', b'{"page": 1}'), strict=True
+    ):
+        await source.client.request(
+            "PATCH", f"{chapter.url}/read-progress", content=body, headers=JSON, check=True
+        )
+    shelf = await source.client.request(
+        "GET",
+        f"{source.base_url}/api/v1/books?read_status=IN_PROGRESS&sort=readProgress.readDate,desc",
+        check=True,
+    )
+    page = json.loads(shelf.content)
+    assert [book["id"] for book in page["content"]] == [
+        chapters[2].url.rsplit("/", 1)[1],
+        chapters[0].url.rsplit("/", 1)[1],
+    ]
+    assert page["totalElements"] == 2
+    recent = json.loads(
+        (
+            await source.client.request(
+                "GET", f"{source.base_url}/api/v1/books?sort=readProgress.readDate,desc", check=True
+            )
+        ).content
+    )
+    assert len(recent["content"]) == 3
+    assert komga_openapi.assert_answers_as_documented(source.client.exchanges) >= 2

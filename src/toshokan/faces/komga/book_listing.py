@@ -14,6 +14,10 @@ books are its works' chapters, in the order of its own search:
 - a page over several libraries holds each library's same page of its own
   books, as the series listing joins them.
 
+Sorted by the reader's place (``readProgress.readDate``, what Komelia's *keep
+reading* and *recently read* shelves ask), the books are the reader's places
+instead, the latest first.
+
 Reaching page ``n`` lists the chapters of the works before it: free for a
 library whose files are here, one request per work (then cached) for an
 upstream source, at most :data:`CHAPTER_LISTS_AT_ONCE` at a time, and no more
@@ -32,15 +36,20 @@ from toshokan.core.progress import ChapterRef, Position
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json
 from toshokan.faces.komga.content import CHAPTER_LISTS_AT_ONCE, Library, Reading
-from toshokan.faces.komga.dto import BookDto
+from toshokan.faces.komga.dto import BookDto, page_of
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import SeriesQuery, search_body, series_query
+from toshokan.faces.komga.read_lists import books_of_places
 from toshokan.faces.komga.series import SKIPPED, joined_page
 from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 from toshokan.models import Chapter
 
 #: The most works one request lists the chapters of, per source.
 MAX_WORKS = 500
+#: Komga's sorts by the reader's place (``readProgress.readDate``, ``readProgress.lastModified``).
+BY_READ_DATE = "readProgress."
+#: The reader's latest places a listing by read date looks at.
+PLACES_LOOKED_AT = 1000
 #: Works asked for per search while walking a source.
 WORKS_PER_SEARCH = 50
 
@@ -79,6 +88,8 @@ async def list_books(request: Request, reading: Reading) -> Response:
         for shelf in await content.libraries(reading)
         if not query.libraries or library_id(shelf.slug) in query.libraries
     ]
+    if query.sort.startswith(BY_READ_DATE):
+        return await _read_lately(reading, shelves, query)
     asked = [shelf for shelf in shelves if search_body(query, shelf.config) is not None]
     answers = await asyncio.gather(
         *(_source_books(reading, shelf, query) for shelf in asked),
@@ -96,6 +107,25 @@ async def list_books(request: Request, reading: Reading) -> Response:
     more = any(part.more for _, part in found)
     totals = [part.total for _, part in found]
     return as_json(joined_page(books, query.page, query.size, not more, totals))
+
+
+async def _read_lately(reading: Reading, shelves: list[Library], query: SeriesQuery) -> Response:
+    """Books by when the reader last read them, the latest first (Komelia's and Komga's home
+    shelves: *keep reading*, *recently read*): the reader's places, any face's, filtered by
+    read status, among the reader's :data:`PLACES_LOOKED_AT` latest."""
+    opened = {shelf.slug: shelf for shelf in shelves}
+    places = [
+        (ref, place)
+        for ref, place in await content.recent(reading, PLACES_LOOKED_AT)
+        if ref.source in opened
+        and (not query.read_statuses or book_status(place) in query.read_statuses)
+    ]
+    if query.ascending:
+        places.reverse()
+    shown = places[query.page * query.size : (query.page + 1) * query.size]
+    books = await books_of_places(reading, opened, shown)
+    last = (query.page + 1) * query.size >= len(places)
+    return as_json(page_of(books, query.page, query.size, last=last, total=len(places)))
 
 
 async def _source_books(reading: Reading, shelf: Library, query: SeriesQuery) -> SourceBooks:

@@ -82,9 +82,15 @@ def _read_list(text: str) -> ReadList:
 
 
 async def _books(reading: Reading, chosen: ReadList) -> list[BookDto]:
-    """The list's books as Komga's, those whose chapters are still listed."""
+    """The list's books as Komga's."""
     shelves = {shelf.slug: shelf for shelf in await content.libraries(reading)}
-    listed = await chosen.books(reading, shelves)
+    return await books_of_places(reading, shelves, await chosen.books(reading, shelves))
+
+
+async def books_of_places(
+    reading: Reading, shelves: dict[str, Library], listed: list[tuple[ChapterRef, Position]]
+) -> list[BookDto]:
+    """Chapters the reader has places in, as Komga's books, those still listed, in order."""
     works = list(dict.fromkeys((ref.source, ref.manga) for ref, _ in listed))
     progress = await asyncio.gather(
         *(content.progress_of(reading, shelves[source], [manga]) for source, manga in works)
