@@ -42,6 +42,7 @@ SCHEMA = (
         device_id TEXT NOT NULL,
         device TEXT NOT NULL,
         inferred INTEGER NOT NULL DEFAULT 0,
+        progression DOUBLE PRECISION,
         PRIMARY KEY(reader, source, manga, chapter)
     )""",
     "CREATE INDEX IF NOT EXISTS progress_recent ON progress(reader, updated)",
@@ -56,6 +57,11 @@ SCHEMA = (
         PRIMARY KEY(reader, document)
     )""",
 )
+
+#: Columns added to a table after it was first created: a database made before gets them
+#: (``CREATE TABLE IF NOT EXISTS`` leaves an existing table as it is), as the migrations
+#: add them to PostgreSQL. (table, column, its definition)
+ADDED = (("progress", "progression", "DOUBLE PRECISION"),)
 
 
 def default_database_path(data_dir: Path) -> Path:
@@ -76,6 +82,10 @@ class SqliteDatabase:
             with self.transaction() as cursor:
                 for statement in SCHEMA:
                     cursor.execute(statement)
+                for table, column, definition in ADDED:
+                    present = {row[1] for row in cursor.execute(f"PRAGMA table_info({table})")}
+                    if column not in present:
+                        cursor.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
         except (OSError, sqlite3.Error) as error:
             self.close()
             raise DataDirError(
