@@ -6,7 +6,7 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -28,6 +28,9 @@ from toshokan.registry import (
 )
 from toshokan.sdk.commands import SERVICES_KEY
 from toshokan.sdk.context import HostServices
+
+if TYPE_CHECKING:  # imported when a command checks a configuration, not for --version
+    from toshokan.preflight import Problems
 
 #: Where the group's ``--config`` is kept for the subcommands that read it themselves.
 CONFIG_KEY = "toshokan.config"
@@ -203,7 +206,7 @@ def serve(
         )
     )
     if problems:  # the rest of the configuration's problems too, for one line naming them all
-        _stop(problems + _or_exit(lambda: configuration_problems(settings)))
+        _stop(problems, _or_exit(lambda: configuration_problems(settings)))
     _or_exit(lambda: check_data_dir(settings.host.data_dir))
     from toshokan.serving import run, served_app, share_metrics_between_processes
 
@@ -297,9 +300,9 @@ def check_config(config_file: Path) -> None:
         problems.append(f"{config_file}: no source is configured")
     # Read-only: a throwaway signing key, no adapter started (nothing scanned or written),
     # and the database only asked whether it answers (no migration).
-    problems += _or_exit(lambda: configuration_problems(settings))
-    if problems:
-        _stop(problems)
+    found = _or_exit(lambda: configuration_problems(settings))
+    if problems or found:
+        _stop(problems, found)
     for warning in _or_exit(lambda: shared_state_warnings(settings)):
         click.echo(f"toshokan: warning: {warning}", err=True)
     click.echo(
@@ -411,9 +414,18 @@ def _settings(load: Callable[[Keys], HostSettings]) -> HostSettings:
     return settings
 
 
-def _stop(problems: list[str]) -> NoReturn:
-    click.echo(f"toshokan: configuration error: {'; '.join(problems)}", err=True)
-    sys.exit(2)
+def _stop(problems: list[str], found: "Problems | None" = None) -> NoReturn:
+    """End the command with one line naming every problem: a configuration error (exit 2),
+    or when the configuration itself is right, what it names that cannot be used (exit 1)."""
+    configuration = [*problems, *(found.configuration if found else [])]
+    surroundings = found.surroundings if found else []
+    if configuration:
+        click.echo(
+            f"toshokan: configuration error: {'; '.join(configuration + surroundings)}", err=True
+        )
+        sys.exit(2)
+    click.echo(f"toshokan: {'; '.join(surroundings)}", err=True)
+    sys.exit(1)
 
 
 def check_data_dir(data_dir: Path) -> None:
@@ -422,7 +434,7 @@ def check_data_dir(data_dir: Path) -> None:
     check(data_dir)
 
 
-def configuration_problems(settings: HostSettings) -> list[str]:
+def configuration_problems(settings: HostSettings) -> "Problems":
     from toshokan.preflight import configuration_problems
 
     return configuration_problems(settings)

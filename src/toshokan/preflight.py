@@ -10,6 +10,8 @@ generated, no adapter started, no index built, and the database is only asked
 whether it answers.
 """
 
+from dataclasses import dataclass, field
+
 from toshokan.config import HostSettings
 from toshokan.core.data_dir import DataDirError
 from toshokan.core.data_dir import check as check_data_dir
@@ -19,19 +21,32 @@ from toshokan.core.host import ConfigurationError, build_source, host_services
 from toshokan.models import SourceStatus
 
 
-def configuration_problems(settings: HostSettings) -> list[str]:
+@dataclass
+class Problems:
+    """What is wrong, told apart: the configuration's own problems (a value, a source), and
+    the places and servers it names that cannot be used (the data directory, the database),
+    which a configuration without the others' problems is stopped by just the same."""
+
+    configuration: list[str] = field(default_factory=list)
+    surroundings: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.configuration or self.surroundings)
+
+
+def configuration_problems(settings: HostSettings) -> Problems:
     """Every problem of ``settings`` beyond the file's own tables, in the order met."""
     from toshokan.faces import FACES
 
-    problems: list[str] = []
+    problems = Problems()
     try:
         check_data_dir(settings.host.data_dir)
     except DataDirError as error:
-        problems.append(str(error))
+        problems.surroundings.append(str(error))
     try:
         check_database(settings)
     except DatabaseUnavailable as error:
-        problems.append(str(error))
+        problems.surroundings.append(str(error))
     # A throwaway signing key and no shared claims: building adapters writes nothing.
     services = host_services(settings, secret=b"check-config", claims=None)
     face_names = names_of(FACES)
@@ -43,5 +58,5 @@ def configuration_problems(settings: HostSettings) -> list[str]:
             if hosted.status is not SourceStatus.REMOVED:
                 hosted.configuration()
         except ConfigurationError as error:
-            problems.append(str(error))
+            problems.configuration.append(str(error))
     return problems
