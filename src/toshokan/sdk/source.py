@@ -56,6 +56,21 @@ class ChapterFile:
     pages: int
 
 
+@dataclass(frozen=True)
+class ImageFetch:
+    """An image the host fetched from an upstream for a source (a page, a cover), and how it went.
+
+    ``size`` is the bytes received, ``seconds`` the time from sending the request to the
+    body's end (or the failure), ``headers`` the answer's (empty when none came).
+    """
+
+    url: str
+    success: bool
+    size: int
+    seconds: float
+    headers: Mapping[str, str]
+
+
 class NoSettings(BaseModel):
     """Settings of an adapter that takes none."""
 
@@ -242,6 +257,14 @@ class Source(abc.ABC, Generic[SettingsT]):
         route a path is); the default reads nothing.
         """
         return None
+
+    def image_fetched(self, fetch: ImageFetch) -> None:
+        """Told of every image of this source's the host fetched from an upstream: for a reader
+        (the page proxy) or for a kept copy, successful or not.
+
+        For upstreams that ask to hear how their image servers did (MangaDex@Home). Called
+        on the event loop as the fetch ends: queue any work, never block. The default: nothing.
+        """
 
     async def chapter_of_file(self, digest: str) -> ChapterFile | None:
         """The chapter whose file KOReader names ``digest`` (see :func:`toshokan.sdk.partial_md5`).
