@@ -208,6 +208,7 @@ def test_cli_help_explains_configuration():
         "[sources.<slug>]",
         "rate_limit",
         "database (postgresql://",
+        "[keep]    folder (where kept copies",
     ):
         assert text in top
     for option in ("--config", "--library", "--host", "--port", "--rate-limit"):

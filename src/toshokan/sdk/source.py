@@ -266,6 +266,12 @@ class Source(abc.ABC, Generic[SettingsT]):
         on the event loop as the fetch ends: queue any work, never block. The default: nothing.
         """
 
+    def library_folder(self) -> Path | None:
+        """The folder this source serves as a library of chapter files, finding files added
+        to it by itself (a local library's root), where the host may keep copies of other
+        sources' chapters; None (the default) for sources that serve no folder."""
+        return None
+
     async def chapter_of_file(self, digest: str) -> ChapterFile | None:
         """The chapter whose file KOReader names ``digest`` (see :func:`toshokan.sdk.partial_md5`).
 

@@ -163,6 +163,26 @@ class ImagePipeline:
         return Picture(bytes(body), image.media_type)
 
     @asynccontextmanager
+    async def original(self, visit: "Visit", url: str) -> AsyncIterator[AsyncIterator[bytes]]:
+        """The image at ``url`` of the visit's source, byte for byte as its source gives it, as
+        it arrives: for kept copies. Within the visit's deadline, like a reader's page."""
+        own_path = self._own_path(visit, url)
+        if own_path is not None:
+            picture = await self._read_own(visit, own_path)
+            yield _once(picture.data)
+            return
+        try:
+            async with (
+                visit.deadline(),
+                self.upstream_image(visit.source, url, visit.config.referer) as image,
+            ):
+                yield image.chunks
+        except TimeoutError:
+            raise UpstreamTimeout(
+                f"The image server did not answer within {self.deadline:g} s."
+            ) from None
+
+    @asynccontextmanager
     async def upstream_image(
         self, source: Source[Any], url: str, referer: str | None
     ) -> AsyncIterator["UpstreamImage"]:
@@ -258,6 +278,10 @@ class UpstreamImage:
                 raise UpstreamError(_too_big())
             yield chunk
         self.complete = True
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data
 
 
 def _too_big() -> str:
