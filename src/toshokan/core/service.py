@@ -134,8 +134,8 @@ class Core:
     async def startup(self) -> None:
         """Start the sources; sign links to the routes of those that require authentication."""
         await self.cluster.startup()
+        await self.keeper.startup()  # first: a keep folder no library serves stops the host
         await self.host.startup()
-        await self.keeper.startup()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
                 self.host.services.sign_links(hosted.slug)

@@ -18,7 +18,8 @@ from tests.sources.mangadex.fake import API, AT_HOME, REPORT, UPLOADS, FakeManga
 from tests.sources.mangadex.image_servers import ImageServers
 from tests.sources.mangadex.sample import two_series
 from toshokan.core.answers import Caller
-from toshokan.core.keeping import Kept, Tie
+from toshokan.core.host import ConfigurationError
+from toshokan.core.keeping import BadImage, Kept, Tie
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import MangaNotFound
 from toshokan.faces.komga.ids import book_id
@@ -247,3 +248,40 @@ async def test_the_kept_copy_outlives_its_original_with_its_place(
     book = komga.BookDto.model_validate_json(answer.content)
     assert book.readProgress is not None and book.readProgress.page == 2  # Komga counts from 1
     assert (library / tie.path).is_file()
+
+
+async def test_a_corrupt_page_fails_the_chapter_and_leaves_the_library_as_it_was(
+    host: ServedHost, fake: FakeMangaDex, servers: ImageServers, library: Path
+) -> None:
+    manga_id, chapter_ids = pirates(fake)
+    await host.core.keeper.keep("mangadex", manga_id, chapter_ids[0])
+    before = await asyncio.to_thread(lambda: sorted(p.name for p in library.rglob("*")))
+    servers.body = servers.body[: len(servers.body) // 2]  # cut short on the way
+    with pytest.raises(BadImage):
+        await host.core.keeper.keep("mangadex", manga_id, chapter_ids[1])
+    after = await asyncio.to_thread(lambda: sorted(p.name for p in library.rglob("*")))
+    assert after == before
+    ties = host.core.keeper.ties
+    assert await asyncio.to_thread(ties.of_chapter, "mangadex", manga_id, chapter_ids[1]) is None
+
+
+async def test_a_keep_folder_no_library_serves_stops_the_host(
+    library: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sources: dict[str, Any] = {"local": (LocalLibrary, LocalSettings(root=library, watch=False))}
+    with pytest.raises(ConfigurationError) as refused:
+        async with serve_host(sources, data_dir=tmp_path / "data", keep={"folder": str(elsewhere)}):
+            pass
+    root = await asyncio.to_thread(library.resolve)
+    assert str(refused.value) == (
+        f"keep.folder: {elsewhere} is not the root of a local library the host serves (kept "
+        f"chapters would not be seen; libraries: local: {root})"
+    )
+    # A subfolder would be one series of the library, not a library: refused too.
+    with pytest.raises(ConfigurationError):
+        async with serve_host(
+            sources, data_dir=tmp_path / "data", keep={"folder": str(library / "Kept")}
+        ):
+            pass
