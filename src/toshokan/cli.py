@@ -288,6 +288,9 @@ def check_config(config_file: Path) -> None:
     services = host_services(settings, secret=b"check-config", claims=None)
     host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
+    from toshokan.core.keeping.keeper import keep_library
+
+    _or_exit(lambda: keep_library(settings.keep, host.serving()))
     for warning in _or_exit(lambda: shared_state_warnings(settings)):
         click.echo(f"toshokan: warning: {warning}", err=True)
     click.echo(

@@ -20,10 +20,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toshokan.config import KeepSection
 from toshokan.core.answers import Caller
 from toshokan.core.host import ConfigurationError, HostedSource
 from toshokan.core.keeping.errors import KeepError, KeepUnavailable
@@ -43,6 +45,30 @@ log = logging.getLogger("toshokan.keep")
 
 #: Numbered alternatives tried for a name another file has.
 MAX_ALTERNATIVES = 50
+
+
+def keep_library(
+    keep: KeepSection, serving: Sequence[HostedSource]
+) -> tuple[HostedSource, Path] | None:
+    """The library whose root is ``[keep] folder`` (by default the first that serves a
+    folder), and that root; None when no source serves a folder. A folder no library serves
+    as its root is a :class:`ConfigurationError`: its files would be seen by nobody."""
+    libraries = [
+        (hosted, folder.resolve())
+        for hosted in serving
+        if (folder := hosted.source.library_folder()) is not None
+    ]
+    if keep.folder is None:
+        return libraries[0] if libraries else None
+    wanted = keep.folder.expanduser().resolve()
+    found = [(hosted, folder) for hosted, folder in libraries if folder == wanted]
+    if not found:
+        served = ", ".join(f"{h.slug}: {f}" for h, f in libraries) or "none"
+        raise ConfigurationError(
+            f"keep.folder: {wanted} is not the root of a local library the host serves "
+            f"(kept chapters would not be seen; libraries: {served})"
+        )
+    return found[0]
 
 
 @dataclass(frozen=True)
@@ -70,25 +96,10 @@ class Keeper:
     async def startup(self) -> None:
         """Find the library that serves the keep folder; refuse a folder none serves."""
         keep = self.core.settings.keep
-        libraries = [
-            (hosted, folder.resolve())
-            for hosted in self.core.host.serving()
-            if (folder := hosted.source.library_folder()) is not None
-        ]
-        if keep.folder is None:
-            found = libraries[:1]
-        else:
-            wanted = keep.folder.expanduser().resolve()
-            found = [(hosted, folder) for hosted, folder in libraries if folder == wanted]
-            if not found:
-                served = ", ".join(f"{h.slug}: {f}" for h, f in libraries) or "none"
-                raise ConfigurationError(
-                    f"keep.folder: {wanted} is not the root of a local library the host serves "
-                    f"(kept chapters would not be seen; libraries: {served})"
-                )
-        if not found:
+        found = keep_library(keep, self.core.host.serving())
+        if found is None:
             return  # no library: nothing can be kept, and :meth:`keep` says so
-        self.library, folder = found[0]
+        self.library, folder = found
         bounds = Bounds(keep.max_image_bytes, keep.max_chapter_bytes, keep.max_image_pixels)
         self.shelf = Shelf(folder, bounds)
         removed = await asyncio.to_thread(self.shelf.clean)
