@@ -148,18 +148,10 @@ class ImagePipeline:
         return picture
 
     async def _fetch_upstream(self, visit: "Visit", url: str) -> Picture:
-        try:
-            async with (
-                visit.deadline(),
-                self.upstream_image(visit.source, url, visit.config.referer) as image,
-            ):
-                body = bytearray()
-                async for chunk in image.chunks:
-                    body += chunk
-        except TimeoutError:
-            raise UpstreamTimeout(
-                f"The image server did not answer within {self.deadline:g} s."
-            ) from None
+        async with self._upstream_within(visit, url) as image:
+            body = bytearray()
+            async for chunk in image.chunks:
+                body += chunk
         return Picture(bytes(body), image.media_type)
 
     @asynccontextmanager
@@ -171,12 +163,18 @@ class ImagePipeline:
             picture = await self._read_own(visit, own_path)
             yield _once(picture.data)
             return
+        async with self._upstream_within(visit, url) as image:
+            yield image.chunks
+
+    @asynccontextmanager
+    async def _upstream_within(self, visit: "Visit", url: str) -> AsyncIterator["UpstreamImage"]:
+        """:meth:`upstream_image` within the visit's deadline, for its source."""
         try:
             async with (
                 visit.deadline(),
                 self.upstream_image(visit.source, url, visit.config.referer) as image,
             ):
-                yield image.chunks
+                yield image
         except TimeoutError:
             raise UpstreamTimeout(
                 f"The image server did not answer within {self.deadline:g} s."
