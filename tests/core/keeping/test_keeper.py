@@ -149,6 +149,11 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
     assert len(pages) == 3
     for url in pages:
         assert (await host.client.get(url.removeprefix(BASE))).content == servers.body
+    # The whole file, as OPDS readers download it (its acquisition link).
+    download = await local.download(tie.local_manga, tie.local_chapter)
+    assert download is not None and download.media_type == "application/vnd.comicbook+zip"
+    fetched = await host.client.get(download.url.removeprefix(BASE))
+    assert fetched.content == await asyncio.to_thread(path.read_bytes)
     # KOReader's id of the file is the library's.
     found = await host.source("local").chapter_of_file(book_digest(path))
     assert (found.manga_slug, found.chapter_slug) == (tie.local_manga, tie.local_chapter)
