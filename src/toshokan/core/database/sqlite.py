@@ -40,6 +40,7 @@ SCHEMA = (
         device_id TEXT NOT NULL,
         device TEXT NOT NULL,
         inferred INTEGER NOT NULL DEFAULT 0,
+        progression DOUBLE PRECISION,
         PRIMARY KEY(reader, source, manga, chapter)
     )""",
     "CREATE INDEX IF NOT EXISTS progress_recent ON progress(reader, updated)",
@@ -81,6 +82,11 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS kept_chapters_local ON kept_chapters(library, local_manga, local_chapter)",
 )
 
+#: Columns added to a table after it was first created: a database made before gets them
+#: (``CREATE TABLE IF NOT EXISTS`` leaves an existing table as it is), as the migrations
+#: add them to PostgreSQL. (table, column, its definition)
+ADDED = (("progress", "progression", "DOUBLE PRECISION"),)
+
 
 def default_database_path(data_dir: Path) -> Path:
     return data_dir / "readers.sqlite3"
@@ -99,6 +105,10 @@ class SqliteDatabase:
         with self.transaction() as cursor:
             for statement in SCHEMA:
                 cursor.execute(statement)
+            for table, column, definition in ADDED:
+                present = {row[1] for row in cursor.execute(f"PRAGMA table_info({table})")}
+                if column not in present:
+                    cursor.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
     def _connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)

@@ -32,11 +32,13 @@ _TIE = (
 #: :meth:`ProgressStore.record` decides for every explicit write.
 _COPY = (
     "INSERT INTO progress(reader, source, manga, chapter, page, pages, finished, updated, "
-    "device_id, device, inferred) SELECT reader, ?, ?, ?, page, pages, finished, updated, "
-    "device_id, device, inferred FROM progress WHERE source = ? AND manga = ? AND chapter = ? "
+    "device_id, device, progression, inferred) SELECT reader, ?, ?, ?, page, pages, finished, "
+    "updated, device_id, device, progression, inferred FROM progress "
+    "WHERE source = ? AND manga = ? AND chapter = ? "
     "ON CONFLICT(reader, source, manga, chapter) DO UPDATE SET page = excluded.page, "
     "pages = excluded.pages, finished = excluded.finished, updated = excluded.updated, "
-    "device_id = excluded.device_id, device = excluded.device, inferred = excluded.inferred "
+    "device_id = excluded.device_id, device = excluded.device, "
+    "progression = excluded.progression, inferred = excluded.inferred "
     "WHERE excluded.updated > progress.updated"
 )
 

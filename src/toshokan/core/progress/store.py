@@ -48,6 +48,10 @@ class Position:
     updated: float
     device_id: str = ""
     device: str = ""
+    #: The share of the chapter read (0 to 1) as the client that wrote this place put it, for
+    #: protocols that carry one (OPDS and Readium progressions): given back as it was sent,
+    #: since clients turn it into a page each their own way. None when the writer sent none.
+    progression: float | None = None
 
 
 @dataclass(frozen=True)
@@ -61,12 +65,13 @@ class DocumentPosition:
     device: str = ""
 
 
-_POSITION = "page, pages, finished, updated, device_id, device"
+_POSITION = "page, pages, finished, updated, device_id, device, progression"
 
 
 def _position(row: Sequence[Any]) -> Position:
-    page, pages, finished, updated, device_id, device = row
-    return Position(int(page), int(pages), bool(finished), float(updated), device_id, device)
+    page, pages, finished, updated, device_id, device, progression = row
+    share = None if progression is None else float(progression)
+    return Position(int(page), int(pages), bool(finished), float(updated), device_id, device, share)
 
 
 class Linked(Protocol):
@@ -88,10 +93,12 @@ def _upsert(
     )
     cursor.execute(
         "INSERT INTO progress(reader, source, manga, chapter, page, pages, finished, "
-        "updated, device_id, device, inferred) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "updated, device_id, device, progression, inferred) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(reader, source, manga, chapter) DO UPDATE SET page = excluded.page, "
         "pages = excluded.pages, finished = excluded.finished, updated = excluded.updated, "
         "device_id = excluded.device_id, device = excluded.device, "
+        "progression = excluded.progression, "
         f"inferred = excluded.inferred WHERE {condition}",
         (
             reader,
@@ -104,6 +111,7 @@ def _upsert(
             position.updated,
             position.device_id,
             position.device,
+            position.progression,
             int(inferred),
         ),
     )

@@ -5,14 +5,13 @@ The tables :mod:`toshokan.core.database.sqlite` creates in SQLite; see
 :mod:`toshokan.core.keeping.ties`.
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 """
 
 from alembic import op
 
 revision = "0003"
-# The follows' tables are 0002 on their own branch: once both are merged, this revises 0002.
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
