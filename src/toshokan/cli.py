@@ -62,6 +62,10 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
   [metrics] enabled (Prometheus figures at /_/metrics; restrict it at the proxy)
+  [keep]    folder (where kept copies of followed series go: the root of a
+            local library source, which serves them; default: the local
+            library's root), max_image_bytes, max_chapter_bytes,
+            max_image_pixels
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             auth ("readers": the host's readers sign in to the source, on
             every face; any other value is the adapter's), and the

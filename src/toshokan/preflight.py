@@ -18,6 +18,7 @@ from toshokan.core.data_dir import check as check_data_dir
 from toshokan.core.database import DatabaseUnavailable, check_database
 from toshokan.core.face import names_of
 from toshokan.core.host import ConfigurationError, build_source, host_services
+from toshokan.core.keeping.keeper import keep_library
 from toshokan.models import SourceStatus
 
 
@@ -50,6 +51,7 @@ def configuration_problems(settings: HostSettings) -> Problems:
     # A throwaway signing key and no shared claims: building adapters writes nothing.
     services = host_services(settings, secret=b"check-config", claims=None)
     face_names = names_of(FACES)
+    serving = []
     for slug, section in settings.sources.items():
         if not section.enabled:
             continue
@@ -57,6 +59,11 @@ def configuration_problems(settings: HostSettings) -> Problems:
             hosted = build_source(slug, section, services, face_names)
             if hosted.status is not SourceStatus.REMOVED:
                 hosted.configuration()
+                serving.append(hosted)
         except ConfigurationError as error:
             problems.configuration.append(str(error))
+    try:  # kept copies go into a library the host serves, or are seen by no one
+        keep_library(settings.keep, serving)
+    except ConfigurationError as error:
+        problems.configuration.append(str(error))
     return problems

@@ -21,7 +21,15 @@ from toshokan.config import HostSettings
 from toshokan.core.database import Database, open_database
 
 #: The tables every test starts without rows in.
-TABLES = ("readers", "reader_keys", "progress", "document_progress", "claims")
+TABLES = (
+    "readers",
+    "reader_keys",
+    "progress",
+    "document_progress",
+    "kept_series",
+    "kept_chapters",
+    "claims",
+)
 
 
 @pytest.fixture(scope="session")

@@ -35,6 +35,7 @@ from toshokan.core.database import ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
+from toshokan.core.keeping import Keeper
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
 from toshokan.core.progress.store import IMPLICIT_READER
@@ -116,6 +117,8 @@ class Core:
             claims.database if isinstance(claims, DatabaseClaims) else open_database(settings)
         )
         self.progress = ProgressStore(self.database)
+        # Kept copies, tied to their originals in the progress store.
+        self.keeper = Keeper(self)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
         # What the host needs to serve, asked by load balancers (/_/ready).
         self.readiness = Readiness()
@@ -131,6 +134,7 @@ class Core:
     async def startup(self) -> None:
         """Start the sources; sign links to the routes of those that require authentication."""
         await self.cluster.startup()
+        await self.keeper.startup()  # first: a keep folder no library serves stops the host
         await self.host.startup()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
@@ -147,6 +151,7 @@ class Core:
             )
 
     async def shutdown(self) -> None:
+        await self.keeper.shutdown()
         await self.host.shutdown()  # closes the services' claims, and so a shared database
         await self.cluster.shutdown()
         if self._owns_database:

@@ -56,6 +56,32 @@ SCHEMA = (
         device TEXT NOT NULL,
         PRIMARY KEY(reader, document)
     )""",
+    # Kept copies tied to their originals (toshokan.core.keeping.ties).
+    """CREATE TABLE IF NOT EXISTS kept_series(
+        source TEXT NOT NULL,
+        manga TEXT NOT NULL,
+        library TEXT NOT NULL,
+        folder TEXT NOT NULL,
+        kept DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY(source, manga)
+    )""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS kept_series_folder ON kept_series(library, folder)",
+    """CREATE TABLE IF NOT EXISTS kept_chapters(
+        source TEXT NOT NULL,
+        manga TEXT NOT NULL,
+        chapter TEXT NOT NULL,
+        library TEXT NOT NULL,
+        path TEXT NOT NULL,
+        document TEXT NOT NULL,
+        local_manga TEXT NOT NULL,
+        local_chapter TEXT NOT NULL,
+        pages INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        kept DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY(source, manga, chapter)
+    )""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS kept_chapters_path ON kept_chapters(library, path)",
+    "CREATE INDEX IF NOT EXISTS kept_chapters_local ON kept_chapters(library, local_manga, local_chapter)",
 )
 
 #: Columns added to a table after it was first created: a database made before gets them

@@ -443,6 +443,10 @@ class LocalLibrary(Source[LocalSettings]):
     async def chapter_of_file(self, digest: str) -> ChapterFile | None:
         return await asyncio.to_thread(self._require_index().chapter_of_file, digest)
 
+    def library_folder(self) -> Path | None:
+        """The root: its watcher finds the files written there (kept copies among them)."""
+        return self.root
+
     def activity(self) -> str | None:
         return self.progress.summary() if self.progress.running else None
 
