@@ -172,3 +172,95 @@ def test_check_config_refuses_mangadex_languages_that_are_not_codes(tmp_path):
         'title_languages = ["ja-ro", "ko-ro", "zh-ro", "ja"]\n',
     )
     assert right.exit_code == 0, right.output
+
+
+EVERY_SECTION_BROKEN = """\
+[host]
+name = "Toshokan Host"
+[server]
+port = 99999
+[limits]
+rate_limt = 5
+[sever]
+host = "0.0.0.0"
+[sources.local]
+root = "{gone}"
+[sources.other]
+adapter = "nope"
+[sources.dex]
+adapter = "mangadex"
+languages = 5
+[sources.fine]
+adapter = "local"
+root = "{library}"
+status = "retired"
+"""
+#: What each broken table of it is told, in the one line.
+EVERY_PROBLEM = (
+    "host.name: String should match pattern",
+    "server.port: Input should be less than or equal to 65535",
+    "limits.rate_limt: Extra inputs are not permitted (did you mean 'rate_limit'?)",
+    "sever: Extra inputs are not permitted (did you mean 'server'?)",
+    "sources.fine.status: Input should be 'active', 'deprecated' or 'removed'",
+    "source 'local': settings root: Value error, {gone} does not exist or is not a folder",
+    "source 'other': no source adapter named 'nope' is installed",
+    "source 'dex': settings languages: Input should be a valid list",
+    "the data directory {data} is a file, not a folder",
+)
+
+
+def every_section_broken(tmp_path):
+    """A configuration with a problem in every table, and what check-config must say of each."""
+    library, data = tmp_path / "library", tmp_path / "data"
+    library.mkdir()
+    data.write_text("a file where the data directory should be\n")
+    names = {"gone": tmp_path / "gone", "library": library, "data": data}
+    config = tmp_path / "toshokan.toml"
+    config.write_text(EVERY_SECTION_BROKEN.format(**names))
+    return config, [problem.format(**names) for problem in EVERY_PROBLEM]
+
+
+def test_check_config_names_every_problem_of_every_table_in_one_line(tmp_path):
+    config, problems = every_section_broken(tmp_path)
+    result = CliRunner(env={"TOSHOKAN_HOST__DATA_DIR": str(tmp_path / "data")}).invoke(
+        main, ["check-config", str(config)]
+    )
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert result.output.startswith("toshokan: configuration error: ")
+    for problem in problems:
+        assert problem in result.output
+
+
+def test_serve_with_a_bad_configuration_names_every_problem_in_one_line(tmp_path):
+    config, problems = every_section_broken(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "toshokan", "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TOSHOKAN_HOST__DATA_DIR": str(tmp_path / "data")},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    for problem in problems:
+        assert problem in result.stderr
+
+
+def test_serve_names_every_source_that_cannot_be_built_in_one_line(tmp_path):
+    """No table of the file is wrong, yet two sources cannot be made: both are named at once."""
+    config = tmp_path / "toshokan.toml"
+    config.write_text(
+        f'[host]\ndata_dir = "{tmp_path / "data"}"\n'
+        f'[sources.comics]\nadapter = "local"\nroot = "{tmp_path / "comics"}"\n'
+        f'[sources.manga]\nadapter = "local"\nroot = "{tmp_path / "manga"}"\n'
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "toshokan", "serve", "--config", str(config), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"source 'comics': settings root: Value error, {tmp_path / 'comics'}" in result.stderr
+    assert f"source 'manga': settings root: Value error, {tmp_path / 'manga'}" in result.stderr

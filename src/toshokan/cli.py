@@ -4,13 +4,22 @@ import errno
 import logging
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from toshokan import __version__
-from toshokan.config import ENV_PREFIX, ConfigFileError, HostSettings, explain, load_settings
+from toshokan.config import (
+    ENV_PREFIX,
+    ConfigFileError,
+    HostSettings,
+    Keys,
+    explain,
+    load_settings,
+    settings_and_problems,
+)
 from toshokan.registry import (
     AdapterLoadError,
     adapter_commands,
@@ -19,6 +28,9 @@ from toshokan.registry import (
 )
 from toshokan.sdk.commands import SERVICES_KEY
 from toshokan.sdk.context import HostServices
+
+if TYPE_CHECKING:  # imported when a command checks a configuration, not for --version
+    from toshokan.preflight import Problems
 
 #: Where the group's ``--config`` is kept for the subcommands that read it themselves.
 CONFIG_KEY = "toshokan.config"
@@ -96,7 +108,8 @@ def main(ctx: click.Context, config: Path | None) -> None:
     def services() -> HostServices:
         from toshokan.core.host import host_services
 
-        settings = _or_exit(lambda: load_settings(config))
+        settings = _settings(lambda without: load_settings(config, without=without))
+        _or_exit(lambda: check_data_dir(settings.host.data_dir))
         services: HostServices = _or_exit(lambda: host_services(settings))
         return services
 
@@ -104,8 +117,11 @@ def main(ctx: click.Context, config: Path | None) -> None:
     ctx.meta[CONFIG_KEY] = config
 
 
-def resolve_settings(config: Path | None, library: Path | None, **flags: Any) -> HostSettings:
-    """Settings from file, environment and flags; the embedded default when none name a source."""
+def resolve_settings(
+    config: Path | None, library: Path | None, without: Keys = frozenset(), **flags: Any
+) -> HostSettings:
+    """Settings from file, environment and flags; the embedded default when none name a source.
+    The keys ``without`` names are left out (see :func:`toshokan.config.load_settings`)."""
     overrides: dict[str, Any] = {}
     server = {
         k: v
@@ -116,7 +132,7 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
         overrides["server"] = server
     if flags.get("rate_limit") is not None:
         overrides["limits"] = {"rate_limit": flags["rate_limit"]}
-    settings = load_settings(config, **overrides)
+    settings = load_settings(config, without=without, **overrides)
     if settings.sources and library is None:
         return settings
     if config is not None and library is None:
@@ -125,7 +141,9 @@ def resolve_settings(config: Path | None, library: Path | None, **flags: Any) ->
     if found is None:
         raise ConfigFileError("no installed adapter can serve without a configuration")
     name, options = found
-    return load_settings(config, **overrides, sources={name: {"adapter": name, **options}})
+    return load_settings(
+        config, without=without, **overrides, sources={name: {"adapter": name, **options}}
+    )
 
 
 @main.command(help=f"Start the host.\n\n{CONFIG_HELP}")
@@ -177,17 +195,23 @@ def serve(
 ) -> None:
     # `toshokan --config F serve` names the file as every other subcommand takes it.
     config = config or click.get_current_context().meta.get(CONFIG_KEY)
-    settings = _or_exit(
-        lambda: resolve_settings(
-            config,
-            library,
-            host=host,
-            port=port,
-            rate_limit=rate_limit,
-            workers=workers,
-            log_format=log_format,
+    settings, problems = _or_exit(
+        lambda: settings_and_problems(
+            lambda without: resolve_settings(
+                config,
+                library,
+                without,
+                host=host,
+                port=port,
+                rate_limit=rate_limit,
+                workers=workers,
+                log_format=log_format,
+            )
         )
     )
+    if problems:  # the rest of the configuration's problems too, for one line naming them all
+        _stop(problems, _or_exit(lambda: configuration_problems(settings)))
+    _or_exit(lambda: check_data_dir(settings.host.data_dir))
     from toshokan.serving import run, served_app, share_metrics_between_processes
 
     if settings.server.workers > 1 and settings.metrics.enabled:
@@ -273,24 +297,16 @@ def list_sources(show_settings: bool) -> None:
 @main.command(name="check-config", help="Validate a configuration file without serving.")
 @click.argument("config_file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 def check_config(config_file: Path) -> None:
-    from toshokan.core.face import names_of
-    from toshokan.core.host import Host, host_services
-    from toshokan.faces import FACES
-
-    settings = _or_exit(lambda: load_settings(config_file))
-    if not settings.sources:
-        _or_exit(lambda: _raise(ConfigFileError(f"{config_file}: no source is configured")))
+    settings, problems = _or_exit(
+        lambda: settings_and_problems(lambda without: load_settings(config_file, without=without))
+    )
+    if not settings.sources and not problems:
+        problems.append(f"{config_file}: no source is configured")
     # Read-only: a throwaway signing key, no adapter started (nothing scanned or written),
     # and the database only asked whether it answers (no migration).
-    from toshokan.core.database import check_database
-
-    _or_exit(lambda: check_database(settings))
-    services = host_services(settings, secret=b"check-config", claims=None)
-    host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
-    _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
-    from toshokan.core.keeping.keeper import keep_library
-
-    _or_exit(lambda: keep_library(settings.keep, host.serving()))
+    found = _or_exit(lambda: configuration_problems(settings))
+    if problems or found:
+        _stop(problems, found)
     for warning in _or_exit(lambda: shared_state_warnings(settings)):
         click.echo(f"toshokan: warning: {warning}", err=True)
     click.echo(
@@ -313,7 +329,9 @@ def _accounts() -> Any:
     from toshokan.core.readers import Readers
 
     config = click.get_current_context().find_root().params.get("config")
-    settings = _or_exit(lambda: load_settings(config))
+    settings = _settings(lambda without: load_settings(config, without=without))
+    if not settings.cluster.database:
+        _or_exit(lambda: check_data_dir(settings.host.data_dir))
     database = _or_exit(lambda: open_database(settings))
     click.get_current_context().call_on_close(database.close)
     return Readers(database)
@@ -330,7 +348,11 @@ def _account_change(action: Any) -> Any:
 
 
 PASSWORD = click.option(
-    "--password", prompt=True, hide_input=True, confirmation_prompt=True, help="Asked when omitted."
+    "--password",
+    prompt=True,
+    hide_input=True,
+    confirmation_prompt=True,
+    help="Asked when omitted. At least 8 characters, and not the reader's name.",
 )
 
 
@@ -350,13 +372,24 @@ def readers_list() -> None:
         click.echo(f"{account.name:<24} {account.keys} API key(s), {password}")
 
 
-@readers_group.command(name="remove", help="Remove a reader, their keys and all their progress.")
+@readers_group.command(
+    name="remove",
+    help="Remove a reader and all that is theirs: their API keys and their place in every "
+    "chapter, on every face. Says how much of each and asks first, unless --yes.",
+)
 @click.argument("name")
-def readers_remove(name: str) -> None:
-    if not _accounts().remove(name):
+@click.option("--yes", is_flag=True, help="Remove without asking.")
+def readers_remove(name: str, yes: bool) -> None:
+    accounts = _accounts()
+    if accounts.stored(name) is None:
         click.echo(f"toshokan: no reader is named {name!r}", err=True)
         sys.exit(1)
-    click.echo(f"reader {name} removed, with their progress")
+    belongings = accounts.belongings(name)
+    what = f"reader {name}" + (f" with {', '.join(belongings)}" if belongings else "")
+    if not yes:
+        click.confirm(f"Remove {what}? This cannot be undone", abort=True, err=True)
+    accounts.remove(name)
+    click.echo(f"removed {what}")
 
 
 @readers_group.command(name="password", help="Set a reader's password (KOReader's too).")
@@ -376,20 +409,52 @@ def readers_key(name: str, revoke: bool) -> None:
     click.echo(key)
 
 
-def _raise(error: Exception) -> None:
-    raise error
+def _settings(load: Callable[[Keys], HostSettings]) -> HostSettings:
+    """The settings ``load`` reads, or the end of the command naming every broken key."""
+    settings: HostSettings
+    settings, problems = _or_exit(lambda: settings_and_problems(load))
+    if problems:
+        _stop(problems)
+    return settings
+
+
+def _stop(problems: list[str], found: "Problems | None" = None) -> NoReturn:
+    """End the command with one line naming every problem: a configuration error (exit 2),
+    or when the configuration itself is right, what it names that cannot be used (exit 1)."""
+    configuration = [*problems, *(found.configuration if found else [])]
+    surroundings = found.surroundings if found else []
+    if configuration:
+        click.echo(
+            f"toshokan: configuration error: {'; '.join(configuration + surroundings)}", err=True
+        )
+        sys.exit(2)
+    click.echo(f"toshokan: {'; '.join(surroundings)}", err=True)
+    sys.exit(1)
+
+
+def check_data_dir(data_dir: Path) -> None:
+    from toshokan.core.data_dir import check
+
+    check(data_dir)
+
+
+def configuration_problems(settings: HostSettings) -> "Problems":
+    from toshokan.preflight import configuration_problems
+
+    return configuration_problems(settings)
 
 
 def _or_exit(action: Any) -> Any:
     """Run ``action``; a configuration problem ends the command with its message, not a traceback."""
     from pydantic import ValidationError
 
+    from toshokan.core.data_dir import DataDirError
     from toshokan.core.database import DatabaseUnavailable
     from toshokan.core.host import ConfigurationError
 
     try:
         return action()
-    except DatabaseUnavailable as error:
+    except (DatabaseUnavailable, DataDirError) as error:
         click.echo(f"toshokan: {error}", err=True)
         sys.exit(1)
     except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:

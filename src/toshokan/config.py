@@ -10,10 +10,12 @@ List values are given as JSON (``TOSHOKAN_SERVER__TRUSTED_PROXIES='["10.0.0.1"]'
 import difflib
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -305,21 +307,57 @@ class HostSettings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_file = _CONFIG_FILE.get("path")
+        toml_file = _LOAD.get("path")
         toml = (TomlConfigSettingsSource(settings_cls, toml_file=toml_file),) if toml_file else ()
-        return (init_settings, env_settings, *toml)
+        chosen = (init_settings, env_settings, *toml)
+        aside: Keys = _LOAD.get("without") or frozenset()
+        return tuple(Without(source, aside) for source in chosen) if aside else chosen
 
 
-# The file is chosen per load; pydantic-settings reads sources from the class, hence this slot.
-_CONFIG_FILE: dict[str, Path | None] = {}
+#: Keys or tables of a configuration by their path: ``("server", "port")``, ``("sever",)``.
+Keys = frozenset[tuple[str, ...]]
+# The file and the keys set aside are chosen per load; pydantic-settings reads its sources
+# from the class, hence this slot.
+_LOAD: dict[str, Any] = {}
+
+
+class Without(PydanticBaseSettingsSource):
+    """Another source's values without some keys: what is left of a configuration once the
+    keys that failed are set aside, so the others can still be checked."""
+
+    def __init__(self, inner: PydanticBaseSettingsSource, aside: Keys):
+        super().__init__(inner.settings_cls)
+        self.inner, self.aside = inner, aside
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.inner.get_field_value(field, field_name)
+
+    def __call__(self) -> dict[str, Any]:
+        return _without(self.inner(), self.aside)
+
+
+def _without(values: dict[str, Any], aside: Keys) -> dict[str, Any]:
+    """``values`` (nested tables) less the keys at the paths ``aside`` names."""
+    kept = dict(values)
+    here = {path[0] for path in aside if len(path) == 1}
+    deeper = {path[0] for path in aside if len(path) > 1} - here
+    for key in here:
+        kept.pop(key, None)
+    for key in deeper:
+        if isinstance(kept.get(key), dict):
+            kept[key] = _without(kept[key], frozenset(p[1:] for p in aside if p[0] == key))
+    return kept
 
 
 class ConfigFileError(Exception):
     """The configuration file cannot be read; the message names the file and the place."""
 
 
-def load_settings(config_file: Path | None = None, **overrides: Any) -> HostSettings:
-    """Read the configuration: flags (``overrides``) over environment over file over defaults."""
+def load_settings(
+    config_file: Path | None = None, *, without: Keys = frozenset(), **overrides: Any
+) -> HostSettings:
+    """Read the configuration: flags (``overrides``) over environment over file over defaults;
+    the keys ``without`` names are left out (at their defaults; a source's table, absent)."""
     if config_file is not None:
         try:
             tomllib.loads(config_file.read_text(encoding="utf-8"))
@@ -329,11 +367,40 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> HostSett
             raise ConfigFileError(f"{config_file}: cannot be read ({error})") from None
         except tomllib.TOMLDecodeError as error:
             raise ConfigFileError(f"{config_file}: {error}") from None
-    _CONFIG_FILE["path"] = config_file
+    _LOAD.update(path=config_file, without=without)
     try:
         return HostSettings(**overrides)
     finally:
-        _CONFIG_FILE.clear()
+        _LOAD.clear()
+
+
+def failed_keys(error: ValidationError) -> Keys:
+    """The keys a validation error is about, by their path (a list by its key, not an item)."""
+    paths = set()
+    for problem in error.errors():
+        path = []
+        for part in problem["loc"]:
+            if not isinstance(part, str):
+                break
+            path.append(part)
+        if path:
+            paths.add(tuple(path))
+    return frozenset(paths)
+
+
+def settings_and_problems(load: Callable[[Keys], HostSettings]) -> tuple[HostSettings, list[str]]:
+    """The settings ``load`` reads, and the problems of every table in one go: the keys that
+    fail are named, then set aside (left at their defaults) and the rest read again, so that
+    what depends on the rest (each source's own settings, the data directory) is checked in
+    the same run."""
+    try:
+        return load(frozenset()), []
+    except ValidationError as error:
+        problems = [explain(error, HostSettings, ENV_PREFIX)]
+        try:
+            return load(failed_keys(error)), problems
+        except ValidationError:
+            raise error from None
 
 
 def explain(error: ValidationError, model: type[BaseModel] | None, env_prefix: str) -> str:

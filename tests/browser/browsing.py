@@ -14,7 +14,7 @@ import uvicorn
 from playwright.sync_api import expect
 
 USERNAME, PASSWORD = "reader", "correct horse battery staple"
-DESKTOP = {"width": 1280, "height": 860}
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 #: What every search of the failing library answers: long, as upstreams' messages can be.
 FAILING_MESSAGE = (
@@ -23,9 +23,11 @@ FAILING_MESSAGE = (
 #: More series than one page of search results holds, so that scrolling loads more.
 SHELF_SERIES = 30
 
-#: ``TOSHOKAN_SCREENSHOTS=docs/screenshots`` refreshes the README's pictures while the tests run.
+#: ``TOSHOKAN_SCREENSHOTS=docs/screenshots`` refreshes the pictures of docs/web-reader.md and the README while the tests run.
 SCREENSHOTS = os.environ.get("TOSHOKAN_SCREENSHOTS")
 PAGE_COUNTER = re.compile(r"page (\d+) of (\d+)")
+#: What stands between the numbers of a spread's two pages: an en dash ("pages 2, dash, 3 of 8").
+DASH = "\N{EN DASH}"
 #: What Chromium logs by itself for an HTTP error answer the page then shows as a message.
 HTTP_ERROR_LOG = re.compile(
     r"^Failed to load resource: the server responded with a status of 40[14]"
@@ -41,18 +43,49 @@ def shot(page: Any, name: str) -> None:
 
 
 def counter(page: Any) -> Any:
-    return page.locator(".reader-bar .where span[aria-live]")
+    """The toolbar's page counter (its text is there while the toolbar is out of sight)."""
+    return page.locator(".reader-bar .where .counter")
 
 
 def position(page: Any) -> tuple[int, int]:
     expect(counter(page)).to_have_text(PAGE_COUNTER)
-    found = PAGE_COUNTER.search(counter(page).inner_text())
+    found = PAGE_COUNTER.search(counter(page).text_content() or "")
     assert found is not None
     return int(found[1]), int(found[2])
 
 
 def at(page: Any, number: int) -> None:
+    """The reader shows page ``number`` alone."""
     expect(counter(page)).to_have_text(re.compile(rf"^page {number} of \d+$"))
+
+
+def showing(page: Any, number: int) -> None:
+    """The reader shows page ``number``: alone, or in a spread of two (a wide screen's)."""
+    expect(counter(page)).to_have_text(
+        re.compile(rf"^(page {number}|pages {number}{DASH}\d+|pages \d+{DASH}{number}) of \d+$")
+    )
+
+
+def toolbar(page: Any) -> Any:
+    """The reader's toolbar, brought back as a person does, by a tap in the middle of the page
+    (it steps aside while they read)."""
+    bar = page.locator(".reader-bar")
+    if page.locator(".reader.chrome-hidden").count():
+        box = page.locator(".pages").bounding_box()
+        middle = page.viewport_size
+        page.mouse.click(middle["width"] / 2, min(box["y"] + box["height"], middle["height"]) / 2)
+    expect(bar).to_be_visible()
+    return bar
+
+
+def reading_settings(page: Any) -> Any:
+    """The toolbar with its settings open (behind a button on a narrow screen)."""
+    bar = toolbar(page)
+    button = bar.get_by_role("button", name="Settings")
+    if button.is_visible() and button.get_attribute("aria-expanded") != "true":
+        button.click()
+    expect(bar.locator(".reader-settings")).to_be_visible()
+    return bar
 
 
 def wait_for_page_image(page: Any) -> None:

@@ -25,6 +25,7 @@ from tests.browser.browsing import (
     listening,
     watched_page,
 )
+from tests.browser.pictured import Pictured
 from tests.helpers.serving import free_port
 from tests.sources.local.helpers import cbz
 from toshokan.core import Core
@@ -140,6 +141,33 @@ def failing_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         limits={"rate_limit": 0},
     )
     yield from listening(app, port)
+
+
+@pytest.fixture(scope="module")
+def pictured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Core]]:
+    """Catalogs whose titles read right to left (``manga``), down a strip (``webtoon``) and as
+    their source does not say (``comics``), each page a picture the host serves."""
+    port = free_port()
+    options: dict[str, Any] = {"titles": 3}
+    app = build_app(
+        {
+            "manga": (Pictured, {**options, "reading_direction": "rtl"}),
+            "webtoon": (Pictured, {**options, "reading_direction": "vertical"}),
+            "comics": (Pictured, options),
+        },
+        data_dir=tmp_path_factory.mktemp("pictured") / "data",
+        server={"host": "127.0.0.1", "port": port},
+        limits={"rate_limit": 0, "image_rate_limit": 0},
+    )
+    for address in listening(app, port):
+        yield address, app.state.core
+
+
+@pytest.fixture
+def pictured_host(pictured: tuple[str, Core]) -> str:
+    """The catalogs with pictures, where no one has read anything yet."""
+    pictured[1].readers.readers.remove(IMPLICIT_READER)
+    return pictured[0]
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """How the reader's files are served: hashed names cached for a year, a small first load, its address."""
 
+import json
 import re
 import subprocess
 import sys
@@ -28,6 +29,18 @@ def test_shell_links_assets_by_content_hash_cached_for_a_year(host: str) -> None
     )
     links = set(ASSET.findall(shell.text))
     assert {Path(link).suffix for link in links} == {".js", ".css", ".svg"}
+    # The modules import each other by plain names, which the page's import map makes hashed.
+    found = re.search(r'<script type="importmap">(.*?)</script>', shell.text)
+    assert found is not None
+    imports = json.loads(found[1])["imports"]
+    assert "/_/assets/app.js" in imports and "/_/assets/reader.js" in imports
+    modules = set(imports.values())
+    assert {link for link in links if link.endswith(".js")} == {imports["/_/assets/app.js"]}
+    for link in modules:
+        assert re.fullmatch(r"/_/assets/[a-z]+\.[0-9a-f]{12}\.js", link)
+        answer = httpx.get(host + link)
+        assert answer.status_code == 200
+        assert answer.headers["cache-control"] == "public, max-age=31536000, immutable"
     for link in links:
         assert re.fullmatch(r"/_/assets/[a-z]+\.[0-9a-f]{12}\.[a-z]+", link)
         answer = httpx.get(host + link, headers={"Accept-Encoding": "gzip"})

@@ -14,9 +14,11 @@ from playwright.sync_api import expect
 from tests.browser.browsing import (
     DESKTOP,
     HTTP_ERROR_LOG,
+    PHONE,
     at,
     listening,
     shot,
+    showing,
     wait_for_page_image,
     watched_page,
 )
@@ -71,9 +73,9 @@ def readers_source_host(tmp_path: Path) -> Iterator[str]:
     yield from library_host(tmp_path, {MIKA: MIKA_PASSWORD}, auth="readers")
 
 
-def device(browser: Any, base: str) -> Iterator[Any]:
-    """A browser context of its own: a phone, a laptop."""
-    yield from watched_page(browser, base, DESKTOP)
+def device(browser: Any, base: str, size: dict[str, int] = DESKTOP) -> Iterator[Any]:
+    """A browser context of its own: a laptop, or given its size, a phone."""
+    yield from watched_page(browser, base, size)
 
 
 def sign_in(page: Any, name: str, password: str) -> None:
@@ -85,7 +87,8 @@ def sign_in(page: Any, name: str, password: str) -> None:
 
 
 def read_to_page_three(page: Any, base: str) -> str:
-    """Open the series' first chapter and turn to page 3; the chapter's address."""
+    """Open the series' first chapter and turn to page 3 (one page at a time, as on a phone);
+    the chapter's address."""
     page.goto(base + SERIES)
     page.get_by_role("link", name="Start reading").click()
     wait_for_page_image(page)
@@ -101,7 +104,7 @@ def read_to_page_three(page: Any, base: str) -> str:
 def test_a_readers_place_follows_them_to_another_device_and_no_one_else(
     browser: Any, readers_host: str
 ) -> None:
-    for phone in device(browser, readers_host):
+    for phone in device(browser, readers_host, PHONE):
         page = phone.open("/_/")
         sign_in(page, MIKA, MIKA_PASSWORD)
         chapter = read_to_page_three(page, readers_host)
@@ -120,7 +123,7 @@ def test_a_readers_place_follows_them_to_another_device_and_no_one_else(
         shot(page, "continue-reading")
         continuing.get_by_role("link").first.click()
         page.wait_for_url(chapter)
-        at(page, 3)
+        showing(page, 3)
         page.goto(readers_host + SERIES)
         expect(page.get_by_role("link", name=re.compile(r"^Continue: Chapter 1"))).to_be_visible()
         chapters = page.get_by_role("list", name="Chapters, newest first")
@@ -170,7 +173,7 @@ def test_a_wrong_password_is_refused_and_too_many_are_told_apart(
 def test_a_host_without_readers_asks_no_one_and_still_remembers(
     browser: Any, open_host: str
 ) -> None:
-    for first in device(browser, open_host):
+    for first in device(browser, open_host, PHONE):
         page = first.open("/_/")
         expect(page.locator(".sources a").first).to_be_visible()
         expect(page.get_by_role("heading", name="Sign in", exact=True)).to_have_count(0)
@@ -183,7 +186,7 @@ def test_a_host_without_readers_asks_no_one_and_still_remembers(
         expect(continuing).to_contain_text("Hoshi no Tabibito")
         expect(continuing).to_contain_text("page 3 of 6")
         page.goto(chapter)
-        at(page, 3)
+        showing(page, 3)
         expect(page.get_by_role("button", name="Sign out")).to_have_count(0)
         assert [e for e in second.errors if not HTTP_ERROR_LOG.match(e)] == []
 
@@ -191,7 +194,7 @@ def test_a_host_without_readers_asks_no_one_and_still_remembers(
 def test_the_readers_sign_in_opens_a_library_that_accepts_them(
     browser: Any, readers_source_host: str
 ) -> None:
-    for laptop in device(browser, readers_source_host):
+    for laptop in device(browser, readers_source_host, PHONE):
         page = laptop.open("/_/")
         sign_in(page, MIKA, MIKA_PASSWORD)
         # No second sign-in for the library: the reader's session opens it.

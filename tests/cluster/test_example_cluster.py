@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.helpers.serving import REPO
 
 EXAMPLE = REPO / "examples" / "toshokan.toml"
-# The block as shipped, commented out, with the addresses the README's deployment uses.
+# The block as shipped, commented out, with the addresses docs/clustering.md's deployment uses.
 REDIS_LINE = '# redis = "redis://10.0.0.5:6379/0"'
 DATABASE_LINE = '# database = "postgresql://toshokan@10.0.0.6/toshokan"'
 

@@ -15,6 +15,7 @@ from toshokan.models import (
     FilterKey,
     Manga,
     Preset,
+    ReadingDirection,
     SearchConfig,
     SearchRequest,
     SearchResponse,
@@ -41,6 +42,8 @@ class CatalogSettings(BaseModel):
     required: bool = False
     delay: float = 0.0
     verify_delay: float = 0.0  # seconds checking credentials takes, as with an upstream
+    #: How every title reads, as a source that knows says it (the manga's ``readingDirection``).
+    reading_direction: ReadingDirection | None = None
 
 
 class Catalog(Source):
@@ -123,6 +126,7 @@ class Catalog(Source):
             url=f"https://catalog.example/{manga_slug}",
             title=title,
             tags=["action"],
+            readingDirection=self.conf.reading_direction,
         )
 
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:

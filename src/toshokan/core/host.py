@@ -1,7 +1,9 @@
 """The running host: its hosted sources (adapters and their validated configurations) and the
 manifest."""
 
+import contextlib
 import logging
+import os
 import re
 import secrets
 from collections.abc import Collection
@@ -13,6 +15,7 @@ from pydantic import ValidationError
 
 from toshokan import __version__
 from toshokan.config import ENV_PREFIX, HostSettings, SourceSection, explain
+from toshokan.core.data_dir import SECRET_NAME, DataDirError, user
 from toshokan.core.database import open_database
 from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.hashing import content_hash
@@ -99,11 +102,16 @@ class Host:
         """The configured sources; ``face_names`` are the names the faces take under ``/_/``
         (:func:`toshokan.core.face.names_of`), which no source slug may be."""
         services = services or host_services(settings)
-        hosted = [
-            build_source(slug, section, services, face_names)
-            for slug, section in settings.sources.items()
-            if section.enabled
-        ]
+        hosted, problems = [], []
+        for slug, section in settings.sources.items():
+            if not section.enabled:
+                continue
+            try:
+                hosted.append(build_source(slug, section, services, face_names))
+            except ConfigurationError as error:  # each source's problems, all in one line
+                problems.append(str(error))
+        if problems:
+            raise ConfigurationError("; ".join(problems))
         return cls(settings, services, hosted)
 
     async def startup(self) -> None:
@@ -236,11 +244,32 @@ def host_secret(settings: HostSettings) -> bytes:
     """The signing key: configured, or generated once and kept beside the indexes."""
     if settings.host.secret:
         return settings.host.secret.encode()
-    path: Path = settings.host.data_dir / "secret"
-    if path.is_file():
+    path: Path = settings.host.data_dir / SECRET_NAME
+    try:
+        if not path.is_file():
+            generate_secret(path)
         return path.read_bytes().strip()
+    except OSError as error:
+        raise DataDirError(
+            f"the secret file {path} cannot be {'read' if path.is_file() else 'written'} "
+            f"({error.strerror or error}) by {user()}: make it theirs (chown {user()} {path}), "
+            "or set [host] secret (TOSHOKAN_HOST__SECRET)"
+        ) from None
+
+
+def generate_secret(path: Path) -> None:
+    """Write a new secret at ``path``, readable by this user only, whole or not at all: the
+    first of several processes starting at once to link its file into place wins, and the
+    others read that one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    value = secrets.token_hex(32).encode()
-    path.write_bytes(value)
-    path.chmod(0o600)
-    return value
+    aside = path.with_name(f".{path.name}.{os.getpid()}")
+    descriptor = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(secrets.token_hex(32).encode())
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(FileExistsError):
+            os.link(aside, path)
+    finally:
+        aside.unlink(missing_ok=True)

@@ -11,7 +11,15 @@ from toshokan.models.auth import (
     AuthResponse,
     AuthType,
 )
-from toshokan.models.content import Chapter, Classification, Entry, Manga, Publication, Tag
+from toshokan.models.content import (
+    Chapter,
+    Classification,
+    Entry,
+    Manga,
+    Publication,
+    ReadingDirection,
+    Tag,
+)
 from toshokan.models.host import HostManifest, SourceManifestEntry, SourceStatus
 from toshokan.models.search import (
     FILTER_TYPES,
@@ -43,6 +51,7 @@ __all__ = [
     "Ping",
     "Preset",
     "Publication",
+    "ReadingDirection",
     "SearchConfig",
     "SearchRequest",
     "SearchResponse",

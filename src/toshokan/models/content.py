@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -26,6 +26,11 @@ class Publication(StrEnum):
     COMPLETED = "Completed"
     CANCELLED = "Cancelled"
     HIATUS = "Hiatus"
+
+
+#: How a work is read: left to right, right to left (most Japanese manga), or down a long
+#: vertical strip (webtoons). Beside the spec's fields: readers that know it open a work so.
+ReadingDirection = Literal["ltr", "rtl", "vertical"]
 
 
 class Tag(SpecModel):
@@ -54,6 +59,9 @@ class Manga(SpecModel):
     publication: Publication = Publication.UNKNOWN
     createdAt: Timestamp = EPOCH
     updatedAt: Timestamp = EPOCH
+    #: How the work reads, when its source knows (ComicInfo's ``Manga``, MangaDex's original
+    #: language and format); null when it does not.
+    readingDirection: ReadingDirection | None = None
 
     _title = field_validator("title", mode="before")(_default_if_blank("Unknown Title"))
     _synopsis = field_validator("synopsis", mode="before")(_default_if_blank("No Description."))

@@ -59,23 +59,23 @@ def gate_for() -> Iterator[Callable[..., ReaderGate]]:
 async def test_a_reader_added_signs_in_with_password_key_and_koreader_key(
     config: Path, gate_for: Callable[..., ReaderGate]
 ) -> None:
-    key = toshokan(config, "readers", "add", "mika", "--password", "hunter2")[-1]
+    key = toshokan(config, "readers", "add", "mika", "--password", "hunter22")[-1]
     gate = gate_for(config)
-    assert await gate.basic("mika", "hunter2", "198.51.100.1") == "mika"
+    assert await gate.basic("mika", "hunter22", "198.51.100.1") == "mika"
     assert await gate.basic("mika", key, "198.51.100.1") == "mika"
-    md5 = hashlib.md5(b"hunter2").hexdigest()
+    md5 = hashlib.md5(b"hunter22").hexdigest()
     assert await gate.koreader("mika", md5, "198.51.100.1") == "mika"
     for wrong in ("hunter3", key[:-1] + "x", md5):
         with pytest.raises(InvalidCredentials):
             await gate.basic("mika", wrong, "198.51.100.1")
     with pytest.raises(InvalidCredentials):
-        await gate.koreader("mika", "hunter2", "198.51.100.1")  # KOReader sends the MD5
+        await gate.koreader("mika", "hunter22", "198.51.100.1")  # KOReader sends the MD5
 
 
 async def test_keys_are_renewed_and_revoked(
     config: Path, gate_for: Callable[..., ReaderGate]
 ) -> None:
-    first = toshokan(config, "readers", "add", "mika", "--password", "hunter2")[-1]
+    first = toshokan(config, "readers", "add", "mika", "--password", "hunter22")[-1]
     second = toshokan(config, "readers", "key", "mika")[-1]
     gate = gate_for(config)
     assert await gate.basic("mika", first, "c") == await gate.basic("mika", second, "c") == "mika"
@@ -89,33 +89,89 @@ async def test_keys_are_renewed_and_revoked(
 async def test_a_new_password_replaces_the_old_at_once(
     config: Path, gate_for: Callable[..., ReaderGate]
 ) -> None:
-    toshokan(config, "readers", "add", "mika", "--password", "hunter2")
+    toshokan(config, "readers", "add", "mika", "--password", "hunter22")
     gate = gate_for(config)
-    assert await gate.basic("mika", "hunter2", "c") == "mika"  # now remembered
+    assert await gate.basic("mika", "hunter22", "c") == "mika"  # now remembered
     toshokan(config, "readers", "password", "mika", input="swordfish\nswordfish\n")
     with pytest.raises(InvalidCredentials):
-        await gate.basic("mika", "hunter2", "c")
+        await gate.basic("mika", "hunter22", "c")
     assert await gate.basic("mika", "swordfish", "c") == "mika"
     assert await gate.koreader("mika", hashlib.md5(b"swordfish").hexdigest(), "c") == "mika"
 
 
 async def test_list_and_remove(config: Path) -> None:
-    toshokan(config, "readers", "add", "mika", "--password", "hunter2")
+    toshokan(config, "readers", "add", "mika", "--password", "hunter22")
     toshokan(config, "readers", "add", "ren", "--password", "swordfish")
     listed = toshokan(config, "readers", "list")
     assert [line.split()[0] for line in listed] == ["mika", "ren"]
-    toshokan(config, "readers", "remove", "mika")
+    toshokan(config, "readers", "remove", "mika", "--yes")
     assert [line.split()[0] for line in toshokan(config, "readers", "list")] == ["ren"]
     failed = CliRunner().invoke(main, ["--config", str(config), "readers", "remove", "mika"])
     assert failed.exit_code == 1 and "no reader" in failed.output
 
 
+@pytest.mark.parametrize(
+    "password", ["", " ", "short", "1234567", "mika", "MIKA", "  mika  "], ids=repr
+)
+def test_a_password_too_short_or_the_readers_name_is_refused_saying_the_rule(
+    config: Path, password: str
+) -> None:
+    """An empty password let ``curl -u 'mika:'`` open every face: no account gets one."""
+    added = CliRunner().invoke(
+        main, ["--config", str(config), "readers", "add", "mika", "--password", password]
+    )
+    assert added.exit_code == 1
+    assert added.output == (
+        "toshokan: password refused: a password is at least 8 characters long "
+        "and not the reader's name\n"
+    )
+    assert toshokan(config, "readers", "list") == []
+
+    toshokan(config, "readers", "add", "mika", "--password", "mika's own")  # 10 characters
+    changed = CliRunner().invoke(
+        main, ["--config", str(config), "readers", "password", "mika", "--password", password]
+    )
+    assert changed.exit_code == 1 and "at least 8 characters" in changed.output
+
+
+async def test_remove_says_what_goes_with_the_reader_and_asks_unless_told_yes(
+    config: Path, gate_for: Callable[..., ReaderGate]
+) -> None:
+    toshokan(config, "readers", "add", "mika", "--password", "hunter22")
+    toshokan(config, "readers", "key", "mika")
+    store = ProgressStore(gate_for(config).readers.database)
+    for chapter in ("ch-1", "ch-2", "ch-3"):
+        ref = ChapterRef("local", "paper-cranes", chapter)
+        store.record("mika", ref, Position(1, 20, False, 1000.0, "k", "Kobo"))
+    store.record_document("mika", "d41d8cd98f", DocumentPosition("3", 0.1, 1000.0, "k", "Kobo"))
+    remove = ["--config", str(config), "readers", "remove", "mika"]
+    said = "reader mika with 2 API keys, 3 chapters' places, 1 KOReader document's place"
+
+    kept = CliRunner().invoke(main, remove, input="n\n")
+    assert kept.exit_code == 1
+    assert f"Remove {said}? This cannot be undone [y/N]" in kept.output
+    assert toshokan(config, "readers", "list")[0].startswith("mika")
+
+    unasked = CliRunner().invoke(main, remove)  # no one to answer: nothing is removed
+    assert unasked.exit_code == 1 and toshokan(config, "readers", "list") != []
+
+    removed = CliRunner().invoke(main, remove, input="y\n")
+    assert removed.exit_code == 0 and removed.output.endswith(f"removed {said}\n")
+    assert toshokan(config, "readers", "list") == []
+    assert store.positions("mika", "local", "paper-cranes") == {}
+
+    toshokan(config, "readers", "add", "ren", "--password", "swordfish")
+    assert toshokan(config, "readers", "remove", "ren", "--yes") == [
+        "removed reader ren with 1 API key"
+    ]
+
+
 async def test_secrets_are_stored_only_as_argon2_hashes(config: Path) -> None:
-    key = toshokan(config, "readers", "add", "mika", "--password", "hunter2")[-1]
+    key = toshokan(config, "readers", "add", "mika", "--password", "hunter22")[-1]
     stored = stored_bytes(config)
-    md5 = hashlib.md5(b"hunter2").hexdigest().encode()
+    md5 = hashlib.md5(b"hunter22").hexdigest().encode()
     # tk_<id>_<secret>: the secret itself may contain "_".
-    for secret in (b"hunter2", md5, key.encode(), key.split("_", 2)[2].encode()):
+    for secret in (b"hunter22", md5, key.encode(), key.split("_", 2)[2].encode()):
         assert secret not in stored
     assert b"$argon2id$" in stored
 
@@ -148,14 +204,14 @@ async def test_with_no_readers_everyone_is_the_implicit_reader(
 async def test_failures_spend_the_attempt_budget(
     config: Path, gate_for: Callable[..., ReaderGate]
 ) -> None:
-    toshokan(config, "readers", "add", "mika", "--password", "hunter2")
+    toshokan(config, "readers", "add", "mika", "--password", "hunter22")
     gate = gate_for(config, attempts=2)
     for _ in range(2):
         with pytest.raises(InvalidCredentials):
             await gate.basic("mika", "guess", "203.0.113.9")
     with pytest.raises(RateLimited):
-        await gate.basic("mika", "hunter2", "203.0.113.9")
-    assert await gate.basic("mika", "hunter2", "198.51.100.1") == "mika"  # per client address
+        await gate.basic("mika", "hunter22", "203.0.113.9")
+    assert await gate.basic("mika", "hunter22", "198.51.100.1") == "mika"  # per client address
 
 
 def test_an_older_write_never_overwrites_a_newer(tmp_path: Path, database_url: str | None) -> None:

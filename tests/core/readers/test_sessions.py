@@ -42,7 +42,7 @@ def test_a_changed_name_expiry_or_secret_is_no_session(tmp_path: Path) -> None:
 
 async def test_a_removed_readers_token_names_no_one(tmp_path: Path) -> None:
     readers_gate = gate(tmp_path)
-    readers_gate.readers.add("mika", "hunter2")
+    readers_gate.readers.add("mika", "hunter22")
     sessions = Sessions(readers_gate)
     token = sessions.issue("mika")
     assert await sessions.reader(token) == "mika"

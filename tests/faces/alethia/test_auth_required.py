@@ -64,13 +64,13 @@ async def test_answers_that_needed_credentials_are_private(library: Library) -> 
 
 async def test_a_library_that_accepts_the_hosts_readers(library: Library) -> None:
     async with library(auth="readers") as served:
-        await add_reader(served, "mika", "hunter2")
+        await add_reader(served, "mika", "hunter22")
         reader = AppReader(served.client)
         assert (await reader.source("local"))["auth"] == {"type": "basic", "required": True}
         wrong = await served.client.post(
             "/_/alethia/local/authenticate", json={"username": "mika", "password": "nope"}
         )
         assert wrong.status_code == 401 and wrong.json()["success"] is False
-        await reader.authenticate("local", {"username": "mika", "password": "hunter2"})
+        await reader.authenticate("local", {"username": "mika", "password": "hunter22"})
         seen = await reader.read("local")
         assert seen.images and all(image.status_code == 200 for image in seen.images)

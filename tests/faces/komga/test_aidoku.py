@@ -19,8 +19,8 @@ def aidoku(host: ServedHost, name: str, password: str) -> AidokuKomgaSource:
 
 
 async def test_an_aidoku_session_reads_and_tracks(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
-    source = aidoku(local_host, "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
+    source = aidoku(local_host, "mika", "hunter22")
     assert await source.login("mika")
     assert not await aidoku(local_host, "mika", "wrong").login("mika")
     sheet = await source.filters()

@@ -54,8 +54,8 @@ async def opds_stream(host: ServedHost, auth: tuple[str, str], ref: ChapterRef) 
 
 
 async def test_a_mihon_session_from_sign_in_to_the_tracker(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
-    network, source = mihon(local_host, "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
+    network, source = mihon(local_host, "mika", "hunter22")
 
     # Browse: the first request goes out bare, the 401 draws Basic, the answer sets the session.
     popular = await source.popular(1)
@@ -103,13 +103,13 @@ async def test_a_mihon_session_from_sign_in_to_the_tracker(local_host: ServedHos
 
     # Read in the OPDS catalogue too: its last page is the one PSE shows as read.
     ref = book_of(first_chapter.url.rsplit("/", 1)[1])
-    stream = await opds_stream(local_host, ("mika", "hunter2"), ref)
+    stream = await opds_stream(local_host, ("mika", "hunter22"), ref)
     assert stream.get(LAST_READ) == str(len(pages))
 
 
 async def test_progress_recorded_elsewhere_shows_in_the_books(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
-    network, source = mihon(local_host, "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
+    network, source = mihon(local_host, "mika", "hunter22")
     series = (await source.popular(1)).mangas[0]
     books = parsed(await source.client.request("GET", f"{series.url}/books?unpaged=true"))
     book = books["content"][0]
@@ -118,7 +118,7 @@ async def test_progress_recorded_elsewhere_shows_in_the_books(local_host: Served
     # An OPDS-PSE reader streamed the chapter's second page (1, counted from 0 there).
     page = f"/_/opds/{ref.source}/series/{ref.manga}/{ref.chapter}/pages/1"
     streamed = await local_host.client.get(
-        page, auth=("mika", "hunter2"), headers={"User-Agent": "Panels"}
+        page, auth=("mika", "hunter22"), headers={"User-Agent": "Panels"}
     )
     assert streamed.status_code == 200
     books = parsed(await source.client.request("GET", f"{series.url}/books?unpaged=true"))
@@ -130,8 +130,8 @@ async def test_progress_recorded_elsewhere_shows_in_the_books(local_host: Served
 
 
 async def test_marking_a_book_read_and_unread(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
-    _, source = mihon(local_host, "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
+    _, source = mihon(local_host, "mika", "hunter22")
     series = (await source.popular(1)).mangas[0]
     book = parsed(await source.client.request("GET", f"{series.url}/books?unpaged=true"))[
         "content"
@@ -159,7 +159,7 @@ async def source_place(host: ServedHost, ref: ChapterRef) -> Position | None:
 
 
 async def test_wrong_credentials_are_a_401_the_app_gives_up_on(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
     _, source = mihon(local_host, "mika", "wrong")
     with pytest.raises(HttpError) as refused:
         await source.popular(1)
@@ -177,16 +177,16 @@ async def test_wrong_credentials_are_a_401_the_app_gives_up_on(local_host: Serve
 
 
 async def test_an_api_key_and_basic_up_front(local_host: ServedHost) -> None:
-    key = await add_reader(local_host, "mika", "hunter2")
+    key = await add_reader(local_host, "mika", "hunter22")
     answer = await local_host.client.get("/_/komga/api/v1/libraries", headers={"X-API-Key": key})
     assert answer.status_code == 200 and SESSION_COOKIE not in answer.headers.get("set-cookie", "")
-    answer = await local_host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter2"))
+    answer = await local_host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter22"))
     assert answer.status_code == 200 and SESSION_COOKIE in answer.headers["set-cookie"]
 
 
 async def test_aidoku_signs_in_up_front_and_reads(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
-    aidoku = aidoku_client(cast(AsyncHttpClient, local_host.client), "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
+    aidoku = aidoku_client(cast(AsyncHttpClient, local_host.client), "mika", "hunter22")
     listing = await aidoku.request("GET", f"{SERVER}/api/v1/series?page=0&size=20", check=True)
     assert [exchange.status_code for exchange in aidoku.exchanges] == [200]
     series = komga.Page[komga.SeriesDto].model_validate_json(listing.content).content[0]
@@ -207,12 +207,12 @@ async def test_a_browser_signed_in_to_the_web_reader_and_the_face_keeps_both(
 ) -> None:
     """The web reader's cookie (path ``/_/``) reaches this face too: each session is read from
     its own cookie, whichever of the two the browser sends first."""
-    await add_reader(local_host, "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
     await add_reader(local_host, "ren", "swordfish")
     browser = local_host.client
     web = await browser.post("/_/web/session", json={"name": "ren", "secret": "swordfish"})
     assert web.json()["reader"] == "ren"
-    signed = await browser.get("/_/komga/api/v1/users/me", auth=("mika", "hunter2"))
+    signed = await browser.get("/_/komga/api/v1/users/me", auth=("mika", "hunter22"))
     assert signed.status_code == 200 and SESSION_COOKIE in signed.headers["set-cookie"]
     assert len(browser.cookies.jar) == 2
 
@@ -234,15 +234,15 @@ async def test_the_session_cookie_follows_a_proxys_path_prefix(tmp_path: Path) -
         host={"secret": SECRET, "public_url": "https://comics.example.org/comics"},
         limits={"rate_limit": 0},
     ) as host:
-        await add_reader(host, "mika", "hunter2")
-        answer = await host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter2"))
+        await add_reader(host, "mika", "hunter22")
+        answer = await host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter22"))
     assert answer.status_code == 200
     cookie = answer.headers["set-cookie"]
     assert "Path=/comics/_/komga" in cookie and "HttpOnly" in cookie
 
 
 async def test_guessing_passwords_is_throttled_in_komgas_shape(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
     statuses = []
     for attempt in range(ATTEMPTS + 1):
         answer = await local_host.client.get(
@@ -253,5 +253,5 @@ async def test_guessing_passwords_is_throttled_in_komgas_shape(local_host: Serve
     assert int(answer.headers["retry-after"]) >= 1
     assert answer.json()["status"] == 429
     # The right password waits too: the budget is the client's.
-    right = await local_host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter2"))
+    right = await local_host.client.get("/_/komga/api/v1/libraries", auth=("mika", "hunter22"))
     assert right.status_code == 429

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_a_paperback_session(local_host: ServedHost) -> None:
-    await add_reader(local_host, "mika", "hunter2")
-    client = paperback_client(cast(AsyncHttpClient, local_host.client), "mika", "hunter2")
+    await add_reader(local_host, "mika", "hunter22")
+    client = paperback_client(cast(AsyncHttpClient, local_host.client), "mika", "hunter22")
     source = PaperbackKomgaSource(client, SERVER)
     assert await source.check_connection() == "mika"
 

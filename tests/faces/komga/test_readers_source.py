@@ -52,8 +52,8 @@ async def host(tmp_path: Path) -> AsyncIterator[ServedHost]:
 
 
 async def test_a_signed_in_reader_sees_it_and_the_tracker_follows_it(host: ServedHost) -> None:
-    await add_reader(host, "mika", "hunter2")
-    network, source = mihon(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
+    network, source = mihon(host, "mika", "hunter22")
     libraries = parsed(await source.client.request("GET", f"{SERVER}/api/v1/libraries", check=True))
     names = {library["name"]: library["id"] for library in libraries}
     assert set(names) == {"Local Library", SHELF}  # not the one with an account of its own
@@ -87,7 +87,7 @@ async def test_a_signed_in_reader_sees_it_and_the_tracker_follows_it(host: Serve
 
 
 async def test_an_api_key_opens_it(host: ServedHost) -> None:
-    key = await add_reader(host, "mika", "hunter2")
+    key = await add_reader(host, "mika", "hunter22")
     answer = await host.client.get("/_/komga/api/v1/libraries", headers={"X-API-Key": key})
     assert SHELF in {library["name"] for library in answer.json()}
 
@@ -97,7 +97,7 @@ async def test_no_one_else_is_shown_it(host: ServedHost) -> None:
     anonymous = await host.client.get("/_/komga/api/v1/libraries")
     assert {library["name"] for library in anonymous.json()} == {"Local Library"}
     # With readers, an anonymous app is asked to sign in, and a wrong password is no reader.
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     assert (await host.client.get("/_/komga/api/v1/libraries")).status_code == 401
     wrong = await host.client.get("/_/komga/api/v1/libraries", auth=("mika", "guess"))
     assert wrong.status_code == 401

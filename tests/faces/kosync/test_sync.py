@@ -42,7 +42,7 @@ async def test_an_open_host_takes_any_login_and_refuses_registration(host: Serve
 
 async def test_registration_when_the_operator_opens_it(library: Path, tmp_path: Path) -> None:
     async with serve_library(library, tmp_path / "data", readers={"registration": True}) as host:
-        device = KOReader(host.client, "mika", "hunter2")
+        device = KOReader(host.client, "mika", "hunter22")
         created = await device.register()
         assert (created.status_code, created.json()) == (201, {"username": "mika"})
         again = await device.register()
@@ -57,8 +57,8 @@ async def test_registration_when_the_operator_opens_it(library: Path, tmp_path: 
 
 
 async def test_login_put_and_get_as_the_official_server(host: ServedHost) -> None:
-    await add_reader(host, "mika", "hunter2")
-    device = KOReader(host.client, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
+    device = KOReader(host.client, "mika", "hunter22")
     assert (await device.authorize()).json() == {"authorized": "OK"}
     empty = await device.get_progress(UNKNOWN_BOOK)
     assert (empty.status_code, empty.json()) == (200, {})
@@ -91,13 +91,13 @@ async def test_login_put_and_get_as_the_official_server(host: ServedHost) -> Non
 async def test_a_chapter_read_in_koreader_is_the_chapter_every_face_sees(
     host: ServedHost, library: Path
 ) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     book = first_chapter_file(library)
     digest = book_digest(book)
     found = await host.source("local").chapter_of_file(digest)
     assert found is not None and found.pages == 5
     ref = ChapterRef("local", found.manga_slug, found.chapter_slug)
-    device = KOReader(host.client, "mika", "hunter2")
+    device = KOReader(host.client, "mika", "hunter22")
     assert (await device.update_progress(digest, 3, 5)).status_code == 200
     position = await host.core.progress.aposition("mika", ref)
     assert position is not None
@@ -117,12 +117,12 @@ async def test_a_chapter_read_in_koreader_is_the_chapter_every_face_sees(
 async def test_a_book_downloaded_through_opds_is_its_chapter(
     host: ServedHost, library: Path
 ) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     found = await host.source("local").chapter_of_file(book_digest(first_chapter_file(library)))
     assert found is not None
     # The reader, signed in, takes the chapter's acquisition link from its OPDS entry...
     feed = await host.client.get(
-        f"/_/opds/local/series/{found.manga_slug}/{found.chapter_slug}", auth=("mika", "hunter2")
+        f"/_/opds/local/series/{found.manga_slug}/{found.chapter_slug}", auth=("mika", "hunter22")
     )
     entry = ElementTree.fromstring(feed.content)
     href = next(
@@ -134,7 +134,7 @@ async def test_a_book_downloaded_through_opds_is_its_chapter(
     assert downloaded.status_code == 200
     # ...and KOReader opens the downloaded file, naming it by its bytes.
     digest = koreader_partial_md5(downloaded.content)
-    device = KOReader(host.client, "mika", "hunter2")
+    device = KOReader(host.client, "mika", "hunter22")
     assert (await device.update_progress(digest, 4, 5)).status_code == 200
     ref = ChapterRef("local", found.manga_slug, found.chapter_slug)
     position = await host.core.progress.aposition("mika", ref)
@@ -142,30 +142,30 @@ async def test_a_book_downloaded_through_opds_is_its_chapter(
 
 
 async def test_one_reader_never_sees_another(host: ServedHost, library: Path) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     await add_reader(host, "ren", "swordfish")
     digest = book_digest(first_chapter_file(library))
-    mika, ren = KOReader(host.client, "mika", "hunter2"), KOReader(host.client, "ren", "swordfish")
+    mika, ren = KOReader(host.client, "mika", "hunter22"), KOReader(host.client, "ren", "swordfish")
     await mika.update_progress(digest, 4, 5)
     await mika.update_progress(UNKNOWN_BOOK, 9, 10)
     assert (await ren.get_progress(digest)).json() == {}
     assert (await ren.get_progress(UNKNOWN_BOOK)).json() == {}
     # Ren's own name with Mika's key is refused.
-    crossed = KOReader(host.client, "ren", "hunter2")
+    crossed = KOReader(host.client, "ren", "hunter22")
     assert (await crossed.get_progress(digest)).status_code == 401
 
 
 async def test_a_removed_reader_takes_their_progress(host: ServedHost, library: Path) -> None:
     await add_reader(host, "ren", "swordfish")  # the host keeps a reader: it stays closed
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     digest = book_digest(first_chapter_file(library))
-    device = KOReader(host.client, "mika", "hunter2")
+    device = KOReader(host.client, "mika", "hunter22")
     await device.update_progress(digest, 4, 5)
     await device.update_progress(UNKNOWN_BOOK, 9, 10)
     readers = host.core.readers.readers
     assert await asyncio.to_thread(readers.remove, "mika")
     assert (await device.authorize()).status_code == 401  # at once, though it was remembered
-    await add_reader(host, "mika", "hunter2")  # the name again is a new reader, with nothing
+    await add_reader(host, "mika", "hunter22")  # the name again is a new reader, with nothing
     assert (await device.get_progress(digest)).json() == {}
     assert (await device.get_progress(UNKNOWN_BOOK)).json() == {}
 
@@ -174,12 +174,12 @@ async def test_progress_survives_a_restart(library: Path, tmp_path: Path) -> Non
     data = tmp_path / "data"
     digest = book_digest(first_chapter_file(library))
     async with serve_library(library, data) as host:
-        await add_reader(host, "mika", "hunter2")
-        device = KOReader(host.client, "mika", "hunter2")
+        await add_reader(host, "mika", "hunter22")
+        device = KOReader(host.client, "mika", "hunter22")
         assert (await device.update_progress(digest, 2, 5)).status_code == 200
         assert (await device.update_progress(UNKNOWN_BOOK, 7, 10)).status_code == 200
     async with serve_library(library, data) as host:
-        device = KOReader(host.client, "mika", "hunter2")
+        device = KOReader(host.client, "mika", "hunter22")
         assert (await device.get_progress(digest)).json()["progress"] == "2"
         assert (await device.get_progress(UNKNOWN_BOOK)).json()["progress"] == "7"
 
@@ -187,10 +187,10 @@ async def test_progress_survives_a_restart(library: Path, tmp_path: Path) -> Non
 async def test_wrong_keys_spend_the_attempt_budget(library: Path, tmp_path: Path) -> None:
     limits = {"rate_limit": 0, "auth_attempts": 3}
     async with serve_library(library, tmp_path / "data", limits=limits) as host:
-        await add_reader(host, "mika", "hunter2")
+        await add_reader(host, "mika", "hunter22")
         for _ in range(3):
             assert (await KOReader(host.client, "mika", "guess").authorize()).status_code == 401
-        limited = await KOReader(host.client, "mika", "hunter2").authorize()
+        limited = await KOReader(host.client, "mika", "hunter22").authorize()
         assert limited.status_code == 429
         assert limited.json()["code"] == 2001
         assert int(limited.headers["retry-after"]) >= 1
@@ -209,9 +209,9 @@ class CountingHasher(PasswordHasher):
 
 
 async def test_a_reader_pays_argon2_once(host: ServedHost) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     hasher = host.core.readers.readers.hasher = CountingHasher()
-    device = KOReader(host.client, "mika", "hunter2")
+    device = KOReader(host.client, "mika", "hunter22")
     for page in range(1, 6):
         assert (await device.update_progress(UNKNOWN_BOOK, page, 5)).status_code == 200
     assert hasher.checks == 1

@@ -17,7 +17,7 @@ from .servers import ATTEMPTS, LOCKED, local, serving
 
 pytestmark = pytest.mark.anyio
 
-MIKA = ("mika", "hunter2")
+MIKA = ("mika", "hunter22")
 
 
 @pytest.fixture

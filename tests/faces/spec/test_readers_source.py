@@ -59,15 +59,15 @@ async def test_the_configuration_declares_a_required_basic_sign_in(host: ServedH
 async def test_a_readers_sign_in_answers_basic_headers_that_open_the_source(
     host: ServedHost,
 ) -> None:
-    key = await add_reader(host, "mika", "hunter2")
+    key = await add_reader(host, "mika", "hunter22")
     client = host.client
     assert (await client.post("/shelf/search", json=SEARCH)).status_code == 401
 
     signed = await client.post(
-        "/shelf/authenticate", json={"username": "mika", "password": "hunter2"}
+        "/shelf/authenticate", json={"username": "mika", "password": "hunter22"}
     )
     assert signed.status_code == 200
-    assert signed.json() == {"success": True, "headers": basic("mika", "hunter2")}
+    assert signed.json() == {"success": True, "headers": basic("mika", "hunter22")}
     found = await client.post("/shelf/search", json=SEARCH, headers=signed.json()["headers"])
     assert found.status_code == 200
     results = found.json()["results"]
@@ -90,7 +90,7 @@ async def test_a_readers_sign_in_answers_basic_headers_that_open_the_source(
 async def test_wrong_passwords_are_refused_and_spend_the_attempt_budget(
     host: ServedHost,
 ) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     client = host.client
     for _ in range(ATTEMPTS):
         refused = await client.post(
@@ -100,13 +100,13 @@ async def test_wrong_passwords_are_refused_and_spend_the_attempt_budget(
         assert refused.json()["success"] is False
         assert refused.json()["error"]["code"] == "INVALID_CREDENTIALS"
     limited = await client.post(
-        "/shelf/authenticate", json={"username": "mika", "password": "hunter2"}
+        "/shelf/authenticate", json={"username": "mika", "password": "hunter22"}
     )
     assert limited.status_code == 429
     assert limited.json()["success"] is False
     assert limited.json()["error"]["code"] == "RATE_LIMITED"
     # The same budget as every sign-in of a reader: content requests are stopped too.
-    search = await client.post("/shelf/search", json=SEARCH, headers=basic("mika", "hunter2"))
+    search = await client.post("/shelf/search", json=SEARCH, headers=basic("mika", "hunter22"))
     assert search.status_code == 429 and "retry-after" in search.headers
 
 

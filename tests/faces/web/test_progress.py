@@ -57,7 +57,7 @@ async def test_an_open_host_keeps_the_implicit_readers_place_without_a_session(
 async def test_a_session_cookie_names_the_reader_and_keeps_their_place_apart(
     host: ServedHost,
 ) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     await add_reader(host, "ren", "swordfish")
     assert (await host.client.get("/_/web/session")).json() == {
         "readers": True,
@@ -68,12 +68,12 @@ async def test_a_session_cookie_names_the_reader_and_keeps_their_place_apart(
     assert refused.status_code == 401
     assert refused.json()["error"]["code"] == "INVALID_CREDENTIALS"
 
-    signed = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter2"})
+    signed = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter22"})
     assert signed.json() == {"readers": True, "reader": "mika", "opens": []}
     cookie = signed.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/_/" in cookie
     assert "Secure" not in cookie  # over http; a host behind https sets it
-    assert "hunter2" not in cookie
+    assert "hunter22" not in cookie
     assert (await host.client.put(CHAPTER, json=write(3))).json()["stored"] is True
     assert (await host.client.get("/_/web/session")).json()["reader"] == "mika"
 
@@ -105,9 +105,9 @@ async def test_an_older_write_never_overwrites_a_newer_one(host: ServedHost) -> 
 async def test_a_forged_expired_or_removed_readers_session_is_no_session(
     host: ServedHost,
 ) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     await add_reader(host, "ren", "swordfish")
-    signed = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter2"})
+    signed = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter22"})
     token = signed.cookies[SESSION_COOKIE]
     _, expires, signature = token.split(".")
     forged = f"cmVu.{expires}.{signature}"  # "ren" with mika's signature
@@ -121,7 +121,7 @@ async def test_a_forged_expired_or_removed_readers_session_is_no_session(
 
 
 async def test_wrong_passwords_count_against_the_attempt_budget(host: ServedHost) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     statuses = [
         (
             await host.client.post("/_/web/session", json={"name": "mika", "secret": "no"})
@@ -129,7 +129,7 @@ async def test_wrong_passwords_count_against_the_attempt_budget(host: ServedHost
         for _ in range(4)
     ]
     assert statuses == [401, 401, 401, 429]
-    limited = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter2"})
+    limited = await host.client.post("/_/web/session", json={"name": "mika", "secret": "hunter22"})
     assert limited.status_code == 429
     assert limited.json()["error"]["code"] == "RATE_LIMITED"
     assert SESSION_COOKIE not in limited.cookies

@@ -27,11 +27,11 @@ async def host(tmp_path: Path) -> AsyncIterator[ServedHost]:
 
 
 async def test_the_signed_in_session_opens_the_source(host: ServedHost) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     client = host.client
     assert (await client.post("/shelf/search", json=SEARCH)).status_code == 401
 
-    signed = await client.post("/_/web/session", json={"name": "mika", "secret": "hunter2"})
+    signed = await client.post("/_/web/session", json={"name": "mika", "secret": "hunter22"})
     assert signed.json() == {"readers": True, "reader": "mika", "opens": ["shelf"]}
     assert "Path=/;" in signed.headers["set-cookie"]  # sent to the JSON interface too
     found = await client.post("/shelf/search", json=SEARCH)
@@ -49,6 +49,6 @@ async def test_the_signed_in_session_opens_the_source(host: ServedHost) -> None:
 
 
 async def test_a_forged_session_opens_nothing(host: ServedHost) -> None:
-    await add_reader(host, "mika", "hunter2")
+    await add_reader(host, "mika", "hunter22")
     host.client.cookies.set("toshokan_session", "bWlrYQ.9999999999.forged", path="/")
     assert (await host.client.post("/shelf/search", json=SEARCH)).status_code == 401

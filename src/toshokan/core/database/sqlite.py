@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from toshokan.core.data_dir import ELSEWHERE, DataDirError, user
+
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS readers(
         name TEXT PRIMARY KEY,
@@ -101,14 +103,22 @@ class SqliteDatabase:
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with self.transaction() as cursor:
-            for statement in SCHEMA:
-                cursor.execute(statement)
-            for table, column, definition in ADDED:
-                present = {row[1] for row in cursor.execute(f"PRAGMA table_info({table})")}
-                if column not in present:
-                    cursor.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with self.transaction() as cursor:
+                for statement in SCHEMA:
+                    cursor.execute(statement)
+                for table, column, definition in ADDED:
+                    present = {row[1] for row in cursor.execute(f"PRAGMA table_info({table})")}
+                    if column not in present:
+                        cursor.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+        except (OSError, sqlite3.Error) as error:
+            self.close()
+            raise DataDirError(
+                f"the readers' database {path} cannot be opened ({error}): make it and its "
+                f"folder writable by {user()}, or move it aside if it is not an SQLite "
+                f"database, {ELSEWHERE}"
+            ) from None
 
     def _connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)

@@ -24,6 +24,17 @@ from toshokan.core.database import Database
 #: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 KEY_PREFIX = "tk"
+#: Shorter passwords are guessed in minutes by anyone who can reach the host (an empty one
+#: opens every face to ``curl -u 'name:'``); the attempt budget slows guessing, not enough.
+MIN_PASSWORD = 8
+PASSWORD_RULE = f"a password is at least {MIN_PASSWORD} characters long and not the reader's name"
+#: What goes with a reader, each table by what its rows are to a person: removing a reader
+#: empties every one of them, and ``toshokan readers remove`` says how many of each it removes.
+BELONGINGS = (
+    ("reader_keys", "API key", "API keys"),
+    ("progress", "chapter's place", "chapters' places"),
+    ("document_progress", "KOReader document's place", "KOReader documents' places"),
+)
 
 
 class AccountError(Exception):
@@ -63,6 +74,13 @@ def check_name(name: str) -> str:
     return name
 
 
+def check_password(name: str, password: str) -> str:
+    """``password``, if it keeps :data:`PASSWORD_RULE`."""
+    if len(password) < MIN_PASSWORD or password.strip().casefold() == name.casefold():
+        raise AccountError(f"password refused: {PASSWORD_RULE}")
+    return password
+
+
 def matches(hasher: PasswordHasher, stored: str | None, secret: str) -> bool:
     if stored is None:
         return False
@@ -87,7 +105,8 @@ class Readers:
 
     def add(self, name: str, password: str) -> str:
         """Create a reader with ``password``; returns their first API key."""
-        self._create(check_name(name), self.hasher.hash(password), password)
+        check_password(check_name(name), password)
+        self._create(name, self.hasher.hash(password), password)
         return self.new_key(name)
 
     def register_koreader(self, name: str, userkey: str) -> None:
@@ -122,16 +141,30 @@ class Readers:
             rows = cursor.fetchall()
         return [Account(name, created, keys, bool(has)) for name, created, has, keys in rows]
 
+    def belongings(self, name: str) -> list[str]:
+        """What removing ``name`` removes besides the account, in words (``2 API keys``), each
+        kind they have any of."""
+        found = []
+        with self.database.transaction() as cursor:
+            for table, one, many in BELONGINGS:
+                cursor.execute(f"SELECT count(*) FROM {table} WHERE reader = ?", (name,))
+                count = cursor.fetchone()[0]
+                if count:
+                    found.append(f"{count:,} {one if count == 1 else many}")
+        return found
+
     def remove(self, name: str) -> bool:
-        """Delete the reader, their keys and all their progress, at once; whether they existed."""
+        """Delete the reader and all that is theirs (:data:`BELONGINGS`), at once; whether they
+        existed."""
         with self.database.transaction() as cursor:
             cursor.execute("DELETE FROM readers WHERE name = ?", (name,))
             existed = cursor.rowcount > 0
-            for table in ("reader_keys", "progress", "document_progress"):
+            for table, _, _ in BELONGINGS:
                 cursor.execute(f"DELETE FROM {table} WHERE reader = ?", (name,))
         return existed
 
     def set_password(self, name: str, password: str) -> None:
+        check_password(name, password)
         password_hash = self.hasher.hash(password)
         koreader_hash = self.hasher.hash(koreader_key(password))
         with self.database.transaction() as cursor:

@@ -7,8 +7,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from toshokan.core import host_path
-from toshokan.core.http import core_of
+from toshokan.core.cache_control import NO_STORE
+from toshokan.core.http import caller_of, core_of
+from toshokan.faces.spec.examples import described
 from toshokan.faces.spec.openapi import openapi_document
+from toshokan.faces.spec.samples import Samples
 from toshokan.faces.spec.swagger_ui import DIST, VERSION
 
 DOCS_PATH = host_path("docs")
@@ -34,9 +37,14 @@ PAGE = """<!doctype html>
 def docs_routes() -> list[BaseRoute]:
     html = PAGE.format(assets=ASSETS_PATH, version=VERSION, openapi=OPENAPI_PATH)
 
+    samples = Samples()
+
     async def openapi(request: Request) -> Response:
-        limits = core_of(request).settings.limits
-        return JSONResponse(openapi_document(limits.max_body_bytes))
+        core = core_of(request)
+        sample = await samples.get(core, caller_of(request).base_url)
+        document = openapi_document(core.settings.limits.max_body_bytes)
+        # The host's own slugs and answers change with its content: asked again, not kept.
+        return JSONResponse(described(document, sample), headers={"Cache-Control": NO_STORE})
 
     async def page(request: Request) -> Response:
         return HTMLResponse(html)

@@ -1,9 +1,9 @@
 """The web reader at ``/_/``: a static page over the spec's JSON interface.
 
-The page is plain HTML, CSS and one JavaScript module with no framework, no
-build step and nothing fetched from elsewhere, so a host on a LAN with no
-internet serves all of it, and changing it means editing the files in
-``static/``. Everything it shows comes from the same endpoints reader apps
+The page is plain HTML, CSS and a few JavaScript modules (one per view, and
+what they share) with no framework, no build step and nothing fetched from
+elsewhere, so a host on a LAN with no internet serves all of it, and changing
+it means editing the files in ``static/``. Everything it shows comes from the same endpoints reader apps
 call (``/``, ``/:source``, search, details, chapters, pages, authenticate), so
 validation, authorisation, caching and errors are the core's, once. Only who is
 reading and where they are come from the face's own endpoints under ``/_/web``,

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STATIC = Path(__file__).parent / "static"
+#: The reader's script modules; ``app.js`` imports the others.
+MODULES = tuple(sorted(path.name for path in STATIC.glob("*.js")))
 #: Files the page shell links to; everything else in ``static/`` is not served.
-SERVED = ("app.js", "app.css", "icon.svg")
+SERVED = (*MODULES, "app.css", "icon.svg")
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 

@@ -4,6 +4,8 @@ Exact paths rather than a mount on ``/_``, so every other face and source
 route under the host's namespace keeps working whatever order they are listed in.
 """
 
+import json
+
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -11,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 from toshokan.core import host_path
 from toshokan.core.hashing import etag_of
 from toshokan.errors import NotFound
-from toshokan.faces.web.assets import IMMUTABLE, STATIC, Assets
+from toshokan.faces.web.assets import IMMUTABLE, MODULES, STATIC, Assets
 from toshokan.faces.web.progress import positions, recent, record
 from toshokan.faces.web.session import sign_in, sign_out, who
 
@@ -25,10 +27,16 @@ SHELL_CACHE = "no-cache"
 
 
 def _shell(assets: Assets) -> str:
+    """The page, naming each asset by its hashed name. The modules import each other by their
+    plain names (``./api.js``), which the page's import map turns into the hashed ones, so a
+    module that changes is fetched afresh and the others stay cached; a view's module is
+    fetched when the view is first opened."""
     html = (STATIC / "index.html").read_text(encoding="utf-8")
     for logical in assets.by_logical:
         html = html.replace(f"{{{{{logical}}}}}", host_path("assets", assets.hashed(logical)))
-    return html
+    hashed = {host_path("assets", m): host_path("assets", assets.hashed(m)) for m in MODULES}
+    imports = json.dumps({"imports": hashed}, indent=None)
+    return html.replace("{{modules}}", f'<script type="importmap">{imports}</script>\n')
 
 
 def _accepts_gzip(request: Request) -> bool:

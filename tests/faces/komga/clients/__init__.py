@@ -23,7 +23,7 @@ Each module says which files of which app it follows:
 A session against a served host (``toshokan.testing.serve_host``)::
 
     network = MihonNetwork(host.client)
-    source = MihonKomgaSource(network.extension_client("mika", "hunter2"), "http://testserver/_/komga")
+    source = MihonKomgaSource(network.extension_client("mika", "hunter22"), "http://testserver/_/komga")
     manga = (await source.search(1, "", SearchFilters(genres=("Action",)))).mangas[0]
     chapters = await source.chapter_list(manga.url)
     pages = await source.page_list(chapters[-1].url)

@@ -1,4 +1,5 @@
-"""The adapter example in the README works as printed, against a fake of its upstream."""
+"""The adapter example of docs/writing-a-source.md works as printed, against a fake of its
+upstream."""
 
 import importlib
 import re
@@ -15,12 +16,12 @@ from toshokan.registry import adapter
 from toshokan.testing import serve
 
 pytestmark = pytest.mark.anyio
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "writing-a-source.md"
 API = "https://shelf.example/api"
 
 
-def readme_adapter_source() -> str:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+def documented_adapter_source() -> str:
+    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(), re.S)
     return next(b for b in blocks if "class MyShelf(Source[Settings])" in b)
 
 
@@ -30,7 +31,7 @@ def installed_example(tmp_path: Path) -> Iterator[Path]:
     site = tmp_path / "site"
     package = site / "my_shelf"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text(readme_adapter_source())
+    (package / "__init__.py").write_text(documented_adapter_source())
     install_plugin(site, "myshelf", "my_shelf:MyShelf")
     sys.path.insert(0, str(site))
     importlib.invalidate_caches()
@@ -41,7 +42,7 @@ def installed_example(tmp_path: Path) -> Iterator[Path]:
         sys.modules.pop("my_shelf", None)
 
 
-def test_readme_adapter_passes_mypy_strict(installed_example: Path) -> None:
+def test_the_documented_adapter_passes_mypy_strict(installed_example: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(installed_example)],
         capture_output=True,
@@ -52,7 +53,7 @@ def test_readme_adapter_passes_mypy_strict(installed_example: Path) -> None:
 
 
 @respx.mock
-async def test_readme_adapter_serves_through_the_host(tmp_path, installed_example):
+async def test_the_documented_adapter_serves_through_the_host(tmp_path, installed_example):
     adapter_class = adapter("myshelf")
     assert adapter_class.__module__ == "my_shelf"
     respx.get(f"{API}/books", params={"q": "dune", "page": "1"}).respond(
