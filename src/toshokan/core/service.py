@@ -33,6 +33,7 @@ from toshokan.core.answers import (
 from toshokan.core.cache import Kind, ResultCache
 from toshokan.core.database import ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
+from toshokan.core.follows import follows_for
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
 from toshokan.core.limits import MovingWindowLimit
@@ -117,6 +118,8 @@ class Core:
         )
         self.progress = ProgressStore(self.database)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
+        # Follows and the background jobs that check them.
+        self.follows = follows_for(self)
         # What the host needs to serve, asked by load balancers (/_/ready).
         self.readiness = Readiness()
         self.cluster.add_checks(self.readiness)
@@ -128,10 +131,12 @@ class Core:
 
     # -- life ----------------------------------------------------------------------
 
-    async def startup(self) -> None:
-        """Start the sources; sign links to the routes of those that require authentication."""
+    async def startup(self, *, background: bool = True) -> None:
+        """Start the sources; sign links to the routes of those that require authentication;
+        with ``background``, work the background jobs too (a command leaves them to the host)."""
         await self.cluster.startup()
         await self.host.startup()
+        await (self.follows.start() if background else self.follows.open())
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
                 self.host.services.sign_links(hosted.slug)
@@ -147,6 +152,7 @@ class Core:
             )
 
     async def shutdown(self) -> None:
+        await self.follows.stop()
         await self.host.shutdown()  # closes the services' claims, and so a shared database
         await self.cluster.shutdown()
         if self._owns_database:

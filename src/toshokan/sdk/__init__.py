@@ -56,7 +56,7 @@ from toshokan.sdk.keys import DerivedKey
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
-from toshokan.sdk.source import ChapterFile, Download, NoSettings, Source, public
+from toshokan.sdk.source import ChapterFile, Download, Listing, NoSettings, Source, public
 from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
 from toshokan.sdk.urls import Urls
 
@@ -81,6 +81,7 @@ __all__ = [
     "HostServices",
     "InvalidCredentials",
     "InvalidRequest",
+    "Listing",
     "Manga",
     "MangaNotFound",
     "NoSettings",

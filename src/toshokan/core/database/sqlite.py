@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from toshokan.core.database import follows_schema
+
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS readers(
         name TEXT PRIMARY KEY,
@@ -53,6 +55,7 @@ SCHEMA = (
         device TEXT NOT NULL,
         PRIMARY KEY(reader, document)
     )""",
+    *follows_schema.TABLES,
 )
 
 

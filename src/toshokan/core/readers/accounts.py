@@ -20,6 +20,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from toshokan.core.database import Database
+from toshokan.core.follows.store import forget_reader
 
 #: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
@@ -123,12 +124,14 @@ class Readers:
         return [Account(name, created, keys, bool(has)) for name, created, has, keys in rows]
 
     def remove(self, name: str) -> bool:
-        """Delete the reader, their keys and all their progress, at once; whether they existed."""
+        """Delete the reader, their keys, all their progress, their follows and notification
+        targets, at once; whether they existed."""
         with self.database.transaction() as cursor:
             cursor.execute("DELETE FROM readers WHERE name = ?", (name,))
             existed = cursor.rowcount > 0
             for table in ("reader_keys", "progress", "document_progress"):
                 cursor.execute(f"DELETE FROM {table} WHERE reader = ?", (name,))
+            forget_reader(cursor, name)
         return existed
 
     def set_password(self, name: str, password: str) -> None:
