@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 #: Most updates one answer lists; most chapters one "mark read" names.
 MAX_UPDATES = 100
 MAX_MARKED = 500
-#: A series checked this recently is not checked again on demand (an upstream is not asked
-#: faster than the shortest interval allows).
-RECHECK_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -110,6 +107,9 @@ class Follows:
         unread = await asyncio.to_thread(self.found.unread_counts, reader)
         return Follow(followed, unread.get((source, manga), 0), self._served(source))
 
+    async def is_following(self, reader: str, source: str, manga: str) -> bool:
+        return await asyncio.to_thread(self.store.followed, reader, source, manga) is not None
+
     async def unfollow(self, reader: str, source: str, manga: str) -> bool:
         return await asyncio.to_thread(self.store.unfollow, reader, source, manga)
 
@@ -169,8 +169,9 @@ class Follows:
 
     async def check_now(self, reader: str | None, series: tuple[str, str] | None = None) -> str:
         """Queue a check of the reader's series (one, or all of them; None: every followed
-        series) as one batch, skipping those checked within the last minute; its id."""
-        wanted = await self._to_check(reader, series)
+        series) as one batch, skipping those checked within the last round (so readers
+        asking again and again never ask an upstream more often than that); its id."""
+        wanted = await self._to_check(reader, series, float(self.settings.follows.round))
         return await self.rounds.queue(
             [(s, m, time.time()) for s, m in wanted], "manual", scheduled=False
         )
@@ -199,7 +200,7 @@ class Follows:
         return batch, list(outcomes)
 
     async def _to_check(
-        self, reader: str | None, series: tuple[str, str] | None, recheck: float = RECHECK_SECONDS
+        self, reader: str | None, series: tuple[str, str] | None, recheck: float
     ) -> list[tuple[str, str]]:
         serving = self.rounds.serving()
         if series is not None:
