@@ -391,3 +391,12 @@ def _or_exit(action: Any) -> Any:
         model = HostSettings if error.title == HostSettings.__name__ else None
         click.echo(f"toshokan: configuration error: {explain(error, model, ENV_PREFIX)}", err=True)
     sys.exit(2)
+
+
+def _add_follows() -> None:
+    from toshokan.follows_cli import follows_group
+
+    main.add_command(follows_group)
+
+
+_add_follows()

@@ -151,9 +151,14 @@ class Core:
                 "them" if several else "it",
             )
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, *, started: bool = True) -> None:
+        """Stop what :meth:`startup` started (``started=False``: only the follows were opened,
+        by a command that needed no source)."""
         await self.follows.stop()
-        await self.host.shutdown()  # closes the services' claims, and so a shared database
+        if started:
+            await self.host.shutdown()  # closes the services' claims, and so a shared database
+        else:
+            await self.host.services.aclose()
         await self.cluster.shutdown()
         if self._owns_database:
             self.database.close()

@@ -12,7 +12,7 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from toshokan.config import HostSettings
@@ -56,7 +56,8 @@ class Outcome:
     error: str | None = None
     finished_batch: bool = False
     seconds: float = 0.0
-    chapters: list[Seen] = field(default_factory=list)
+    #: The chapters found new.
+    chapters: tuple[Seen, ...] = ()
 
 
 class Checker:
@@ -124,7 +125,7 @@ class Checker:
             result.error,
             recorded.finished_batch,
             seconds,
-            chapters,
+            recorded.added,
         )
 
     def _result(

@@ -65,6 +65,8 @@ class Recorded:
     removed: int
     #: Whether this check was the last of its batch, which is now to be announced.
     finished_batch: bool
+    #: The chapters it found new.
+    added: tuple[Seen, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,8 @@ class FoundStore:
         the check's any more (it lapsed and another check took it, or the series was
         unfollowed)."""
         now = time.time()
-        new = removed = 0
+        added: list[Seen] = []
+        removed = 0
         with self.database.transaction() as cursor:
             cursor.execute(
                 "SELECT state FROM followed_series WHERE source = ? AND manga = ? AND lease = ?",
@@ -111,7 +114,7 @@ class FoundStore:
             first = row[0] == "new"
             state = result.state
             if state == "ok":
-                new, removed = _compare(cursor, result, first, now)
+                added, removed = _compare(cursor, result, first, now)
             elif state == "failing" and first:
                 state = "new"  # what exists is still to be recorded by a first check that works
             cursor.execute(
@@ -126,7 +129,7 @@ class FoundStore:
                     now,
                     result.error,
                     result.state == "failing",
-                    bool(new or removed) or first,
+                    bool(added or removed) or first,
                     now,
                     result.source,
                     result.manga,
@@ -134,8 +137,8 @@ class FoundStore:
             )
             finished = False
             if result.batch is not None:
-                finished = _count(cursor, result.batch, new, result.state == "failing")
-        return Recorded(new, removed, finished)
+                finished = _count(cursor, result.batch, len(added), result.state == "failing")
+        return Recorded(len(added), removed, finished, tuple(added))
 
     def skip(self, batch: str | None) -> bool:
         """A check of ``batch`` that did not happen (another held the series, or it was not due
@@ -307,8 +310,8 @@ def _update(row: Sequence[Any]) -> Update:
     )
 
 
-def _compare(cursor: Any, result: Result, first: bool, now: float) -> tuple[int, int]:
-    """Record what ``result`` saw against what was known; (new chapters, newly removed)."""
+def _compare(cursor: Any, result: Result, first: bool, now: float) -> tuple[list[Seen], int]:
+    """Record what ``result`` saw against what was known; (new chapters, how many removed)."""
     cursor.execute(
         "SELECT chapter, number, removed FROM series_chapters WHERE source = ? AND manga = ?",
         (result.source, result.manga),
@@ -316,7 +319,7 @@ def _compare(cursor: Any, result: Result, first: bool, now: float) -> tuple[int,
     known = {row[0]: (float(row[1]), row[2]) for row in cursor.fetchall()}
     numbers = {number for number, _ in known.values()}
     seen = set()
-    new = 0
+    added = []
     for chapter in result.chapters:
         if chapter.slug in seen:
             continue
@@ -331,7 +334,8 @@ def _compare(cursor: Any, result: Result, first: bool, now: float) -> tuple[int,
                 )
             continue
         kind = KNOWN if first else VERSION if chapter.number in numbers else CHAPTER
-        new += kind != KNOWN
+        if kind != KNOWN:
+            added.append(chapter)
         cursor.execute(
             "INSERT INTO series_chapters(source, manga, chapter, title, number, language, "
             "scanlator, date, pages, found, kind, batch) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -360,7 +364,7 @@ def _compare(cursor: Any, result: Result, first: bool, now: float) -> tuple[int,
                     (now, result.source, result.manga, slug),
                 )
                 removed += 1
-    return new, removed
+    return added, removed
 
 
 def _count(cursor: Any, batch: str, found: int, failed: bool, checked: int = 1) -> bool:

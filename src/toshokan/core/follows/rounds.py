@@ -17,7 +17,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toshokan.core.follows.checks import Checker, Outcome
 from toshokan.core.follows.found import FoundStore, Update
@@ -130,7 +130,9 @@ class Rounds:
     async def _announce_later(self, batch: str) -> None:
         await self.jobs.defer(ANNOUNCE, {"batch": batch}, key=batch)
 
-    async def announce(self, batch: str) -> None:
+    async def announce(self, batch: str, *, here: bool = False) -> None:
+        """Log the batch; queue a delivery to each target with news in it (``here``: deliver
+        in this process now, a command's batch, and queue only the retries of failures)."""
         summary = await asyncio.to_thread(self.found.batch, batch)
         if summary is None:
             return
@@ -146,13 +148,22 @@ class Rounds:
         if not summary["found"]:
             return
         for target in await asyncio.to_thread(self.targets.all):
-            if await asyncio.to_thread(self._news_for, batch, target.reader, target.series):
-                await self.jobs.defer(
-                    DELIVER,
-                    {"batch": batch, "target": target.id},
-                    key=f"{batch}/{target.id}",
-                    priority=DELIVERY,
-                )
+            if not await asyncio.to_thread(self._news_for, batch, target.reader, target.series):
+                continue
+            at = None
+            if here:
+                try:
+                    await self.deliver(batch, target.id)
+                    continue
+                except DeliveryFailed:
+                    at = time.time() + DELIVERY_RETRY.delay(1)
+            await self.jobs.defer(
+                DELIVER,
+                {"batch": batch, "target": target.id},
+                key=f"{batch}/{target.id}",
+                priority=DELIVERY,
+                at=at,
+            )
 
     def _news_for(self, batch: str, reader: str, series: tuple[str, ...]) -> list[Update]:
         if reader == HOST_WIDE:
@@ -181,11 +192,3 @@ class Rounds:
             log.warning("follows: notification to %s failed: %s", found.shown, reason)
             raise DeliveryFailed(reason)
         await asyncio.to_thread(self.targets.delivered, target)
-
-
-def summary_of(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """Counts of a batch's outcomes by state, and the new chapters found."""
-    states: dict[str, int] = {}
-    for outcome in outcomes:
-        states[outcome.state] = states.get(outcome.state, 0) + 1
-    return {"states": states, "new": sum(o.new for o in outcomes)}

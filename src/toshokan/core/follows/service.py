@@ -196,7 +196,7 @@ class Follows:
 
         outcomes = await asyncio.gather(*(one(s, m) for s, m in wanted))
         if any(o.finished_batch for o in outcomes):
-            await self.rounds.announce(batch)
+            await self.rounds.announce(batch, here=True)
         return batch, list(outcomes)
 
     async def _to_check(
