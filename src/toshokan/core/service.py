@@ -221,7 +221,7 @@ class Core:
         return self._detail(self.source(slug))
 
     def _detail(self, hosted: HostedSource) -> str | None:
-        details = [hosted.source.activity(), self.cluster.detail()]
+        details = [hosted.source.activity(), self.cluster.detail(), self.follows.detail()]
         return "; ".join(d for d in details if d) or None
 
     async def ping(self, slug: str) -> Ping:

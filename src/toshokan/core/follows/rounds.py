@@ -16,7 +16,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from toshokan.core.follows.checks import Checker, Outcome
@@ -71,7 +71,10 @@ class Rounds:
         #: Called with every check's outcome, and every delivery's (target, ok).
         self.on_check: list[Callable[[Outcome], None]] = []
         self.on_delivery: list[Callable[[str, bool], None]] = []
-        self.on_round: list[Callable[[], None]] = []
+        #: Called after every round with (follows, followed series, next check due).
+        self.on_round: list[Callable[[int, int, float | None], None]] = []
+        #: Awaited after every round.
+        self.after_round: list[Callable[[], Awaitable[None]]] = []
         jobs.every(Task(ROUND, self.round), round_seconds)
         jobs.add(Task(CHECK, self.check))
         jobs.add(Task(ANNOUNCE, self.announce))
@@ -91,8 +94,12 @@ class Rounds:
             await self.queue([(s, m, at) for s, m, at in due], "round", scheduled=True)
         for batch in await asyncio.to_thread(self.found.seal_abandoned, now - ABANDONED_SECONDS):
             await self._announce_later(batch)
-        for listener in self.on_round:
-            listener()
+        if self.on_round:
+            follows, series, next_check = await asyncio.to_thread(self.store.counts)
+            for listener in self.on_round:
+                listener(follows, series, next_check)
+        for after in self.after_round:
+            await after()
 
     async def queue(
         self, series: Sequence[tuple[str, str, float]], kind: str, *, scheduled: bool

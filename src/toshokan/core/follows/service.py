@@ -64,6 +64,30 @@ class Follows:
             self.targets,
             core.settings.follows.round,
         )
+        #: Targets failing now, redacted, as health tells them; kept by the deliveries this
+        #: process makes and read again every round (another process's deliveries).
+        self._failing: dict[str, str] = {}
+        self.rounds.on_delivery.append(self._delivered)
+        self.rounds.after_round.append(self.refresh)
+
+    def _delivered(self, shown: str, ok: bool) -> None:
+        if ok:
+            self._failing.pop(shown, None)
+        else:
+            self._failing[shown] = "failing"
+
+    async def refresh(self) -> None:
+        """Read again which targets are failing (every round, and for a status)."""
+        targets = await asyncio.to_thread(self.targets.all)
+        self._failing = {t.shown: t.error or "failing" for t in targets if t.failing_since}
+
+    def detail(self) -> str | None:
+        """What health says of the follows: notification targets that fail (redacted)."""
+        if not self._failing:
+            return None
+        shown = ", ".join(sorted(self._failing)[:3])
+        more = len(self._failing) - 3
+        return f"notifications failing: {shown}" + (f" and {more} more" if more > 0 else "")
 
     # -- life ----------------------------------------------------------------------------
 

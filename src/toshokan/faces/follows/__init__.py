@@ -6,6 +6,7 @@ path and body is in the OpenAPI document (``/openapi.json``).
 """
 
 from toshokan.core.face import Face, Need
+from toshokan.faces.follows.openapi import follows_paths
 from toshokan.faces.follows.routes import PREFIX, follows_routes
 
 FACE = Face(
@@ -14,6 +15,7 @@ FACE = Face(
     routes=follows_routes,
     names=frozenset({"follows"}),
     needs=frozenset({Need.CORE}),
+    openapi=follows_paths,
 )
 
 __all__ = ["FACE", "PREFIX"]

@@ -36,7 +36,13 @@ def docs_routes() -> list[BaseRoute]:
 
     async def openapi(request: Request) -> Response:
         limits = core_of(request).settings.limits
-        return JSONResponse(openapi_document(limits.max_body_bytes))
+        document = openapi_document(limits.max_body_bytes)
+        # The other faces' JSON endpoints that declare themselves (the follows API).
+        faces = getattr(request.app, "faces", ())
+        added = {
+            path: item for face in faces if face.openapi for path, item in face.openapi().items()
+        }
+        return JSONResponse({**document, "paths": {**document["paths"], **added}})
 
     async def page(request: Request) -> Response:
         return HTMLResponse(html)
