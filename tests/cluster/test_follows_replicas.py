@@ -6,7 +6,7 @@ what is counted."""
 
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -43,7 +43,7 @@ def feed_times(fake: FakeMangaDex) -> dict[str, list[float]]:
     return times
 
 
-def wait_for(condition, seconds: float, what: str) -> None:  # type: ignore[no-untyped-def]
+def wait_for(condition: Callable[[], bool], seconds: float, what: str) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
