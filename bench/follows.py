@@ -35,12 +35,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex  # noqa: E402
-from toshokan.core.follows.store import FollowStore  # noqa: E402
-from toshokan.sdk import throttle  # noqa: E402
-from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library  # noqa: E402
-from toshokan.sources.mangadex import MangaDex, Settings  # noqa: E402
-from toshokan.testing import ServedHost, serve_host  # noqa: E402
+from tests.sources.mangadex.fake import API, UPLOADS, FakeMangaDex
+
+from toshokan.core.follows.store import FollowStore
+from toshokan.sdk import throttle
+from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
+from toshokan.sources.mangadex import MangaDex, Settings
+from toshokan.testing import ServedHost, serve_host
 
 READERS = 100
 SEARCH = {"page": 1, "sort": "title", "query": ""}
