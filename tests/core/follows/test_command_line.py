@@ -105,3 +105,25 @@ def test_bad_input_is_one_line_and_a_failure(config: Path, fake: FakeMangaDex) -
         assert len(said.strip().splitlines()) == 1 and said.startswith("toshokan: "), said
     code, listed = follows(config, "list")
     assert code == 0 and listed == ""
+
+
+def test_a_failing_target_is_reported_without_its_secrets_and_retried_later(
+    config: Path, fake: FakeMangaDex, receiver: Receiver
+) -> None:
+    manga = next(m for m in fake.manga.values() if m.title["en"] == "Sky Garden")
+    receiver.failing = 1
+    with served(receiver.app()) as service:
+        port = service.rsplit(":", 1)[1]
+        assert follows(config, "notify", "add", f"json://127.0.0.1:{port}/hooks/t0k3n-xyz")[0] == 0
+        assert follows(config, "add", "mangadex", manga.id)[0] == 0
+        assert follows(config, "check")[0] == 0
+        fake.add_chapter(manga, "1", title="Seeds")
+        code, said = follows(config, "check")
+    assert code == 0 and "1 new chapter(s)" in said  # the checks went on regardless
+    assert receiver.refused == 1 and receiver.messages == []
+    code, status = follows(config, "status")
+    assert "notification targets: 1, 1 failing" in status
+    assert "follows.deliver 1" in status  # queued again, for the host's retries
+    code, listed = follows(config, "notify", "list")
+    assert "failing:" in listed
+    assert "t0k3n-xyz" not in status + listed
