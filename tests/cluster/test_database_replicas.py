@@ -55,7 +55,7 @@ def test_replicas_opening_a_new_database_at_once_migrate_it_once(empty_url: str)
             opened.result()
     with psycopg.connect(empty_url) as connection:
         assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0001",)
+            ("0002",)
         ]
 
 
