@@ -50,14 +50,14 @@ async def engine(tmp_path: Path, database_url: str | None) -> AsyncIterator[tupl
         database.close()
 
 
-async def until(condition, seconds: float = 20) -> None:  # type: ignore[no-untyped-def]
+async def until(condition, seconds: float = 20) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "not within the time"
         await asyncio.sleep(0.05)
 
 
-async def test_a_keyed_job_is_queued_once_and_can_be_cancelled(engine) -> None:  # type: ignore[no-untyped-def]
+async def test_a_keyed_job_is_queued_once_and_can_be_cancelled(engine) -> None:
     jobs, calls = engine
     later = time.time() + 3600
     assert await jobs.defer("test.record", {"name": "a"}, key="series", at=later)
@@ -68,7 +68,7 @@ async def test_a_keyed_job_is_queued_once_and_can_be_cancelled(engine) -> None: 
     await until(lambda: calls.seen == ["c"])
 
 
-async def test_a_failing_job_is_retried_with_backoff(engine) -> None:  # type: ignore[no-untyped-def]
+async def test_a_failing_job_is_retried_with_backoff(engine) -> None:
     jobs, calls = engine
     assert await jobs.defer("test.flaky", {"name": "x"})
     await until(lambda: calls.seen == ["x", "x"])
