@@ -5,7 +5,6 @@ host-wide budget and the host's upstream deadline, like a request; it is the one
 place that marks a check's upstream work as the host's own, not a reader's.
 """
 
-import asyncio
 import dataclasses
 import logging
 import random
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from toshokan.config import HostSettings
 from toshokan.core.follows.found import FoundStore, Result, Seen
 from toshokan.core.follows.store import LEASE_MARGIN, FollowStore, Series
+from toshokan.core.jobs import in_thread
 from toshokan.errors import HostError, MangaNotFound
 from toshokan.models import Chapter, Publication, SourceStatus
 from toshokan.sdk.context import RequestContext
@@ -79,16 +79,16 @@ class Checker:
         started = time.perf_counter()
         hosted = self.host.sources.get(source)
         if hosted is None or hosted.status is SourceStatus.REMOVED:
-            finished = await asyncio.to_thread(self.found.skip, batch)
+            finished = await in_thread(self.found.skip, batch)
             return Outcome(source, manga, "unserved", finished_batch=finished)
         token = uuid.uuid4().hex
-        taken = await asyncio.to_thread(
+        taken = await in_thread(
             self.store.take, source, manga, token, self.lease_seconds, due=scheduled
         )
         if not taken:
-            finished = await asyncio.to_thread(self.found.skip, batch)
+            finished = await in_thread(self.found.skip, batch)
             return Outcome(source, manga, "busy", finished_batch=finished)
-        series = await asyncio.to_thread(self.store.series, source, manga)
+        series = await in_thread(self.store.series, source, manga)
         ctx = RequestContext(base_url=hosted.source.services.public_url or "")
         timeout = self.settings.server.upstream_timeout
         chapters: list[Seen] = []
@@ -109,7 +109,7 @@ class Checker:
             chapters = [_seen(chapter) for chapter in listing.chapters]
             result = self._result(series, source, manga, token, "ok", batch)
             result = dataclasses.replace(result, chapters=chapters, complete=listing.complete)
-        recorded = await asyncio.to_thread(self.found.record, result)
+        recorded = await in_thread(self.found.record, result)
         seconds = time.perf_counter() - started
         if recorded is None:
             log.warning(

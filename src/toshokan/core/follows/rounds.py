@@ -12,7 +12,6 @@
   up a check.
 """
 
-import asyncio
 import logging
 import time
 import uuid
@@ -23,7 +22,7 @@ from toshokan.core.follows.checks import Checker, Outcome
 from toshokan.core.follows.found import FoundStore, Update
 from toshokan.core.follows.notify import HOST_WIDE, Targets, message, send, wanted
 from toshokan.core.follows.store import FollowStore
-from toshokan.core.jobs import Backoff, Jobs, Task
+from toshokan.core.jobs import Backoff, Jobs, Task, in_thread
 
 if TYPE_CHECKING:
     from toshokan.core.host import Host
@@ -87,15 +86,13 @@ class Rounds:
 
     async def round(self) -> None:
         now = time.time()
-        due = await asyncio.to_thread(
-            self.store.due, now + self.round_seconds, self.serving(), ROUND_MOST
-        )
+        due = await in_thread(self.store.due, now + self.round_seconds, self.serving(), ROUND_MOST)
         if due:
             await self.queue([(s, m, at) for s, m, at in due], "round", scheduled=True)
-        for batch in await asyncio.to_thread(self.found.seal_abandoned, now - ABANDONED_SECONDS):
+        for batch in await in_thread(self.found.seal_abandoned, now - ABANDONED_SECONDS):
             await self._announce_later(batch)
         if self.on_round:
-            follows, series, next_check = await asyncio.to_thread(self.store.counts)
+            follows, series, next_check = await in_thread(self.store.counts)
             for listener in self.on_round:
                 listener(follows, series, next_check)
         for after in self.after_round:
@@ -106,7 +103,7 @@ class Rounds:
     ) -> str:
         """Queue a check of each series (at its time) as one batch; the batch's id."""
         batch = uuid.uuid4().hex
-        await asyncio.to_thread(self.found.open_batch, batch, kind)
+        await in_thread(self.found.open_batch, batch, kind)
         queued = 0
         for source, manga, at in series:
             arguments = {"source": source, "manga": manga, "batch": batch, "scheduled": scheduled}
@@ -118,7 +115,7 @@ class Rounds:
                 at=at,
             ):
                 queued += 1
-        if await asyncio.to_thread(self.found.seal, batch, queued):
+        if await in_thread(self.found.seal, batch, queued):
             await self._announce_later(batch)
         return batch
 
@@ -140,7 +137,7 @@ class Rounds:
     async def announce(self, batch: str, *, here: bool = False) -> None:
         """Log the batch; queue a delivery to each target with news in it (``here``: deliver
         in this process now, a command's batch, and queue only the retries of failures)."""
-        summary = await asyncio.to_thread(self.found.batch, batch)
+        summary = await in_thread(self.found.batch, batch)
         if summary is None:
             return
         spent = (summary["finished"] or time.time()) - summary["started"]
@@ -154,8 +151,8 @@ class Rounds:
         )
         if not summary["found"]:
             return
-        for target in await asyncio.to_thread(self.targets.all):
-            if not await asyncio.to_thread(self._news_for, batch, target.reader, target.series):
+        for target in await in_thread(self.targets.all):
+            if not await in_thread(self._news_for, batch, target.reader, target.series):
                 continue
             at = None
             if here:
@@ -183,11 +180,11 @@ class Rounds:
         return [u for u in news if f"{u.source}/{u.manga}" in chosen]
 
     async def deliver(self, batch: str, target: str) -> None:
-        opened = await asyncio.to_thread(self.targets.opened, target)
+        opened = await in_thread(self.targets.opened, target)
         if opened is None:
             return  # removed since (or unusable, and so reported)
         found, url = opened
-        news = wanted(found, await asyncio.to_thread(self._news_for, batch, found.reader, ()))
+        news = wanted(found, await in_thread(self._news_for, batch, found.reader, ()))
         if not news:
             return
         title, body = message(news)
@@ -195,7 +192,7 @@ class Rounds:
         for listener in self.on_delivery:
             listener(found.shown, reason is None)
         if reason is not None:
-            await asyncio.to_thread(self.targets.failed, target, reason)
+            await in_thread(self.targets.failed, target, reason)
             log.warning("follows: notification to %s failed: %s", found.shown, reason)
             raise DeliveryFailed(reason)
-        await asyncio.to_thread(self.targets.delivered, target)
+        await in_thread(self.targets.delivered, target)

@@ -19,7 +19,7 @@ from toshokan.core.follows.found import FoundStore, Update
 from toshokan.core.follows.notify import HOST_WIDE, Target, Targets
 from toshokan.core.follows.rounds import Rounds
 from toshokan.core.follows.store import Followed, FollowStore
-from toshokan.core.jobs import Jobs
+from toshokan.core.jobs import Jobs, in_thread
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import InvalidRequest, MangaNotFound, NotFound
 from toshokan.models import SourceStatus
@@ -78,7 +78,7 @@ class Follows:
 
     async def refresh(self) -> None:
         """Read again which targets are failing (every round, and for a status)."""
-        targets = await asyncio.to_thread(self.targets.all)
+        targets = await in_thread(self.targets.all)
         self._failing = {t.shown: t.error or "failing" for t in targets if t.failing_since}
 
     def detail(self) -> str | None:
@@ -118,28 +118,28 @@ class Follows:
         details = await upstream_work(
             self.settings.server.upstream_timeout, lambda: hosted.source.manga(manga, ctx)
         )
-        await asyncio.to_thread(
+        await in_thread(
             self.store.follow, reader, source, manga, details.title, details.publication.value
         )
         await self.rounds.queue([(source, manga, time.time())], "first", scheduled=True)
         return await self.follow_of(reader, source, manga)
 
     async def follow_of(self, reader: str, source: str, manga: str) -> Follow:
-        followed = await asyncio.to_thread(self.store.followed, reader, source, manga)
+        followed = await in_thread(self.store.followed, reader, source, manga)
         if followed is None:
             raise NotFound(f"You do not follow {source}/{manga[:80]}.")
-        unread = await asyncio.to_thread(self.found.unread_counts, reader)
+        unread = await in_thread(self.found.unread_counts, reader)
         return Follow(followed, unread.get((source, manga), 0), self._served(source))
 
     async def is_following(self, reader: str, source: str, manga: str) -> bool:
-        return await asyncio.to_thread(self.store.followed, reader, source, manga) is not None
+        return await in_thread(self.store.followed, reader, source, manga) is not None
 
     async def unfollow(self, reader: str, source: str, manga: str) -> bool:
-        return await asyncio.to_thread(self.store.unfollow, reader, source, manga)
+        return await in_thread(self.store.unfollow, reader, source, manga)
 
     async def follows_of(self, reader: str) -> list[Follow]:
-        followed = await asyncio.to_thread(self.store.follows_of, reader)
-        unread = await asyncio.to_thread(self.found.unread_counts, reader)
+        followed = await in_thread(self.store.follows_of, reader)
+        unread = await in_thread(self.found.unread_counts, reader)
         return [
             Follow(
                 f, unread.get((f.series.source, f.series.manga), 0), self._served(f.series.source)
@@ -159,21 +159,19 @@ class Follows:
         """New chapters of the reader's series, newest found first, unread ones marked."""
         if not 1 <= limit <= MAX_UPDATES or offset < 0:
             raise InvalidRequest(f"limit is 1 to {MAX_UPDATES}, offset 0 or more.")
-        return await asyncio.to_thread(
-            self.found.updates, reader, limit, offset, unread_only=unread_only
-        )
+        return await in_thread(self.found.updates, reader, limit, offset, unread_only=unread_only)
 
     async def mark_read(self, reader: str, chapters: Sequence[ChapterRef]) -> int:
         """Record each chapter finished in the progress store (so every face shows it read);
         how many were not finished before."""
         if len(chapters) > MAX_MARKED:
             raise InvalidRequest(f"At most {MAX_MARKED} chapters at once.")
-        return await asyncio.to_thread(self._mark, reader, chapters)
+        return await in_thread(self._mark, reader, chapters)
 
     async def mark_all_read(self, reader: str) -> int:
-        unread = await asyncio.to_thread(self.found.updates, reader, 10_000, 0, unread_only=True)
+        unread = await in_thread(self.found.updates, reader, 10_000, 0, unread_only=True)
         refs = [ChapterRef(u.source, u.manga, u.chapter) for u in unread]
-        return await asyncio.to_thread(self._mark, reader, refs)
+        return await in_thread(self._mark, reader, refs)
 
     def _mark(self, reader: str, chapters: Sequence[ChapterRef]) -> int:
         progress = self.core.progress
@@ -208,8 +206,8 @@ class Follows:
 
         wanted = await self._to_check(None, series, recheck=0.0)
         batch = uuid.uuid4().hex
-        await asyncio.to_thread(self.found.open_batch, batch, "command")
-        await asyncio.to_thread(self.found.seal, batch, len(wanted))
+        await in_thread(self.found.open_batch, batch, "command")
+        await in_thread(self.found.seal, batch, len(wanted))
         gate = asyncio.Semaphore(concurrency)
 
         async def one(source: str, manga: str) -> Outcome:
@@ -230,45 +228,45 @@ class Follows:
         if series is not None:
             source, manga = series
             self.core.source(source)
-            followed = await asyncio.to_thread(self.store.series, source, manga)
+            followed = await in_thread(self.store.series, source, manga)
             if followed is None or (
                 reader is not None
-                and await asyncio.to_thread(self.store.followed, reader, source, manga) is None
+                and await in_thread(self.store.followed, reader, source, manga) is None
             ):
                 raise NotFound(f"{source}/{manga[:80]} is not followed.")
             wanted = [(source, manga)]
         else:
-            wanted = await asyncio.to_thread(self.store.serving_follows, reader, serving)
+            wanted = await in_thread(self.store.serving_follows, reader, serving)
         if not recheck:
             return wanted
         fresh = [
             (s, m)
             for s, m in wanted
-            if not await asyncio.to_thread(self.store.recently_checked, s, m, recheck)
+            if not await in_thread(self.store.recently_checked, s, m, recheck)
         ]
         return fresh
 
     async def batch(self, batch: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.found.batch, batch)
+        return await in_thread(self.found.batch, batch)
 
     # -- notification targets ------------------------------------------------------------------
 
     async def add_target(self, reader: str | None, url: str, series: Sequence[str] = ()) -> Target:
         """Keep an Apprise URL for ``reader`` (None: the host's, told of every series)."""
-        return await asyncio.to_thread(self.targets.add, reader or HOST_WIDE, url, series)
+        return await in_thread(self.targets.add, reader or HOST_WIDE, url, series)
 
     async def targets_of(self, reader: str | None) -> list[Target]:
-        return await asyncio.to_thread(self.targets.of, reader or HOST_WIDE)
+        return await in_thread(self.targets.of, reader or HOST_WIDE)
 
     async def remove_target(self, reader: str | None, which: str) -> bool:
-        return await asyncio.to_thread(self.targets.remove, reader or HOST_WIDE, which)
+        return await in_thread(self.targets.remove, reader or HOST_WIDE, which)
 
     # -- for the operator ----------------------------------------------------------------------
 
     async def status(self) -> dict[str, Any]:
-        follows, series, next_check = await asyncio.to_thread(self.store.counts)
+        follows, series, next_check = await in_thread(self.store.counts)
         jobs = await self.jobs.status()
-        targets = await asyncio.to_thread(self.targets.all)
+        targets = await in_thread(self.targets.all)
         failing = [t for t in targets if t.failing_since is not None]
         return {
             "follows": follows,

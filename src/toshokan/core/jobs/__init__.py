@@ -26,9 +26,12 @@ Two engines, chosen by the deployment, behind :class:`Jobs`:
   a job the process was running when it died runs again.
 """
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
 
 #: A job's arguments: what JSON holds (they are stored as JSON by both engines).
 Arguments = Mapping[str, Any]
@@ -118,6 +121,27 @@ class Jobs(Protocol):
     async def status(self) -> Status: ...
 
 
+#: Blocking calls of background jobs still running in worker threads.
+_in_threads: set["asyncio.Future[Any]"] = set()
+
+
+async def in_thread(call: Callable[..., T], *args: Any, **keywords: Any) -> T:
+    """``call(*args, **keywords)`` in a worker thread, for a background job. A job cancelled meanwhile (its
+    engine stopping) leaves the call to return, and :func:`settled` waits for it: the
+    database is never closed under a thread still using it."""
+    future = asyncio.ensure_future(asyncio.to_thread(call, *args, **keywords))
+    _in_threads.add(future)
+    future.add_done_callback(_in_threads.discard)
+    return await asyncio.shield(future)
+
+
+async def settled() -> None:
+    """Return once every call :func:`in_thread` made from this event loop has returned."""
+    loop = asyncio.get_running_loop()
+    while pending := [f for f in _in_threads if f.get_loop() is loop and not f.done()]:
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
 def cron_of(seconds: int) -> str:
     """``seconds`` as a cron line with a seconds field last (croniter's, procrastinate's)."""
     if seconds < 60:
@@ -129,4 +153,14 @@ def cron_of(seconds: int) -> str:
     return "0 * * * *" if seconds == 3600 else f"*/{seconds // 60} * * * *"
 
 
-__all__ = ["Arguments", "Backoff", "Jobs", "Run", "Status", "Task", "cron_of"]
+__all__ = [
+    "Arguments",
+    "Backoff",
+    "Jobs",
+    "Run",
+    "Status",
+    "Task",
+    "cron_of",
+    "in_thread",
+    "settled",
+]

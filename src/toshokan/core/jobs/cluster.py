@@ -24,7 +24,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 from procrastinate.jobs import Job
 from procrastinate.retry import BaseRetryStrategy
 
-from toshokan.core.jobs import Arguments, Backoff, Status, Task, cron_of
+from toshokan.core.jobs import Arguments, Backoff, Status, Task, cron_of, settled
 
 log = logging.getLogger("toshokan.jobs")
 
@@ -121,6 +121,7 @@ class ProcrastinateJobs:
             worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await worker
+        await settled()
         if self._opened:
             self._opened = False
             await self.app.close_async()

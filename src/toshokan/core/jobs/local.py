@@ -30,7 +30,7 @@ from typing import IO, Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from toshokan.core.database import Database
-from toshokan.core.jobs import Arguments, Status, Task
+from toshokan.core.jobs import Arguments, Status, Task, in_thread, settled
 
 log = logging.getLogger("toshokan.jobs")
 
@@ -106,6 +106,8 @@ class LocalJobs:
         self._planned: set[str] = set()
         self._locks: dict[str, asyncio.Lock] = {}
         self._running: dict[str, asyncio.Task[None]] = {}
+        #: Every coroutine APScheduler runs for this engine (picking up, periodic, jobs).
+        self._coroutines: set[asyncio.Task[Any]] = set()
         self._slots = Slots(1)
         self._lock_file: IO[str] | None = None
         self._waiting: asyncio.Task[None] | None = None
@@ -172,22 +174,33 @@ class LocalJobs:
         scheduler, self._scheduler = self._scheduler, None
         if scheduler is not None:
             scheduler.shutdown(wait=False)
-        running = list(self._running.values())
-        for job in running:
-            job.cancel()  # left 'doing': queued again at the next start
+        # Jobs left 'doing' are queued again at the next start.
+        running = list(self._coroutines)
+        for task in running:
+            task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
+        await settled()
         if self._lock_file is not None:
             self._lock_file.close()  # lets go of the lock
             self._lock_file = None
 
+    def _tracked(self) -> None:
+        """Count the running coroutine among this engine's, so stopping can end it."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._coroutines.add(task)
+            task.add_done_callback(self._coroutines.discard)
+
     async def _periodically(self, task: Task) -> None:
+        self._tracked()
         try:
             await task.run()
         except Exception:
             log.exception("periodic job %s failed", task.name)
 
     async def _pick_up(self) -> None:
-        rows = await asyncio.to_thread(self._queued)
+        self._tracked()
+        rows = await in_thread(self._queued)
         for job_id, scheduled in rows:
             if job_id not in self._planned:
                 self._plan(job_id, scheduled)
@@ -211,6 +224,7 @@ class LocalJobs:
         scheduler.add_job(self._run, "date", run_date=when, args=[job_id])
 
     async def _run(self, job_id: str) -> None:
+        self._tracked()
         job = asyncio.current_task()
         assert job is not None
         self._running[job_id] = job
@@ -221,25 +235,25 @@ class LocalJobs:
             self._planned.discard(job_id)
 
     async def _run_planned(self, job_id: str) -> None:
-        row = await asyncio.to_thread(self._row, job_id)
+        row = await in_thread(self._row, job_id)
         if row is None:
             return  # cancelled meanwhile
         name, arguments, lock, priority, runs = row
         task = self._tasks.get(name)
         if task is None:
-            await asyncio.to_thread(self._failed, job_id, f"no task is named {name!r}")
+            await in_thread(self._failed, job_id, f"no task is named {name!r}")
             return
         await self._slots.acquire(priority)
         try:
             async with self._lock(lock):
-                if not await asyncio.to_thread(self._claim, job_id):
+                if not await in_thread(self._claim, job_id):
                     return
                 try:
                     await task.run(**json.loads(arguments))
                 except Exception as error:
                     await self._after_failure(task, job_id, runs + 1, error)
                 else:
-                    await asyncio.to_thread(self._done, job_id)
+                    await in_thread(self._done, job_id)
         finally:
             self._slots.release()
 
@@ -252,10 +266,10 @@ class LocalJobs:
         reason = f"{type(error).__name__}: {error}"[:MAX_ERROR]
         if task.retry is None or task.retry.gives_up(runs):
             log.warning("job %s failed for good after %d run(s): %s", task.name, runs, reason)
-            await asyncio.to_thread(self._failed, job_id, reason, runs)
+            await in_thread(self._failed, job_id, reason, runs)
             return
         at = time.time() + task.retry.delay(runs)
-        await asyncio.to_thread(self._again, job_id, reason, runs, at)
+        await in_thread(self._again, job_id, reason, runs, at)
         self._planned.discard(job_id)
         self._plan(job_id, at)
 
@@ -326,7 +340,7 @@ class LocalJobs:
                 )
                 return cursor.rowcount > 0
 
-        if not await asyncio.to_thread(insert):
+        if not await in_thread(insert):
             return False
         self._plan(job_id, when)
         return True
@@ -347,7 +361,7 @@ class LocalJobs:
                 )
             return ids
 
-        ids = await asyncio.to_thread(drop)
+        ids = await in_thread(drop)
         for job_id in ids:
             running = self._running.get(job_id)
             if running is not None:
@@ -363,7 +377,7 @@ class LocalJobs:
                 return [(row[0], row[1], int(row[2])) for row in cursor.fetchall()]
 
         found: dict[str, dict[str, int]] = {"todo": {}, "doing": {}, "failed": {}}
-        for name, status, count in await asyncio.to_thread(counts):
+        for name, status, count in await in_thread(counts):
             found.setdefault(status, {})[name] = count
         return Status(self.name, found["todo"], found["doing"], found["failed"], self._workers())
 
