@@ -36,6 +36,8 @@ SWEEP_SECONDS = 10
 #: Seconds a stopping worker lets its running jobs finish before aborting them (they run
 #: again: a check left undone is still due).
 GRACE_SECONDS = 5.0
+#: Seconds before a worker that stopped by itself (the database went away) is started again.
+RESTART_SECONDS = 5.0
 #: Days a job that failed for good stays listed for the operator.
 KEEP_FAILED_DAYS = 7
 
@@ -102,18 +104,26 @@ class ProcrastinateJobs:
 
     async def start(self, concurrency: int) -> None:
         await self.open()
-        self._worker = asyncio.create_task(
-            self.app.run_worker_async(
-                concurrency=concurrency,
-                name="toshokan",
-                install_signal_handlers=False,
-                update_heartbeat_interval=HEARTBEAT_SECONDS,
-                stalled_worker_timeout=STALLED_SECONDS,
-                shutdown_graceful_timeout=GRACE_SECONDS,
-                delete_jobs="successful",
-            ),
-            name="toshokan jobs",
-        )
+        self._worker = asyncio.create_task(self._work(concurrency), name="toshokan jobs")
+
+    async def _work(self, concurrency: int) -> None:
+        """Run a worker, and another whenever one stops by itself: procrastinate stops its
+        worker when PostgreSQL stops answering (a heartbeat fails), and the host must go on
+        working the queue once the database is back, without a restart."""
+        while True:
+            try:
+                await self.app.run_worker_async(
+                    concurrency=concurrency,
+                    name="toshokan",
+                    install_signal_handlers=False,
+                    update_heartbeat_interval=HEARTBEAT_SECONDS,
+                    stalled_worker_timeout=STALLED_SECONDS,
+                    shutdown_graceful_timeout=GRACE_SECONDS,
+                    delete_jobs="successful",
+                )
+            except Exception as error:
+                log.warning("the job worker stopped (%s); starting another", type(error).__name__)
+            await asyncio.sleep(RESTART_SECONDS)
 
     async def stop(self) -> None:
         worker, self._worker = self._worker, None
