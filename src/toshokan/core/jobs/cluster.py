@@ -129,12 +129,15 @@ class ProcrastinateJobs:
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await worker
         await settled()
         if self._opened:
             self._opened = False
-            await self.app.close_async()
+            try:
+                await self.app.close_async()
+            except Exception as error:  # the database went away: nothing is left to close
+                log.warning("closing the job queue's connections failed: %s", type(error).__name__)
 
     async def defer(
         self,

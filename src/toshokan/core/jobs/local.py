@@ -131,7 +131,7 @@ class LocalJobs:
         if not self._take_queue():
             self._waiting = asyncio.create_task(self._take_over())
             return
-        self._work()
+        await self._work()
 
     def _take_queue(self) -> bool:
         """Whether this process now holds the queue's lock (kept until it stops or dies)."""
@@ -148,12 +148,15 @@ class LocalJobs:
     async def _take_over(self) -> None:
         while not self._take_queue():  # noqa: ASYNC110 - a file lock has no event to wait on
             await asyncio.sleep(TAKE_OVER_SECONDS)
-        self._work()
+        await self._work()
 
-    def _work(self) -> None:
+    def _requeue(self) -> None:
+        """Jobs a process that died was running: they run again."""
         with self.database.transaction() as cursor:
-            # Jobs a process that died was running: they run again.
             cursor.execute("UPDATE local_jobs SET status = 'todo' WHERE status = 'doing'")
+
+    async def _work(self) -> None:
+        await in_thread(self._requeue)
         scheduler = AsyncIOScheduler(
             timezone=datetime.UTC, job_defaults={"misfire_grace_time": None, "coalesce": True}
         )
@@ -195,12 +198,17 @@ class LocalJobs:
         self._tracked()
         try:
             await task.run()
+        except asyncio.CancelledError:
+            return  # the engine stops
         except Exception:
             log.exception("periodic job %s failed", task.name)
 
     async def _pick_up(self) -> None:
         self._tracked()
-        rows = await in_thread(self._queued)
+        try:
+            rows = await in_thread(self._queued)
+        except asyncio.CancelledError:
+            return  # the engine stops
         for job_id, scheduled in rows:
             if job_id not in self._planned:
                 self._plan(job_id, scheduled)
@@ -230,6 +238,8 @@ class LocalJobs:
         self._running[job_id] = job
         try:
             await self._run_planned(job_id)
+        except asyncio.CancelledError:
+            return  # the engine stops (or the job was cancelled): it stays queued or is gone
         finally:
             self._running.pop(job_id, None)
             self._planned.discard(job_id)
