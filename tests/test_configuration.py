@@ -208,6 +208,7 @@ def test_cli_help_explains_configuration():
         "[sources.<slug>]",
         "rate_limit",
         "database (postgresql://",
+        "[keep]    folder (where kept copies",
     ):
         assert text in top
     for option in ("--config", "--library", "--host", "--port", "--rate-limit"):
@@ -230,3 +231,19 @@ def test_serve_takes_the_configuration_named_before_it(tmp_path):
         result = CliRunner().invoke(main, args)
         assert result.exit_code != 0, args
         assert f"configuration file {missing} does not exist" in result.output, args
+
+
+def test_check_config_refuses_a_keep_folder_no_library_serves(tmp_path):
+    library, elsewhere = tmp_path / "library", tmp_path / "elsewhere"
+    library.mkdir()
+    config = tmp_path / "toshokan.toml"
+    table = f'[host]\ndata_dir = "{tmp_path}"\n[sources.local]\nroot = "{library}"\n'
+    config.write_text(f'{table}[keep]\nfolder = "{elsewhere}"\n')
+    result = CliRunner().invoke(main, ["check-config", str(config)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"toshokan: configuration error: keep.folder: {elsewhere} is not the root of a local "
+        f"library the host serves (kept chapters would not be seen; libraries: local: {library})"
+    ]
+    config.write_text(f'{table}[keep]\nfolder = "{library}"\n')
+    assert CliRunner().invoke(main, ["check-config", str(config)]).exit_code == 0

@@ -57,6 +57,10 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
             series unchanged that long is checked that many times less
             often), round (seconds between looks at what is due), concurrency
             (background jobs a process runs at once); see `toshokan follows`
+  [keep]    folder (where kept copies of followed series go: the root of a
+            local library source, which serves them; default: the local
+            library's root), max_image_bytes, max_chapter_bytes,
+            max_image_pixels
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             auth ("readers": the host's readers sign in to the source, on
             every face; any other value is the adapter's), follow_interval
@@ -292,6 +296,9 @@ def check_config(config_file: Path) -> None:
     services = host_services(settings, secret=b"check-config", claims=None)
     host = _or_exit(lambda: Host.from_settings(settings, services, face_names=names_of(FACES)))
     _or_exit(lambda: [hosted.configuration() for hosted in host.serving()])
+    from toshokan.core.keeping.keeper import keep_library
+
+    _or_exit(lambda: keep_library(settings.keep, host.serving()))
     for warning in _or_exit(lambda: shared_state_warnings(settings)):
         click.echo(f"toshokan: warning: {warning}", err=True)
     click.echo(

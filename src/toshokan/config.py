@@ -276,6 +276,27 @@ class FollowsSection(Section):
         return value
 
 
+class KeepSection(Section):
+    folder: Path | None = Field(
+        None,
+        description="Where kept copies of followed series are written, one folder per series: "
+        "the root of a local library source, which then serves them like any chapter. "
+        "Default: the root of the host's local library.",
+    )
+    max_image_bytes: int = Field(
+        32 * 1024 * 1024, ge=1024, description="Largest page image kept, in bytes."
+    )
+    max_chapter_bytes: int = Field(
+        512 * 1024 * 1024, ge=1024 * 1024, description="Largest chapter kept, in bytes."
+    )
+    max_image_pixels: int = Field(
+        60_000_000,
+        ge=1_000_000,
+        le=200_000_000,
+        description="Pixels a kept page may have (checked before it is decoded).",
+    )
+
+
 #: ``[sources.<slug>] auth`` that makes the host's readers the source's accounts.
 READERS_AUTH = "readers"
 
@@ -326,6 +347,8 @@ class HostSettings(BaseSettings):
     cluster: ClusterSection = Field(default_factory=ClusterSection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     follows: FollowsSection = Field(default_factory=FollowsSection)
+
+    keep: KeepSection = Field(default_factory=KeepSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
 
     def counter_storage(self) -> str:

@@ -117,3 +117,34 @@ async def test_forwarded_client_address_is_escaped_before_it_is_logged(
         handler.flush()
     assert seen == ["evil\\x22\\x1b[2J"]
     assert 'INFO toshokan.access: evil\\x22\\x1b[2J "GET /catalog" 200' in "".join(lines)
+
+
+async def test_a_head_or_a_304_costs_a_tenth_of_a_full_answer(make_host):
+    """Ten HEADs, or ten GETs the client already had (304), cost what one full answer does."""
+    async with make_host(limits={"rate_limit": 4}) as host:
+        first = await host.client.get("/catalog")
+        tag = first.headers["etag"]
+        heads = [(await host.client.head("/catalog")).status_code for _ in range(10)]
+        kept = [
+            (await host.client.get("/catalog", headers={"If-None-Match": tag})).status_code
+            for _ in range(10)
+        ]
+        last = await host.client.get("/catalog")
+        over = await host.client.head("/catalog")
+    assert first.status_code == 200
+    assert heads == [200] * 10 and kept == [304] * 10
+    assert last.status_code == 200  # 1 + 10 tenths + 10 tenths + 1 = 4
+    assert over.status_code == 429
+
+
+async def test_a_conditional_get_answered_in_full_costs_a_full_answer(make_host):
+    async with make_host(limits={"rate_limit": 2}) as host:
+        stale = {"If-None-Match": '"not-what-the-host-has"'}
+        answers = [(await host.client.get("/catalog", headers=stale)).status_code for _ in range(3)]
+    assert answers == [200, 200, 429]
+
+
+def test_a_light_take_spends_a_tenth():
+    budget = LocalBudget(1)  # the burst is the one request
+    assert all(budget.take("a", 10.0, cost=1) is None for _ in range(10))
+    assert budget.take("a", 10.0, cost=1) is not None

@@ -31,6 +31,16 @@ async def test_two_replicas_share_the_budget(make_client):
     assert statuses == [200, 200, 200, 200, 429, 429]
 
 
+@pytest.mark.skipif(not redis_available(), reason="no Redis on 127.0.0.1:6379")
+async def test_heads_cost_a_tenth_in_the_shared_budget_too(make_client):
+    client_ip = f"2001:db8::{secrets.token_hex(2)}:{secrets.token_hex(2)}"
+    limits = {"rate_limit": 2, "storage": "redis://127.0.0.1:6379"}
+    async with make_client(client_ip=client_ip, limits=limits) as (client, _):
+        heads = [(await client.head("/")).status_code for _ in range(10)]
+        gets = [(await client.get("/")).status_code for _ in range(2)]
+    assert heads == [200] * 10 and gets == [200, 429]
+
+
 @pytest.mark.parametrize("section", ["limits", "cluster"])
 async def test_a_redis_that_does_not_answer_is_no_500(make_client, section):
     """Counters fall back to this process's memory; health and ping say so, within bounds."""

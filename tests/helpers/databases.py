@@ -22,7 +22,16 @@ from toshokan.core.database import Database, open_database
 from toshokan.core.database.follows_schema import NAMES
 
 #: The tables every test starts without rows in (the claims last: SQLite has them elsewhere).
-TABLES = ("readers", "reader_keys", "progress", "document_progress", *NAMES, "claims")
+TABLES = (
+    "readers",
+    "reader_keys",
+    "progress",
+    "document_progress",
+    "kept_series",
+    "kept_chapters",
+    *NAMES,
+    "claims",
+)
 #: The job queue's, on PostgreSQL alone (SQLite's queue is the embedded engine's own table).
 QUEUE_TABLES = ("procrastinate_jobs", "procrastinate_periodic_defers")
 

@@ -15,7 +15,8 @@ import httpx
 import pytest
 import respx
 
-from toshokan.sdk import AllOf, BudgetPaused, Throttle, UpstreamClient
+from toshokan.sdk import AllOf, BudgetPaused, Throttle, UpstreamClient, background, in_background
+from toshokan.sdk.throttle import reserved
 
 pytestmark = pytest.mark.anyio
 API = "https://upstream.example"
@@ -116,3 +117,69 @@ async def test_one_name_one_allowance() -> None:
     assert second.windows == first.windows == ((3, 1),)
     with pytest.raises(ValueError):
         Throttle.per_second("test bad", 0)
+
+
+async def test_a_reader_gets_the_next_slot_of_a_budget_saturated_by_background_work() -> None:
+    budget = Throttle("test busy", 5, 1)
+    granted: list[str] = []
+
+    async def take(who: str) -> None:
+        await budget.acquire()
+        granted.append(who)
+
+    with background():
+        queued = [asyncio.create_task(take(f"background {n}")) for n in range(12)]
+    await asyncio.sleep(0.1)  # background work took its share of the window and queues for more
+    taken = len(granted)
+    assert taken == 5 - reserved(5)  # the last slot of the window stays free
+    started = time.monotonic()
+    await take("reader")
+    assert time.monotonic() - started < 0.1  # the slot left free, at once
+    await take("second reader")  # the window is full now: this one waits, first in line
+    assert granted.index("second reader") == taken + 1
+    for task in queued:
+        task.cancel()
+    await asyncio.gather(*queued, return_exceptions=True)
+
+
+async def test_readers_queued_for_a_full_window_go_before_background_work_queued_earlier() -> None:
+    budget = Throttle("test queue", 2, 1)
+    granted: list[str] = []
+
+    async def take(who: str) -> None:
+        await budget.acquire()
+        granted.append(who)
+
+    await take("first")
+    await take("second")  # the window is full for a second
+    with background():
+        early = [asyncio.create_task(take(f"background {n}")) for n in range(3)]
+    await asyncio.sleep(0.05)
+    late = [asyncio.create_task(take(f"reader {n}")) for n in range(2)]
+    await asyncio.gather(*late)
+    assert granted[2:4] == ["reader 0", "reader 1"]  # the next window is the readers'
+    await asyncio.gather(*early)
+    assert granted[4:] == ["background 0", "background 1", "background 2"]
+
+
+async def test_background_work_alone_keeps_to_its_share_of_each_window() -> None:
+    sent: list[float] = []
+    client = UpstreamClient(API, user_agent="t", rate_per_second=5)
+    with recording(sent), background():
+        started = time.monotonic()
+        await asyncio.gather(*(client.get_json(f"/x{i}") for i in range(9)))
+    assert time.monotonic() - started >= 2.0  # 4 a second: the 9th in the third second
+    assert most_in_any_window(sent, WIDTH) <= 5 - reserved(5)
+    await client.aclose()
+
+
+def test_the_mark_holds_inside_its_block_and_tasks_started_there() -> None:
+    async def check() -> None:
+        assert not in_background()
+        with background():
+            assert in_background()
+            assert await asyncio.create_task(asyncio.sleep(0, in_background()))
+        assert not in_background()
+
+    asyncio.run(check())
+    assert [reserved(n) for n in (1, 2, 5, 9, 10, 40)] == [0, 1, 1, 1, 2, 8]

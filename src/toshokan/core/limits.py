@@ -54,9 +54,10 @@ class MovingWindowLimit:
         self.shared = shared
         self.remote = redis_strategy(shared.url) if shared is not None else None
 
-    async def hit(self, key: str) -> float | None:
-        """Count one request; None when allowed, else seconds until the client may retry."""
-        if await self._counted(lambda s: s.hit(self.item, key)):
+    async def hit(self, key: str, cost: int = 1) -> float | None:
+        """Count one request (``cost`` of them); None when allowed, else seconds until the
+        client may retry."""
+        if await self._counted(lambda s: s.hit(self.item, key, cost=cost)):
             return None
         return await self.retry_after(key)
 

@@ -36,6 +36,7 @@ from toshokan.core.database.claims import DatabaseClaims
 from toshokan.core.follows import follows_for
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
+from toshokan.core.keeping import Keeper
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
 from toshokan.core.progress.store import IMPLICIT_READER
@@ -117,6 +118,8 @@ class Core:
             claims.database if isinstance(claims, DatabaseClaims) else open_database(settings)
         )
         self.progress = ProgressStore(self.database)
+        # Kept copies, tied to their originals in the progress store.
+        self.keeper = Keeper(self)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
         # Follows and the background jobs that check them.
         self.follows = follows_for(self)
@@ -135,6 +138,7 @@ class Core:
         """Start the sources; sign links to the routes of those that require authentication;
         with ``background``, work the background jobs too (a command leaves them to the host)."""
         await self.cluster.startup()
+        await self.keeper.startup()  # first: a keep folder no library serves stops the host
         await self.host.startup()
         await (self.follows.start() if background else self.follows.open())
         for hosted in self.host.serving():
@@ -155,6 +159,7 @@ class Core:
         """Stop what :meth:`startup` started (``started=False``: only the follows were opened,
         by a command that needed no source)."""
         await self.follows.stop()
+        await self.keeper.shutdown()
         if started:
             await self.host.shutdown()  # closes the services' claims, and so a shared database
         else:

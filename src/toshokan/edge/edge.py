@@ -41,7 +41,7 @@ from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import BudgetKind, PathBudgets, answers_auth_failures, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
-from toshokan.edge.ratelimit import LocalBudget, budget
+from toshokan.edge.ratelimit import FULL, LIGHT, LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
 from toshokan.edge.routes import LABELS, RouteLabels
 from toshokan.errors import error_body
@@ -69,6 +69,8 @@ GONE = 499
 SANE_REQUEST_ID = re.compile(rb"[A-Za-z0-9._:/+=-]{1,128}")
 #: Scope key of the scope the application saw, when the edge resolved a trusted proxy's headers.
 RESOLVED = "toshokan.resolved"
+#: Scope key of the budget a conditional GET still owes, should its answer be a full one.
+UNPAID = "toshokan.unpaid"
 
 
 def error_answer(
@@ -164,6 +166,10 @@ class Edge:
         token = REQUEST_ID.set(request_id.decode())
         try:
             status = await self._handle(scope, receive, _echoing(request_id, send))
+            unpaid = scope.get(UNPAID)
+            if unpaid is not None and status not in (304, 429):
+                limiter, who = unpaid
+                await limiter.hit(who, FULL - LIGHT)  # the rest of a full answer's cost
             seconds = time.perf_counter() - started
             if self.metrics is not None:
                 face, route = self.labels.of(scope.get(RESOLVED, scope))
@@ -180,7 +186,7 @@ class Edge:
     async def _handle(self, scope: Scope, receive: Receive, send: Send) -> int:
         """Answer one request; the status the access log shows."""
         origin = if_none_match = host = declared = None
-        private = preflight = forwarded = False
+        private = preflight = forwarded = since = False
         size = 0
         headers: Headers = scope["headers"]
         for name, value in headers:
@@ -191,6 +197,8 @@ class Edge:
                 origin = value
             elif name == b"if-none-match":
                 if_none_match = value
+            elif name == b"if-modified-since":
+                since = True
             elif name == b"content-length":
                 declared = value
             elif name == b"access-control-request-method":
@@ -232,11 +240,17 @@ class Edge:
         if limiter is not None:
             client = scope.get("client")
             who = client[0] if client else "unknown"
+            # No content sent back costs a tenth (see ratelimit); a conditional GET pays the
+            # rest after its answer when that answer is a full one.
+            conditional = method == "GET" and (if_none_match is not None or since)
+            cost = LIGHT if method == "HEAD" or conditional else FULL
+            if conditional:
+                scope[UNPAID] = (limiter, who)
             # In memory the count is a plain call; only the shared store needs awaiting.
             if isinstance(limiter, LocalBudget):
-                wait = limiter.take(who, time.monotonic())
+                wait = limiter.take(who, time.monotonic(), cost)
             else:
-                wait = await limiter.hit(who)
+                wait = await limiter.hit(who, cost)
             if wait is not None:
                 seconds = max(1, round(wait))
                 return await _answer(

@@ -7,6 +7,11 @@ then one request per ``60 / per_minute`` seconds; ``Retry-After`` is exact.
 With a Redis (``[limits] storage`` or ``[cluster] redis``) the moving window
 of the ``limits`` library counts there, so that every replica and worker
 shares one budget; while that Redis does not answer, each process counts alone.
+
+A request costs :data:`FULL`; one that sends no content back costs :data:`LIGHT`,
+a tenth: a ``HEAD`` (KOReader asks one before every catalogue ``GET``, to check
+its cache) and a conditional ``GET`` answered ``304``. A conditional ``GET`` is
+charged light first and the rest once its answer turns out to be a full one.
 """
 
 import time
@@ -17,11 +22,17 @@ from toshokan.core.shared import SharedRedis
 
 #: Clients remembered per budget; past this, idle ones are forgotten first (bounded memory).
 MAX_CLIENTS = 100_000
+#: What a request costs, in tenths of the budget's unit: one with content, one without.
+FULL = 10
+LIGHT = 1
+#: Seconds a whole budget lasts.
+WINDOW = 60.0
 
 
 class ClientBudget(Protocol):
-    async def hit(self, key: str) -> float | None:
-        """Count one request; None when allowed, else seconds until the client may retry."""
+    async def hit(self, key: str, cost: int = FULL) -> float | None:
+        """Count one request of ``cost``; None when allowed, else seconds until the client may
+        retry."""
 
 
 class LocalBudget:
@@ -29,24 +40,25 @@ class LocalBudget:
 
     def __init__(self, per_minute: int, max_clients: int = MAX_CLIENTS):
         self.interval = 60.0 / per_minute
-        self.burst = 60.0 - self.interval
         self.max_clients = max_clients
         self._full_at: dict[str, float] = {}
 
-    def take(self, key: str, now: float) -> float | None:
+    def take(self, key: str, now: float, cost: int = FULL) -> float | None:
         full_at = self._full_at.get(key)
         if full_at is None or full_at < now:
             full_at = now
             if key not in self._full_at and len(self._full_at) >= self.max_clients:
                 self._forget(now)
-        wait = full_at - now - self.burst
-        if wait > 0:
+        # Allowed while the budget, spent by this request too, is at most one minute deep.
+        spent = full_at + self.interval * cost / FULL
+        wait = spent - now - WINDOW
+        if wait > 1e-9:  # a tenth's rounding is no reason to refuse
             return wait
-        self._full_at[key] = full_at + self.interval
+        self._full_at[key] = spent
         return None
 
-    async def hit(self, key: str) -> float | None:
-        return self.take(key, time.monotonic())
+    async def hit(self, key: str, cost: int = FULL) -> float | None:
+        return self.take(key, time.monotonic(), cost)
 
     def _forget(self, now: float) -> None:
         """Drop clients whose budget is full again; if too few were, the oldest quarter too."""
@@ -60,10 +72,11 @@ class SharedBudget:
     """A moving window in the shared Redis, used by every process while that Redis answers."""
 
     def __init__(self, per_minute: int, shared: SharedRedis, namespace: str):
-        self.limiter = MovingWindowLimit(per_minute, namespace, shared)
+        # Counted in tenths, so that a light request is one of them.
+        self.limiter = MovingWindowLimit(per_minute * FULL, f"{namespace}-tenths", shared)
 
-    async def hit(self, key: str) -> float | None:
-        return await self.limiter.hit(key)
+    async def hit(self, key: str, cost: int = FULL) -> float | None:
+        return await self.limiter.hit(key, cost)
 
 
 def budget(per_minute: int, shared: SharedRedis | None, namespace: str) -> ClientBudget | None:

@@ -5,7 +5,8 @@ An adapter is a subclass of :class:`Source` that declares its configuration
 chapters, pages). The host validates the configuration at start-up, checks
 every request against it, handles authentication, caching and errors, and
 hands the adapter a shared upstream HTTP client through :class:`HostServices`,
-whose request budgets (:class:`Throttle`, :class:`AllOf`) hold process-wide.
+whose request budgets (:class:`Throttle`, :class:`AllOf`) hold process-wide; work nobody
+waits for runs inside :func:`background`, so that readers' requests go first.
 """
 
 from toshokan.errors import (
@@ -56,8 +57,24 @@ from toshokan.sdk.keys import DerivedKey
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
-from toshokan.sdk.source import ChapterFile, Download, Listing, NoSettings, Source, public
-from toshokan.sdk.throttle import AllOf, BudgetPaused, Throttle, UpstreamLimiter, windows_for_rate
+from toshokan.sdk.source import (
+    ChapterFile,
+    Download,
+    ImageFetch,
+    Listing,
+    NoSettings,
+    Source,
+    public,
+)
+from toshokan.sdk.throttle import (
+    AllOf,
+    BudgetPaused,
+    Throttle,
+    UpstreamLimiter,
+    background,
+    in_background,
+    windows_for_rate,
+)
 from toshokan.sdk.urls import Urls
 
 __all__ = [
@@ -79,6 +96,7 @@ __all__ = [
     "Filters",
     "HostError",
     "HostServices",
+    "ImageFetch",
     "InvalidCredentials",
     "InvalidRequest",
     "Listing",
@@ -104,10 +122,12 @@ __all__ = [
     "UpstreamLimiter",
     "UpstreamTimeout",
     "Urls",
+    "background",
     "clean_text",
     "default_error_detail",
     "gather",
     "headers_for",
+    "in_background",
     "newest_first",
     "parse_json",
     "parse_model",

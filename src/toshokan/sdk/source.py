@@ -68,6 +68,21 @@ class Listing:
     complete: bool = True
 
 
+@dataclass(frozen=True)
+class ImageFetch:
+    """An image the host fetched from an upstream for a source (a page, a cover), and how it went.
+
+    ``size`` is the bytes received, ``seconds`` the time from sending the request to the
+    body's end (or the failure), ``headers`` the answer's (empty when none came).
+    """
+
+    url: str
+    success: bool
+    size: int
+    seconds: float
+    headers: Mapping[str, str]
+
+
 class NoSettings(BaseModel):
     """Settings of an adapter that takes none."""
 
@@ -263,6 +278,20 @@ class Source(abc.ABC, Generic[SettingsT]):
         it with the code those routes share (:meth:`own_route` tells which
         route a path is); the default reads nothing.
         """
+        return None
+
+    def image_fetched(self, fetch: ImageFetch) -> None:
+        """Told of every image of this source's the host fetched from an upstream: for a reader
+        (the page proxy) or for a kept copy, successful or not.
+
+        For upstreams that ask to hear how their image servers did (MangaDex@Home). Called
+        on the event loop as the fetch ends: queue any work, never block. The default: nothing.
+        """
+
+    def library_folder(self) -> Path | None:
+        """The folder this source serves as a library of chapter files, finding files added
+        to it by itself (a local library's root), where the host may keep copies of other
+        sources' chapters; None (the default) for sources that serve no folder."""
         return None
 
     async def chapter_of_file(self, digest: str) -> ChapterFile | None:

@@ -21,6 +21,14 @@ of its Redis, ``[cluster] redis``), which :meth:`Throttle.acquire` uses while
 it answers; when it does not, each process counts alone until it does again.
 A pause an upstream asks of one process pauses that budget in every process.
 
+Readers come before background work. Upstream work the host does for nobody waiting
+(checks of followed series, downloads of kept chapters) runs inside :func:`background`,
+and its requests then wait behind every reader's request queued for the same budget in
+the process, and never take the last slots of a window (:func:`reserved`: a fifth of it,
+at least one): those stay free for readers in every process of the host, which is what
+keeps the rule whole across replicas sharing :class:`SharedCounts`, where nobody knows
+who waits elsewhere. Background work alone gets the rest of each window.
+
 An upstream that says "not before an hour" pauses its budget (:meth:`Throttle.pause`).
 A paused budget is not waited for: :meth:`Throttle.acquire` raises :class:`BudgetPaused`
 at once, and wakes the requests already queued for a slot so they raise too, because
@@ -33,6 +41,8 @@ import logging
 import math
 import time
 import weakref
+from collections.abc import Iterator
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Protocol
 
@@ -44,6 +54,37 @@ log = logging.getLogger(__name__)
 
 #: (count, whole seconds): at most ``count`` requests in any window of that many seconds.
 Window = tuple[int, int]
+
+
+#: The share of every window background work leaves to readers (at least one slot of a
+#: window of two or more).
+READERS_SHARE = 0.2
+
+_background: ContextVar[bool] = ContextVar("toshokan_background", default=False)
+
+
+@contextlib.contextmanager
+def background() -> Iterator[None]:
+    """Mark the upstream work done inside as background: nobody waits for it.
+
+    Every budget's queued readers go first, and the last slots of each window
+    (:func:`reserved`) are left to them. Tasks started inside inherit the mark.
+    """
+    token = _background.set(True)
+    try:
+        yield
+    finally:
+        _background.reset(token)
+
+
+def in_background() -> bool:
+    """Whether the running code is background work (inside :func:`background`)."""
+    return _background.get()
+
+
+def reserved(count: int) -> int:
+    """Slots of a window of ``count`` that background work never takes."""
+    return max(1, int(count * READERS_SHARE)) if count > 1 else 0
 
 
 class BudgetPaused(Exception):
@@ -116,14 +157,37 @@ class _State:
         self.shared: SharedCounts | None = None
         self.windows: dict[str, tuple[Window, ...]] = {}
         self.paused_until: dict[str, float] = {}
-        # asyncio locks and events belong to one loop, so first-come-first-served turns, and
-        # the events that wake a turn waiting for a slot when its budget is paused, are per loop.
-        self.turns: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, asyncio.Lock]
-        ] = weakref.WeakKeyDictionary()
-        self.wakeups: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, asyncio.Event]
-        ] = weakref.WeakKeyDictionary()
+        # asyncio locks and events belong to one loop, so the queues are per loop.
+        self.lines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Line]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+
+class _Line:
+    """One budget's queue in one event loop: readers take turns among themselves, first come
+    first served, and so does background work, which waits while any reader is queued."""
+
+    def __init__(self) -> None:
+        self.readers = asyncio.Lock()
+        self.background = asyncio.Lock()
+        #: Readers queued or taking a slot now.
+        self.readers_waiting = 0
+        self._wake = asyncio.Event()
+
+    async def sleep(self, seconds: float | None) -> None:
+        """Up to ``seconds`` (None: no bound), or until :meth:`wake`."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), seconds)
+
+    def wake(self) -> None:
+        """Wake every turn sleeping here (a pause began, the last queued reader left)."""
+        self._wake.set()
+        self._wake = asyncio.Event()
+
+
+def _line(name: str) -> _Line:
+    lines = _state.lines.setdefault(asyncio.get_running_loop(), {})
+    return lines.setdefault(name, _Line())
 
 
 _state = _State()
@@ -171,46 +235,66 @@ class Throttle:
         return f"Throttle({self.name!r}, windows={self.windows})"
 
     async def acquire(self) -> None:
-        """Wait for a free slot in every window, then take it; FIFO per loop.
+        """Wait for a free slot in every window, then take it; first come first served per loop,
+        readers before background work (:func:`background`).
 
         Raises :class:`BudgetPaused` instead of waiting while the budget is paused,
         including when the pause begins during the wait.
         """
         self._refuse_if_paused()
-        loop = asyncio.get_running_loop()
-        turns, wakeups = _state.turns.setdefault(loop, {}), _state.wakeups.setdefault(loop, {})
-        async with turns.setdefault(self.name, asyncio.Lock()):
-            while True:
-                self._refuse_if_paused()
-                shared = _state.shared
-                if shared is not None and shared.available():
-                    try:
-                        if (left := await shared.paused_for(self.name)) > 0:
-                            self._paused_here(left)  # another process was told to wait
-                            raise BudgetPaused(left)
-                        reset_at = await self._take(shared.strategy)
-                    except shared.errors as error:
-                        shared.failed(error)
-                        continue
-                else:
-                    reset_at = await self._take(_state.strategy)
-                if reset_at is None:
-                    return
-                paused = wakeups.setdefault(self.name, asyncio.Event())
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(paused.wait(), max(0.001, reset_at - time.time()))
+        line = _line(self.name)
+        if in_background():
+            async with line.background:
+                await self._wait_for_slot(line, background=True)
+            return
+        line.readers_waiting += 1
+        try:
+            async with line.readers:
+                await self._wait_for_slot(line, background=False)
+        finally:
+            line.readers_waiting -= 1
+            if not line.readers_waiting:
+                line.wake()  # background work waiting for the readers to be served goes on
 
-    async def _take(self, strategy: MovingWindowRateLimiter) -> float | None:
-        """Take a slot in every window: None when taken, else when to look again (epoch)."""
+    async def _wait_for_slot(self, line: _Line, *, background: bool) -> None:
+        while True:
+            self._refuse_if_paused()
+            if background and line.readers_waiting:
+                await line.sleep(None)
+                continue
+            shared = _state.shared
+            if shared is not None and shared.available():
+                try:
+                    if (left := await shared.paused_for(self.name)) > 0:
+                        self._paused_here(left)  # another process was told to wait
+                        raise BudgetPaused(left)
+                    reset_at = await self._take(shared.strategy, background)
+                except shared.errors as error:
+                    shared.failed(error)
+                    continue
+            else:
+                reset_at = await self._take(_state.strategy, background)
+            if reset_at is None:
+                return
+            await line.sleep(max(0.001, reset_at - time.time()))
+
+    async def _take(self, strategy: MovingWindowRateLimiter, background: bool) -> float | None:
+        """Take a slot in every window: None when taken, else when to look again (epoch).
+
+        Background work takes one only while the window has more than its reserve free."""
         items = self._items
+        needed = [1 + (reserved(count) if background else 0) for count, _ in self.windows]
         # Nobody else of this loop takes a turn between test and hit; another process's hit in
         # between can only make a hit fail (each is atomic), and then we wait and check again.
-        if all([await strategy.test(i, self.name) for i in items]) and all(
-            [await strategy.hit(i, self.name) for i in items]
-        ):
+        if all(
+            [await strategy.test(i, self.name, cost=n) for i, n in zip(items, needed, strict=True)]
+        ) and all([await strategy.hit(i, self.name) for i in items]):
             return None
         stats = [await strategy.get_window_stats(i, self.name) for i in items]
-        return max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
+        return max(
+            (s.reset_time for s, n in zip(stats, needed, strict=True) if s.remaining < n),
+            default=0.0,
+        )
 
     def pause(self, seconds: float) -> None:
         """The upstream asked us to wait: refuse every request of this budget until then,
@@ -222,11 +306,11 @@ class Throttle:
     def _paused_here(self, seconds: float) -> None:
         until = time.monotonic() + seconds
         _state.paused_until[self.name] = max(_state.paused_until.get(self.name, 0.0), until)
-        # Wake this loop's turn waiting for a slot (a pause comes from an answer on this loop).
+        # Wake this loop's turns waiting for a slot (a pause comes from an answer on this loop).
         with contextlib.suppress(RuntimeError):
-            waiting = _state.wakeups.get(asyncio.get_running_loop(), {}).pop(self.name, None)
+            waiting = _state.lines.get(asyncio.get_running_loop(), {}).get(self.name)
             if waiting is not None:
-                waiting.set()
+                waiting.wake()
 
     def paused_for(self) -> float:
         """Seconds left of a pause the upstream asked for (0 when none)."""

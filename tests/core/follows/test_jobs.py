@@ -76,12 +76,12 @@ async def test_a_failing_job_is_retried_with_backoff(engine) -> None:
     assert status.failed == {} and status.workers >= 1
 
 
-def test_procrastinates_schema_is_the_one_migration_0002_applies() -> None:
+def test_procrastinates_schema_is_the_one_migration_0004_applies() -> None:
     """A newer procrastinate with SQL migrations of its own needs a migration of ours first."""
     from importlib import import_module
 
     from procrastinate.schema import SchemaManager
 
-    migration = import_module("toshokan.core.database.migrations.versions.0002_follows_and_jobs")
+    migration = import_module("toshokan.core.database.migrations.versions.0004_follows_and_jobs")
     shipped = sorted(p.name for p in Path(SchemaManager.get_migrations_path()).glob("*.sql"))
     assert shipped[-1] == migration.PROCRASTINATE_SCHEMA

@@ -1,12 +1,14 @@
 """The progress store's rules that every face relies on: streamed pages only move a reader
 forward, an explicit write always wins, and a manga's or a reader's positions come at once."""
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.databases import open_for
+from toshokan.core.database import SqliteDatabase
 from toshokan.core.progress import ChapterRef, Position, ProgressStore
 
 
@@ -58,3 +60,38 @@ def test_a_mangas_positions_and_the_recent_ones(store: ProgressStore) -> None:
     }
     assert [ref for ref, _ in store.recent("mika", 2)] == [other, elsewhere]
     assert store.positions("nobody", "local", "paper-cranes") == {}
+
+
+def test_a_clients_own_share_is_kept_until_another_write_moves_the_place(
+    store: ProgressStore,
+) -> None:
+    sent = Position(1, 3, False, 100.0, "urn:uuid:1", "Tablet", progression=0.5)
+    assert store.record("mika", REF, sent)
+    assert store.position("mika", REF) == sent
+    # Another face moves the place and sends no share: none is kept.
+    assert store.record("mika", REF, Position(2, 3, True, 200.0))
+    found = store.position("mika", REF)
+    assert found is not None and found.progression is None
+
+
+def test_a_database_made_before_shares_were_kept_gets_their_column(tmp_path: Path) -> None:
+    path = tmp_path / "readers.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.execute(
+            "CREATE TABLE progress(reader TEXT NOT NULL, source TEXT NOT NULL, "
+            "manga TEXT NOT NULL, chapter TEXT NOT NULL, page INTEGER NOT NULL, "
+            "pages INTEGER NOT NULL, finished INTEGER NOT NULL, updated DOUBLE PRECISION NOT NULL, "
+            "device_id TEXT NOT NULL, device TEXT NOT NULL, inferred INTEGER NOT NULL DEFAULT 0, "
+            "PRIMARY KEY(reader, source, manga, chapter))"
+        )
+        old.execute(
+            "INSERT INTO progress VALUES('mika', 'local', 'paper-cranes', 'ch-1', 4, 9, 0, 1.0, "
+            "'', 'KOReader', 0)"
+        )
+    database = SqliteDatabase(path)
+    store = ProgressStore(database)
+    assert store.position("mika", REF) == Position(4, 9, False, 1.0, "", "KOReader")
+    assert store.record("mika", REF, Position(5, 9, False, 2.0, progression=0.6))
+    found = store.position("mika", REF)
+    assert found is not None and found.progression == 0.6
+    database.close()

@@ -74,10 +74,13 @@ async def test_series_queries_out_of_bounds_are_400(local_host: ServedHost, quer
     await refused(local_host, f"/_/komga/api/v1/series?{query}", 400)
 
 
-async def test_read_lists_are_empty_and_none_is_found(local_host: ServedHost) -> None:
+async def test_a_read_list_the_host_does_not_keep_is_not_found(local_host: ServedHost) -> None:
     answer = await local_host.client.get("/_/komga/api/v1/readlists?search=&page=0&deleted=false")
-    assert PageWrapperDto[ReadListDto].decode(answer.content).content == []
+    assert [found.id for found in PageWrapperDto[ReadListDto].decode(answer.content).content] == [
+        "keep-reading"
+    ]
     await refused(local_host, "/_/komga/api/v1/readlists/abc", 404)
+    await refused(local_host, "/_/komga/api/v1/readlists/abc/books", 404)
     await refused(local_host, "/_/komga/api/v1/readlists/abc/read-progress/tachiyomi", 404)
 
 

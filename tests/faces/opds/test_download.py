@@ -15,6 +15,7 @@ from toshokan.faces.opds.atom import PSE
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
 
+from . import nypl
 from .opds2_schema import assert_feed
 from .reader import ACQUISITION, NAVIGATION, NS, STREAM, Reader, entry_titled, href, link
 from .servers import SECRET
@@ -82,25 +83,46 @@ async def download(reader: Reader, url: str) -> tuple[str, bytes, Any]:
     return filename_of(answer.headers["content-disposition"]), answer.content, answer.headers
 
 
-async def test_every_archive_downloads_byte_for_byte(mixed_host: ServedHost, library: Path) -> None:
+async def test_every_chapter_downloads(mixed_host: ServedHost, library: Path) -> None:
+    """Every archive byte for byte; the folder of images as a CBZ of its pages, in order."""
     reader = Reader(mixed_host.client)
     downloaded: dict[str, bytes] = {}
-    without = 0
     for feed in await series_feeds(reader, "Local Library"):
-        for chapter in feed.findall("a:entry", NS)[1:]:
+        for chapter in feed.findall("a:entry", NS):
             offered = link(chapter, REL_ACQUISITION)
-            if offered is None:
-                without += 1
-                continue
+            assert offered is not None, chapter.findtext("a:title", namespaces=NS)
             assert offered.get("type") == CBZ
             name, body, headers = await download(reader, offered.get("href") or "")
             assert headers["content-type"] == CBZ
-            assert offered.get("length") == str(len(body))  # Atom's link length, in bytes
+            assert headers["content-length"] == str(len(body))
+            if offered.get("length") is not None:  # Atom's link length, in bytes
+                assert offered.get("length") == str(len(body))
             downloaded[name] = body
     archives = archives_in(library)
     assert len(archives) == 8
+    folder = downloaded.pop("Chapter 01.cbz")
     assert downloaded == archives
-    assert without == 1  # the folder of images
+    pages = sorted((library / "Paper Cranes" / "Chapter 01").iterdir())
+    with zipfile.ZipFile(io.BytesIO(folder)) as archive:
+        assert archive.testzip() is None
+        members = archive.infolist()
+        assert [m.filename for m in members] == ["1.jpg", "2.jpg"]  # no ComicInfo.xml here
+        assert {m.compress_type for m in members} == {zipfile.ZIP_STORED}
+        assert [archive.read(m) for m in members] == [page.read_bytes() for page in pages]
+
+
+async def test_a_folder_downloads_as_the_same_bytes_every_time(mixed_host: ServedHost) -> None:
+    reader = Reader(mixed_host.client)
+    feeds = await series_feeds(reader, "Local Library")
+    (entry,) = [
+        e
+        for feed in feeds
+        if feed.findtext("a:title", namespaces=NS) == "Paper Cranes"
+        for e in feed.findall("a:entry", NS)
+    ]
+    url = href(entry, REL_ACQUISITION, CBZ)
+    first, again = await reader.get(url), await reader.get(url)
+    assert first.content == again.content and len(first.content) > 0
 
 
 async def test_a_listed_chapter_offers_the_archive_beside_the_page_stream(
@@ -108,7 +130,7 @@ async def test_a_listed_chapter_offers_the_archive_beside_the_page_stream(
 ) -> None:
     reader = Reader(local_host.client)
     feeds = await series_feeds(reader, "Local Library")
-    entry = feeds[0].findall("a:entry", NS)[1]
+    entry = feeds[0].findall("a:entry", NS)[0]
     assert link(entry, STREAM) is not None
     name, body, _ = await download(reader, href(entry, REL_ACQUISITION, CBZ))
     assert body == file_named(library, name)
@@ -121,7 +143,7 @@ async def test_a_changed_chapter_shows_in_the_series_feed_at_once(
     """Files and page counts are remembered a while, but never past a change of the library."""
     reader = Reader(local_host.client)
     feed = (await series_feeds(reader, "Local Library"))[0]
-    entry = feed.findall("a:entry", NS)[1]
+    entry = feed.findall("a:entry", NS)[0]
     stream = link(entry, STREAM)
     assert stream is not None and stream.get(f"{{{PSE}}}count") == "3"
     assert len(await reader.read_chapter(entry)) == 3  # its page list is remembered now
@@ -151,7 +173,7 @@ async def test_a_locked_library_downloads_through_basic_and_signed_links(
 ) -> None:
     reader = Reader(locked_host.client, auth=GOOD)
     feeds = await series_feeds(reader, "Local Library")
-    offered = href(feeds[0].findall("a:entry", NS)[1], REL_ACQUISITION, CBZ)
+    offered = href(feeds[0].findall("a:entry", NS)[0], REL_ACQUISITION, CBZ)
     assert "sig=" in offered
     # A download manager that sends no credentials still gets the file it was linked to...
     answer = await locked_host.client.get(offered)
@@ -168,7 +190,7 @@ async def test_a_locked_library_downloads_through_basic_and_signed_links(
 async def test_a_source_without_files_offers_no_download(mangadex_host: ServedHost) -> None:
     reader = Reader(mangadex_host.client)
     feeds = await series_feeds(reader, "MangaDex")
-    chapters = [entry for feed in feeds for entry in feed.findall("a:entry", NS)[1:]]
+    chapters = [entry for feed in feeds for entry in feed.findall("a:entry", NS)]
     assert chapters
     assert all(link(entry, REL_ACQUISITION) is None for entry in chapters)
     # Nor does the chapter's own feed (where a chapter without a known count leads).
@@ -190,3 +212,15 @@ async def test_opds2_publications_carry_the_archive(local_host: ServedHost, libr
         assert answer.status_code == 200
         name = filename_of(answer.headers["content-disposition"])
         assert answer.content == file_named(library, name)
+
+
+async def test_series_feeds_are_acquisition_feeds_to_nypl(mixed_host: ServedHost) -> None:
+    """Every series feed, the folder of images' included, is what it says it is to a parser
+    that follows OPDS 1.2's rule: every entry can be acquired."""
+    reader = Reader(mixed_host.client)
+    feeds = await series_feeds(reader, "Local Library")
+    assert len(feeds) == 4
+    for feed in feeds:
+        assert nypl.is_acquisition_feed(feed), feed.findtext("a:title", namespaces=NS)
+        assert feed.findall("a:entry", NS)
+        assert link(feed, "self", ACQUISITION) is not None

@@ -28,12 +28,11 @@ async def test_walk_from_root_to_the_last_page(local_host: ServedHost) -> None:
     first = series[0]
     assert link(first, "http://opds-spec.org/image") is not None
     series_feed = await reader.feed(href(first, "subsection", ACQUISITION))
-    entries = series_feed.findall("a:entry", NS)
-    details, chapters = entries[0], entries[1:]
-    assert details.findtext("a:content", namespaces=NS)
+    chapters = series_feed.findall("a:entry", NS)
+    assert series_feed.findtext("a:subtitle", namespaces=NS)  # the series described
     assert chapters
-    # The count is of every entry the feed pages over, the details among them.
-    assert len(entries) == int(series_feed.findtext("os:totalResults", namespaces=NS) or 0)
+    # The count is of every entry the feed pages over: its chapters.
+    assert len(chapters) == int(series_feed.findtext("os:totalResults", namespaces=NS) or 0)
     pages = await reader.read_chapter(chapters[0])
     assert len(pages) == 3
     assert all(Image.open(io.BytesIO(page)).format in ("JPEG", "PNG", "GIF") for page in pages)
@@ -43,7 +42,7 @@ async def test_max_width_resizes_keeping_the_aspect_ratio(local_host: ServedHost
     reader = Reader(local_host.client)
     _, series = await open_series(reader)
     series_feed = await reader.feed(href(series[0], "subsection", ACQUISITION))
-    chapter = series_feed.findall("a:entry", NS)[1]
+    chapter = series_feed.findall("a:entry", NS)[0]
     full = Image.open(io.BytesIO((await reader.read_chapter(chapter))[0]))
     small = Image.open(io.BytesIO((await reader.read_chapter(chapter, max_width=120))[0]))
     assert small.width == 120 < full.width
@@ -55,7 +54,7 @@ async def test_chapters_stream_straight_from_the_series_feed(local_host: ServedH
     reader = Reader(local_host.client)
     _, series = await open_series(reader)
     series_feed = await reader.feed(href(series[0], "subsection", ACQUISITION))
-    chapters = series_feed.findall("a:entry", NS)[1:]
+    chapters = series_feed.findall("a:entry", NS)
     assert len(chapters) == 2
     for chapter in chapters:
         stream = link(chapter, STREAM)
@@ -76,11 +75,14 @@ async def test_list_entries_carry_summary_and_tags(local_host: ServedHost) -> No
     assert summary and summary != "Iron Garden"
     labels = {c.get("label") for c in entry.findall("a:category", NS)}
     assert {"Action", "Drama"} <= labels
-    # The series feed's own description says the same, and names the authors.
+    # The series feed's own metadata says the same, and names the authors.
     series_feed = await reader.feed(href(entry, "subsection", ACQUISITION))
-    details = series_feed.findall("a:entry", NS)[0]
-    assert details.findtext("a:content", namespaces=NS) == summary
-    assert details.findtext("a:author/a:name", namespaces=NS) == "Mara Voss"
+    assert series_feed.findtext("a:subtitle", namespaces=NS) == summary
+    assert series_feed.findtext("a:author/a:name", namespaces=NS) == "Mara Voss"
+    assert {"Action", "Drama"} <= {c.get("label") for c in series_feed.findall("a:category", NS)}
+    assert series_feed.findtext("a:logo", namespaces=NS) and series_feed.findtext(
+        "a:icon", namespaces=NS
+    )
 
 
 async def test_covers_and_thumbnails_at_most_300_wide(local_host: ServedHost) -> None:

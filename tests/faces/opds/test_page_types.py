@@ -53,7 +53,7 @@ async def stream(
     """The chapter's declared page type, and every page as the PSE template gives it."""
     reader = Reader(host.client)
     series = entry_titled(await reader.feed("/_/opds/local/all"), series_title)
-    chapter = (await reader.feed(href(series, "subsection", ACQUISITION))).findall("a:entry", NS)[1]
+    chapter = (await reader.feed(href(series, "subsection", ACQUISITION))).findall("a:entry", NS)[0]
     found = link(chapter, STREAM)
     assert found is not None
     template, width = found.get("href") or "", str(max_width) if max_width else ""

@@ -1,6 +1,8 @@
 """A chapter's archive offered whole: the download route, its headers, ranges and guard."""
 
+import io
 import os
+import zipfile
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -57,13 +59,37 @@ async def test_a_cb7_chapter_is_offered_with_its_type(
     assert response.headers["content-type"] == "application/x-cb7"
 
 
-async def test_a_folder_of_images_has_nothing_to_download(demo_source: LocalLibrary) -> None:
-    chapter = (await demo_source.chapters("paper-cranes", CTX))[0]
-    assert await demo_source.download("paper-cranes", chapter.slug, CTX) is None
+async def test_a_folder_of_images_downloads_as_a_cbz_of_its_pages(
+    demo_source: LocalLibrary, demo_root: Path
+) -> None:
+    """Stored entries named in reading order, the same bytes on every request, its length
+    told up front; a page that now points outside the library stops the download."""
+    chapter = min(await demo_source.chapters("paper-cranes", CTX), key=lambda c: c.number)
+    download = await demo_source.download("paper-cranes", chapter.slug, CTX)
+    assert download is not None and download.media_type == "application/vnd.comicbook+zip"
     async with client_for(demo_source) as client:
-        response = await client.get(f"/_/local/download/paper-cranes/{chapter.slug}")
-    assert response.status_code == 404
-    assert response.json()["error"]["code"] == "NOT_FOUND"
+        first = await client.get(path_of(download.url))
+        again = await client.get(path_of(download.url))
+    assert first.status_code == 200 and first.content == again.content
+    assert first.headers["content-length"] == str(len(first.content))
+    assert first.headers["content-type"] == "application/vnd.comicbook+zip"
+    assert first.headers["content-disposition"].startswith('attachment; filename="Chapter 01.cbz"')
+    folder = demo_root / "Paper Cranes" / "Chapter 01"
+    pages = sorted(folder.glob("*.jpg"))
+    with zipfile.ZipFile(io.BytesIO(first.content)) as archive:
+        members = archive.infolist()
+        assert {m.compress_type for m in members} == {zipfile.ZIP_STORED}
+        names = [f"{n}.jpg" for n in range(1, len(pages) + 1)]
+        assert [m.filename for m in members] == [*names, "ComicInfo.xml"]
+        assert [archive.read(name) for name in names] == [page.read_bytes() for page in pages]
+        assert archive.read("ComicInfo.xml") == (folder / "ComicInfo.xml").read_bytes()
+    outside = demo_root.parent / "elsewhere.jpg"
+    outside.write_bytes(pages[0].read_bytes())
+    pages[0].unlink()
+    pages[0].symlink_to(outside)
+    async with client_for(demo_source) as client:
+        refused = await client.get(path_of(download.url))
+    assert refused.status_code == 404
 
 
 async def test_unknown_and_malformed_chapters_are_not_found(demo_source: LocalLibrary) -> None:

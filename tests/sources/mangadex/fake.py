@@ -36,6 +36,8 @@ from . import schema
 API = "https://api.fake-mangadex.test"
 UPLOADS = "https://uploads.fake-mangadex.test"
 AT_HOME = "https://abc123.fake-mangadex.network"
+#: MangaDex@Home's report endpoint (``https://api.mangadex.network/report`` for real).
+REPORT = "https://api.fake-mangadex.network/report"
 WINDOW = 10_000
 DEFAULT_RATINGS = ["safe", "suggestive", "erotica"]
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -278,7 +280,14 @@ class FakeMangaDex:
         self.ping_text = "pong"
         #: Claim this many search results (MangaDex's catalogue is far bigger than a test's).
         self.pretend_total: int | None = None
-        self.app = Starlette(routes=[Route("/{path:path}", self._dispatch, methods=["GET"])])
+        #: Bodies MangaDex@Home's report endpoint took, in arrival order.
+        self.reports: list[dict[str, Any]] = []
+        self.app = Starlette(
+            routes=[
+                Route("/report", self._report, methods=["POST"]),
+                Route("/{path:path}", self._dispatch, methods=["GET"]),
+            ]
+        )
         self._routes: list[tuple[re.Pattern[str], Callable[..., Any], str]] = [
             (re.compile(r"^/ping$"), self._ping, ""),
             (re.compile(r"^/manga$"), self._manga_list, "manga_list"),
@@ -603,6 +612,20 @@ class FakeMangaDex:
         }
 
     # -- endpoints ---------------------------------------------------------------------
+
+    async def _report(self, request: Request) -> Response:
+        """MangaDex@Home's report endpoint: one JSON object with exactly the documented fields."""
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"result": "error"}, status_code=400)
+        shape = {"url": str, "success": bool, "bytes": int, "duration": int, "cached": bool}
+        if not isinstance(body, dict) or set(body) != set(shape):
+            return JSONResponse({"result": "error"}, status_code=400)
+        if any(type(body[name]) is not kind for name, kind in shape.items()):
+            return JSONResponse({"result": "error"}, status_code=400)
+        self.reports.append(body)
+        return JSONResponse({"result": "ok"})
 
     def _ping(self, request: Request) -> Response:
         return PlainTextResponse(self.ping_text)

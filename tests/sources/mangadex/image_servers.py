@@ -18,16 +18,28 @@ def webp(
 
 
 class ImageServers(httpx.AsyncBaseTransport):
-    """MangaDex's at-home and uploads servers (WebP images), in front of the fake API."""
+    """MangaDex's at-home and uploads servers (WebP images), in front of the fake API and the
+    MangaDex@Home report endpoint.
+
+    An at-home node says whether it had the image cached (``X-Cache``: ``HIT`` for the
+    paths in ``cached``, else ``MISS``); a path in ``failing`` answers 500.
+    """
 
     def __init__(self, api: FakeMangaDex):
         self.api = api.transport()
         self.hosts = {httpx.URL(AT_HOME).host, httpx.URL(UPLOADS).host}
         self.requests: list[httpx.Request] = []
         self.body = webp()
+        self.cached: set[str] = set()
+        self.failing: set[str] = set()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.url.host not in self.hosts:
             return await self.api.handle_async_request(request)
         self.requests.append(request)
-        return httpx.Response(200, content=self.body, headers={"Content-Type": "image/webp"})
+        if request.url.path in self.failing:
+            return httpx.Response(500, content=b"node failure")
+        headers = {"Content-Type": "image/webp"}
+        if request.url.host == httpx.URL(AT_HOME).host:
+            headers["X-Cache"] = "HIT" if request.url.path in self.cached else "MISS"
+        return httpx.Response(200, content=self.body, headers=headers)

@@ -2,7 +2,7 @@
 the batches of checks, and where news is announced.
 
 Kept apart from :mod:`.sqlite`, which creates them in place, and from the PostgreSQL
-migration that adds them (``0002``), so both read the one definition.
+migration that adds them (``0004``), so both read the one definition.
 """
 
 TABLES = (

@@ -42,6 +42,7 @@ SCHEMA = (
         device_id TEXT NOT NULL,
         device TEXT NOT NULL,
         inferred INTEGER NOT NULL DEFAULT 0,
+        progression DOUBLE PRECISION,
         PRIMARY KEY(reader, source, manga, chapter)
     )""",
     "CREATE INDEX IF NOT EXISTS progress_recent ON progress(reader, updated)",
@@ -56,7 +57,38 @@ SCHEMA = (
         PRIMARY KEY(reader, document)
     )""",
     *follows_schema.TABLES,
+    # Kept copies tied to their originals (toshokan.core.keeping.ties).
+    """CREATE TABLE IF NOT EXISTS kept_series(
+        source TEXT NOT NULL,
+        manga TEXT NOT NULL,
+        library TEXT NOT NULL,
+        folder TEXT NOT NULL,
+        kept DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY(source, manga)
+    )""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS kept_series_folder ON kept_series(library, folder)",
+    """CREATE TABLE IF NOT EXISTS kept_chapters(
+        source TEXT NOT NULL,
+        manga TEXT NOT NULL,
+        chapter TEXT NOT NULL,
+        library TEXT NOT NULL,
+        path TEXT NOT NULL,
+        document TEXT NOT NULL,
+        local_manga TEXT NOT NULL,
+        local_chapter TEXT NOT NULL,
+        pages INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        kept DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY(source, manga, chapter)
+    )""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS kept_chapters_path ON kept_chapters(library, path)",
+    "CREATE INDEX IF NOT EXISTS kept_chapters_local ON kept_chapters(library, local_manga, local_chapter)",
 )
+
+#: Columns added to a table after it was first created: a database made before gets them
+#: (``CREATE TABLE IF NOT EXISTS`` leaves an existing table as it is), as the migrations
+#: add them to PostgreSQL. (table, column, its definition)
+ADDED = (("progress", "progression", "DOUBLE PRECISION"),)
 
 
 def default_database_path(data_dir: Path) -> Path:
@@ -76,6 +108,10 @@ class SqliteDatabase:
         with self.transaction() as cursor:
             for statement in SCHEMA:
                 cursor.execute(statement)
+            for table, column, definition in ADDED:
+                present = {row[1] for row in cursor.execute(f"PRAGMA table_info({table})")}
+                if column not in present:
+                    cursor.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
     def _connection(self) -> sqlite3.Connection:
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)

@@ -23,6 +23,7 @@ from toshokan.models import Chapter, Publication, SourceStatus
 from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.source import Listing
+from toshokan.sdk.throttle import background
 
 if TYPE_CHECKING:
     from toshokan.core.host import Host
@@ -37,9 +38,11 @@ SETTLED = frozenset({Publication.COMPLETED.value, Publication.CANCELLED.value})
 
 
 async def upstream_work(seconds: float, work: Callable[[], Awaitable[T]]) -> T:
-    """Upstream work no reader waits for (a check), under the host's upstream deadline."""
-    async with upstream_deadline(seconds):
-        return await work()
+    """Upstream work no reader waits for (a check), under the host's upstream deadline and
+    marked as background: every reader queued for the source's budget goes first."""
+    with background():
+        async with upstream_deadline(seconds):
+            return await work()
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,12 @@ request's upstream deadline and with a bound on the bytes read.
 import asyncio
 import functools
 import hashlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -27,11 +31,14 @@ from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.context import HostServices
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
 from toshokan.sdk.pictures import Picture
+from toshokan.sdk.source import ImageFetch, Source
 from toshokan.sdk.urls import image_message
 
 if TYPE_CHECKING:
     from toshokan.core.service import Core
     from toshokan.core.visit import Visit
+
+log = logging.getLogger(__name__)
 
 #: The largest image read from anywhere; a bigger one is an upstream error, never memory.
 MAX_SOURCE_BYTES = 32 * 1024 * 1024
@@ -141,28 +148,66 @@ class ImagePipeline:
         return picture
 
     async def _fetch_upstream(self, visit: "Visit", url: str) -> Picture:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise NotFound("The image URL is not one the host can fetch.")
-        referer = visit.config.referer
-        headers = {"Referer": referer} if referer else {}
+        async with self._upstream_within(visit, url) as image:
+            body = bytearray()
+            async for chunk in image.chunks:
+                body += chunk
+        return Picture(bytes(body), image.media_type)
+
+    @asynccontextmanager
+    async def original(self, visit: "Visit", url: str) -> AsyncIterator[AsyncIterator[bytes]]:
+        """The image at ``url`` of the visit's source, byte for byte as its source gives it, as
+        it arrives: for kept copies. Within the visit's deadline, like a reader's page."""
+        own_path = self._own_path(visit, url)
+        if own_path is not None:
+            picture = await self._read_own(visit, own_path)
+            yield _once(picture.data)
+            return
+        async with self._upstream_within(visit, url) as image:
+            yield image.chunks
+
+    @asynccontextmanager
+    async def _upstream_within(self, visit: "Visit", url: str) -> AsyncIterator["UpstreamImage"]:
+        """:meth:`upstream_image` within the visit's deadline, for its source."""
         try:
             async with (
                 visit.deadline(),
+                self.upstream_image(visit.source, url, visit.config.referer) as image,
+            ):
+                yield image
+        except TimeoutError:
+            raise UpstreamTimeout(
+                f"The image server did not answer within {self.deadline:g} s."
+            ) from None
+
+    @asynccontextmanager
+    async def upstream_image(
+        self, source: Source[Any], url: str, referer: str | None
+    ) -> AsyncIterator["UpstreamImage"]:
+        """The image at the upstream ``url`` of ``source``, its body read as it arrives and
+        bounded, for the page proxy and for kept copies alike; the source is told how the
+        fetch went (:meth:`~toshokan.sdk.Source.image_fetched`) once it ended.
+
+        The caller bounds the time (a request's deadline); failures are the spec's errors.
+        """
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise NotFound("The image URL is not one the host can fetch.")
+        headers = {"Referer": referer} if referer else {}
+        started = time.perf_counter()
+        image: UpstreamImage | None = None
+        try:
+            async with (
                 self._gates.hold(parts.netloc),
                 self.upstream.stream("GET", url, headers=headers) as response,
             ):
+                image = UpstreamImage(response)
                 _check_status(response)
                 declared = response.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > MAX_SOURCE_BYTES:
                     raise UpstreamError(_too_big())
-                body = bytearray()
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > MAX_SOURCE_BYTES:
-                        raise UpstreamError(_too_big())
-                kind = response.headers.get("content-type", "application/octet-stream")
-        except (TimeoutError, httpx.TimeoutException):
+                yield image
+        except httpx.TimeoutException:
             raise UpstreamTimeout(
                 f"The image server did not answer within {self.deadline:g} s."
             ) from None
@@ -170,7 +215,18 @@ class ImagePipeline:
             raise UpstreamError(
                 f"The image server could not be reached: {type(error).__name__}."
             ) from None
-        return Picture(bytes(body), kind)
+        finally:
+            fetch = ImageFetch(
+                url,
+                success=image is not None and image.complete,
+                size=0 if image is None else image.size,
+                seconds=time.perf_counter() - started,
+                headers={} if image is None else dict(image.headers),
+            )
+            try:
+                source.image_fetched(fetch)
+            except Exception:  # a source's bookkeeping never fails a page
+                log.exception("source %s failed to note an image fetch", source.slug)
 
     # -- links -----------------------------------------------------------------------------
 
@@ -195,6 +251,35 @@ class ImagePipeline:
             query.get("exp", ""),
             query.get("sig", ""),
         )
+
+
+class UpstreamImage:
+    """An upstream image being read: its media type and headers, its body as it arrives (at
+    most :data:`MAX_SOURCE_BYTES`), and how much of it came."""
+
+    def __init__(self, response: httpx.Response):
+        self.headers = response.headers
+        self.media_type = response.headers.get("content-type", "application/octet-stream")
+        self.size = 0
+        #: Whether the whole body was read.
+        self.complete = False
+        self._response = response
+
+    @property
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self._read()
+
+    async def _read(self) -> AsyncIterator[bytes]:
+        async for chunk in self._response.aiter_bytes():
+            self.size += len(chunk)
+            if self.size > MAX_SOURCE_BYTES:
+                raise UpstreamError(_too_big())
+            yield chunk
+        self.complete = True
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data
 
 
 def _too_big() -> str:

@@ -3,7 +3,7 @@
 Every process that serves (each replica, each ``--workers`` process) runs one
 procrastinate worker in its event loop, beside the requests. The queue, its
 locks and the periodic deferrals are procrastinate's, in the tables migration
-``0002`` made; what is ours is how the host's :class:`~toshokan.core.jobs.Task`
+``0004`` made; what is ours is how the host's :class:`~toshokan.core.jobs.Task`
 maps onto procrastinate's tasks, and handing over the jobs of a dead process:
 
 - a worker writes a heartbeat every :data:`HEARTBEAT_SECONDS`;

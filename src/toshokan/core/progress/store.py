@@ -17,9 +17,9 @@ import asyncio
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from toshokan.core.database import Database
+from toshokan.core.database import Cursor, Database
 
 #: The reader whose progress a host with no readers keeps: no account's name is empty.
 IMPLICIT_READER = ""
@@ -48,6 +48,10 @@ class Position:
     updated: float
     device_id: str = ""
     device: str = ""
+    #: The share of the chapter read (0 to 1) as the client that wrote this place put it, for
+    #: protocols that carry one (OPDS and Readium progressions): given back as it was sent,
+    #: since clients turn it into a page each their own way. None when the writer sent none.
+    progression: float | None = None
 
 
 @dataclass(frozen=True)
@@ -61,51 +65,77 @@ class DocumentPosition:
     device: str = ""
 
 
-_POSITION = "page, pages, finished, updated, device_id, device"
+_POSITION = "page, pages, finished, updated, device_id, device, progression"
 
 
 def _position(row: Sequence[Any]) -> Position:
-    page, pages, finished, updated, device_id, device = row
-    return Position(int(page), int(pages), bool(finished), float(updated), device_id, device)
+    page, pages, finished, updated, device_id, device, progression = row
+    share = None if progression is None else float(progression)
+    return Position(int(page), int(pages), bool(finished), float(updated), device_id, device, share)
+
+
+class Linked(Protocol):
+    """Chapters that are one chapter, read in two places (a kept copy and its original)."""
+
+    def others(self, cursor: Cursor, ref: ChapterRef) -> list[ChapterRef]:
+        """The chapters tied to ``ref``, asked inside the write's transaction."""
+        ...
+
+
+def _upsert(
+    cursor: Cursor, reader: str, ref: ChapterRef, position: Position, inferred: bool
+) -> bool:
+    """The write :meth:`ProgressStore.record` makes, for one chapter; whether it stored it."""
+    condition = (
+        "excluded.page > progress.page AND progress.finished = 0"
+        if inferred
+        else "excluded.updated >= progress.updated OR progress.inferred = 1"
+    )
+    cursor.execute(
+        "INSERT INTO progress(reader, source, manga, chapter, page, pages, finished, "
+        "updated, device_id, device, progression, inferred) "
+        "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(reader, source, manga, chapter) DO UPDATE SET page = excluded.page, "
+        "pages = excluded.pages, finished = excluded.finished, updated = excluded.updated, "
+        "device_id = excluded.device_id, device = excluded.device, "
+        "progression = excluded.progression, "
+        f"inferred = excluded.inferred WHERE {condition}",
+        (
+            reader,
+            ref.source,
+            ref.manga,
+            ref.chapter,
+            position.page,
+            position.pages,
+            int(position.finished),
+            position.updated,
+            position.device_id,
+            position.device,
+            position.progression,
+            int(inferred),
+        ),
+    )
+    return cursor.rowcount > 0
 
 
 class ProgressStore:
     def __init__(self, database: Database):
         self.database = database
+        #: Tied chapters (:mod:`toshokan.core.keeping.ties`): a write or a forgetting of one is
+        #: one of them all, in the same transaction.
+        self.linked: Linked | None = None
 
     def record(
         self, reader: str, ref: ChapterRef, position: Position, *, inferred: bool = False
     ) -> bool:
         """Store ``position`` unless a newer one is stored (or, ``inferred``, unless it is no
         further than the stored one); whether it was stored."""
-        condition = (
-            "excluded.page > progress.page AND progress.finished = 0"
-            if inferred
-            else "excluded.updated >= progress.updated OR progress.inferred = 1"
-        )
         with self.database.transaction() as cursor:
-            cursor.execute(
-                "INSERT INTO progress(reader, source, manga, chapter, page, pages, finished, "
-                "updated, device_id, device, inferred) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(reader, source, manga, chapter) DO UPDATE SET page = excluded.page, "
-                "pages = excluded.pages, finished = excluded.finished, updated = excluded.updated, "
-                "device_id = excluded.device_id, device = excluded.device, "
-                f"inferred = excluded.inferred WHERE {condition}",
-                (
-                    reader,
-                    ref.source,
-                    ref.manga,
-                    ref.chapter,
-                    position.page,
-                    position.pages,
-                    int(position.finished),
-                    position.updated,
-                    position.device_id,
-                    position.device,
-                    int(inferred),
-                ),
-            )
-            return cursor.rowcount > 0
+            stored = _upsert(cursor, reader, ref, position, inferred)
+            if stored and self.linked is not None:
+                for other in self.linked.others(cursor, ref):
+                    _upsert(cursor, reader, other, position, inferred)
+            return stored
 
     def position(self, reader: str, ref: ChapterRef) -> Position | None:
         with self.database.transaction() as cursor:
@@ -131,11 +161,16 @@ class ProgressStore:
     def forget(self, reader: str, ref: ChapterRef) -> bool:
         """Drop the reader's place in a chapter (marked unread); whether there was one."""
         with self.database.transaction() as cursor:
-            cursor.execute(
-                "DELETE FROM progress WHERE reader = ? AND source = ? AND manga = ? AND chapter = ?",
-                (reader, ref.source, ref.manga, ref.chapter),
-            )
-            return cursor.rowcount > 0
+            linked = [] if self.linked is None else self.linked.others(cursor, ref)
+            forgotten = False
+            for chapter in (ref, *linked):
+                cursor.execute(
+                    "DELETE FROM progress "
+                    "WHERE reader = ? AND source = ? AND manga = ? AND chapter = ?",
+                    (reader, chapter.source, chapter.manga, chapter.chapter),
+                )
+                forgotten = forgotten or (chapter == ref and cursor.rowcount > 0)
+            return forgotten
 
     def recent(self, reader: str, limit: int) -> list[tuple[ChapterRef, Position]]:
         """The reader's ``limit`` most recently moved chapters, newest first ("continue reading")."""

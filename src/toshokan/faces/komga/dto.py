@@ -253,6 +253,17 @@ class CollectionDto(BaseModel):
     filtered: bool = False
 
 
+class ReadListDto(BaseModel):
+    id: str
+    name: str
+    summary: str
+    ordered: bool = True
+    bookIds: list[str]
+    createdDate: DateTime
+    lastModifiedDate: DateTime
+    filtered: bool = False
+
+
 class TachiyomiReadProgressV2Dto(BaseModel):
     booksCount: int
     booksReadCount: int
@@ -273,10 +284,18 @@ class UserDto(BaseModel):
 
 
 def page_of(
-    content: list[T], number: int, size: int, *, last: bool, total: int | None = None
+    content: list[T],
+    number: int,
+    size: int,
+    *,
+    last: bool,
+    total: int | None = None,
+    pages: int | None = None,
 ) -> PageWrapper[T]:
     """Page ``number`` (from 0) of ``size``. Without ``total``, what the pages so far and
-    whether more follow imply: one more element (so one more page) while ``last`` is false."""
+    whether more follow imply: one more element (so one more page) while ``last`` is false.
+    ``pages``: how many pages there are, when pages of several sources joined hold more than
+    ``size`` elements each (else the pages ``total`` fills)."""
     if total is None:
         total = number * size + len(content) + (0 if last else 1)
     return PageWrapper[T](
@@ -289,5 +308,9 @@ def page_of(
         numberOfElements=len(content),
         size=size,
         totalElements=total,
-        totalPages=-(-total // size) if size else int(bool(content)),
+        totalPages=pages
+        if pages is not None
+        else -(-total // size)
+        if size
+        else int(bool(content)),
     )

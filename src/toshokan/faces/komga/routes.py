@@ -7,7 +7,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
 from toshokan.errors import MethodNotAllowed, NotFound
-from toshokan.faces.komga import books, on_deck, series, tracker
+from toshokan.faces.komga import (
+    book_listing,
+    books,
+    collections,
+    on_deck,
+    read_lists,
+    series,
+    tracker,
+)
 from toshokan.faces.komga.answers import PREFIX, Handler, komga_route
 from toshokan.faces.komga.errors import komga_endpoint
 
@@ -27,6 +35,7 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/series/{{id}}", series.one_series),
     (f"{V1}/series/{{id}}/thumbnail", series.series_thumbnail),
     (f"{V1}/series/{{id}}/books", books.series_books),
+    (f"{V1}/books", book_listing.list_books),
     # Before ``books/{id}``, which would take the word for an id.
     (f"{V1}/books/ondeck", on_deck.on_deck),
     (f"{V1}/books/{{id}}", books.one_book),
@@ -35,9 +44,13 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/books/{{id}}/pages", books.book_pages),
     (f"{V1}/books/{{id}}/pages/{{number}}", books.page_image),
     (f"{V1}/books/{{id}}/thumbnail", books.book_thumbnail),
-    (f"{V1}/collections", series.list_collections),
-    (f"{V1}/collections/{{id}}/series", series.collection_series),
-    (f"{V1}/readlists", series.empty_page),
+    (f"{V1}/collections", collections.list_collections),
+    (f"{V1}/collections/{{id}}", collections.one_collection),
+    (f"{V1}/collections/{{id}}/series", collections.collection_series),
+    (f"{V1}/readlists", read_lists.list_read_lists),
+    (f"{V1}/readlists/{{id}}", read_lists.one_read_list),
+    (f"{V1}/readlists/{{id}}/books", read_lists.read_list_books),
+    (f"{V1}/readlists/{{id}}/thumbnail", read_lists.read_list_thumbnail),
     (f"{V1}/genres", series.genres),
     (f"{V1}/tags", series.empty_list),
     # Series' and books' tags apart (Paperback's filter sheet asks for the series'): none either.
@@ -76,8 +89,6 @@ def komga_routes() -> list[BaseRoute]:
             komga_route(tracker.mark_tachiyomi_progress),
             methods=["PUT"],
         ),
-        # Read lists (and their tracker form): the host keeps none, so each is gone.
-        Route(f"{V1}/readlists/{{rest:path}}", komga_route(series.no_read_list)),
     ]
     elsewhere = komga_endpoint(_elsewhere(list(routes)))
     return [

@@ -5,16 +5,25 @@ asks each the same page at once and joins them (a page holds up to ``size``
 series from each, and is the last when none has more), since sources cannot
 be merged into one order without reading them whole. A source that fails or
 stays locked drops out of a listing over several rather than failing it.
+
+``totalElements`` is true where the host knows it cheaply: a source's count is
+known on its last page, and a library whose files are here is counted by
+asking for pages of its index (:mod:`toshokan.core.counting`). An upstream
+source's count would cost upstream requests, and a read-status filter sees
+only the pages asked for; then the count is what the pages so far imply (one
+more than shown while more follow), as before.
 """
 
 import asyncio
+from collections.abc import Awaitable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core.bodies import read_json
+from toshokan.core.counting import count_results
 from toshokan.core.progress import Position
 from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamError
 from toshokan.faces.komga import content
@@ -23,7 +32,6 @@ from toshokan.faces.komga.conditions import series_search
 from toshokan.faces.komga.content import Library, Reading, SeriesProgress
 from toshokan.faces.komga.dto import (
     AuthorDto,
-    CollectionDto,
     LibraryDto,
     PageWrapper,
     SeriesDto,
@@ -31,19 +39,18 @@ from toshokan.faces.komga.dto import (
     page_of,
 )
 from toshokan.faces.komga.ids import (
-    collection_id,
-    collection_of,
     library_id,
     series_of,
     source_of_library,
 )
-from toshokan.faces.komga.listing import SeriesQuery, page_params, search_body, series_query
+from toshokan.faces.komga.listing import SeriesQuery, search_body, series_query
 from toshokan.faces.komga.shapes import read_status, series_of_entry, series_of_manga
 from toshokan.models import Chapter, FilterKey, SearchResponse
 from toshokan.models.content import Entry
 
 #: What drops one source out of a listing over several: it is locked, down or throttled.
 SKIPPED = (InvalidCredentials, RateLimited, UpstreamError)
+T = TypeVar("T")
 
 
 def library_dto(shelf: Library) -> LibraryDto:
@@ -102,23 +109,65 @@ async def _listing(
         return_exceptions=len(asked) > 1,
     )
     found: list[tuple[Library, list[Entry]]] = []
+    totals: list[Awaitable[int | None]] = []
     more = False
-    for (shelf, _), answer in zip(asked, answers, strict=True):
+    for (shelf, body), answer in zip(asked, answers, strict=True):
         if isinstance(answer, SKIPPED):
             continue
         if isinstance(answer, BaseException):
             raise answer
         assert isinstance(answer, SearchResponse)
         found.append((shelf, answer.results))
+        totals.append(source_total(reading, shelf, body, answer))
         more = more or answer.more
-    shown = await asyncio.gather(
-        *(_counted(reading, shelf, entries, query.read_statuses) for shelf, entries in found)
+    shown, counted = await asyncio.gather(
+        asyncio.gather(
+            *(
+                counted_series(reading, shelf, entries, query.read_statuses)
+                for shelf, entries in found
+            )
+        ),
+        asyncio.gather(*totals),
     )
     series = [one for part in shown for one in part]
-    return page_of(series, query.page, query.size, last=not more)
+    if query.read_statuses:  # the filter sees the pages asked for, no further: no count
+        counted = [None]
+    return joined_page(series, query.page, query.size, not more, counted)
 
 
-async def _counted(
+async def source_total(
+    reading: Reading, shelf: Library, body: dict[str, Any], answer: SearchResponse
+) -> int | None:
+    """How many series the source's search finds in all: known on its last page, counted by
+    asking for pages where that reads the source's own index, else unknown (None)."""
+    page, size = int(body["page"]), int(body["limit"])
+    if not answer.more and (answer.results or page == 1):
+        return (page - 1) * size + len(answer.results)
+    if not content.holds_files(reading, shelf):
+        return None
+
+    async def ask(number: int) -> tuple[int, bool]:
+        asked = await content.search(reading, shelf, {**body, "page": number})
+        return len(asked.results), asked.more
+
+    if answer.results:
+        return await count_results(ask, size, after=page)
+    return await count_results(ask, size, before=page)
+
+
+def joined_page(
+    items: list[T], number: int, size: int, last: bool, totals: Sequence[int | None]
+) -> PageWrapper[T]:
+    """A page of a listing joined from sources' pages: their counts summed when every one is
+    known (as many pages as the longest source has), else what the pages so far imply."""
+    known = [total for total in totals if total is not None]
+    if len(known) < len(totals):
+        return page_of(items, number, size, last=last)
+    pages = max((-(-total // size) for total in known), default=0)
+    return page_of(items, number, size, last=last, total=sum(known), pages=pages)
+
+
+async def counted_series(
     reading: Reading, shelf: Library, entries: list[Entry], statuses: frozenset[str]
 ) -> list[SeriesDto]:
     """A source's page of results as series, their books counted where the chapter lists are
@@ -201,59 +250,6 @@ async def empty_list(request: Request, reading: Reading) -> Response:
     """Tags, age ratings, release dates, sharing labels: sources declare none of them up
     front, so there is nothing to offer."""
     return as_json([])
-
-
-def _collections(shelves: list[Library]) -> list[CollectionDto]:
-    return [
-        CollectionDto(
-            id=collection_id(shelf.slug, index),
-            name=f"{shelf.config.name}: {preset.name}",
-            seriesIds=[],
-            createdDate=_changed(shelf),
-            lastModifiedDate=_changed(shelf),
-        )
-        for shelf in shelves
-        for index, preset in enumerate(shelf.config.presets)
-    ]
-
-
-def _changed(shelf: Library) -> datetime:
-    return shelf.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
-
-
-async def list_collections(request: Request, reading: Reading) -> Response:
-    """The sources' presets, as collections; the extension's collection filter lists them."""
-    page, size = page_params(request.query_params)
-    every = _collections(await content.libraries(reading))
-    shown = every[page * size : (page + 1) * size]
-    return as_json(
-        page_of(shown, page, size, last=(page + 1) * size >= len(every), total=len(every))
-    )
-
-
-async def collection_series(request: Request, reading: Reading) -> Response:
-    """A preset's search, page by page."""
-    source, index = collection_of(request.path_params["id"])
-    shelf = await content.library(reading, source)
-    if index >= len(shelf.config.presets):
-        raise NotFound("No collection has this id.")
-    page, size = page_params(request.query_params)
-    body = shelf.config.presets[index].request.model_dump(mode="json", exclude_none=True)
-    body.update(page=page + 1, limit=size)
-    answer = await content.search(reading, shelf, body)
-    statuses = series_query(request.query_params).read_statuses
-    series = await _counted(reading, shelf, answer.results, statuses)
-    return as_json(page_of(series, page, size, last=not answer.more))
-
-
-async def empty_page(request: Request, reading: Reading) -> Response:
-    """Read lists: the host keeps none."""
-    page, size = page_params(request.query_params)
-    return as_json(page_of([], page, size, last=True, total=0))
-
-
-async def no_read_list(request: Request, reading: Reading) -> Response:
-    raise NotFound("The host keeps no read lists.")
 
 
 async def me(request: Request, reading: Reading) -> Response:

@@ -3,6 +3,7 @@
 from toshokan.core.face import Face, Need
 from toshokan.faces.opds.access import KEPT
 from toshokan.faces.opds.context import PREFIX
+from toshokan.faces.opds.freshness import KEPT as VALIDATORS
 from toshokan.faces.opds.routes import opds_routes
 
 FACE = Face(
@@ -13,7 +14,7 @@ FACE = Face(
     # Page streaming: a reader fetches every page of a chapter through it.
     image_routes=(rf"{PREFIX}/[a-z]+/series/[^/]+/[^/]+/pages/",),
     needs=frozenset({Need.CORE}),
-    kept=KEPT,
+    kept={**KEPT, **VALIDATORS},
 )
 
 __all__ = ["FACE"]

@@ -114,6 +114,11 @@ class Feed:
     per_page: int | None = None
     start_index: int | None = None
     icon: str | None = None
+    #: Atom's ``logo``: a larger image than the icon (a series' cover).
+    logo: str | None = None
+    #: Authors of what the feed describes (a series'), in place of ``author`` when any.
+    authors: list[str] = field(default_factory=list)
+    categories: list[tuple[str, str]] = field(default_factory=list)  # (term, label)
 
     def xml(self) -> bytes:
         feed = ET.Element(_q(ATOM, "feed"))
@@ -124,8 +129,13 @@ class Feed:
         _text(feed, "updated", self.updated)
         if self.icon:
             _text(feed, "icon", self.icon)
-        author = ET.SubElement(feed, _q(ATOM, "author"))
-        _text(author, "name", self.author)
+        if self.logo:
+            _text(feed, "logo", self.logo)
+        for name in self.authors or [self.author]:
+            author = ET.SubElement(feed, _q(ATOM, "author"))
+            _text(author, "name", name)
+        for term, label in self.categories:
+            ET.SubElement(feed, _q(ATOM, "category"), {"term": clean(term), "label": clean(label)})
         if self.total is not None:
             ET.SubElement(feed, _q(OPENSEARCH, "totalResults")).text = str(self.total)
         if self.per_page is not None:

@@ -7,30 +7,20 @@ Every list of titles is a navigation feed (:mod:`toshokan.faces.opds.lists`),
 so each link to one says so.
 """
 
-import asyncio
 import logging
 from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import HostedSource, Urls
+from toshokan.core import Urls
 from toshokan.core.http import caller_of, core_of
 from toshokan.core.progress import IMPLICIT_READER
-from toshokan.errors import HostError
 from toshokan.faces.opds import atom
-from toshokan.faces.opds.access import opds_caller
 from toshokan.faces.opds.atom import NAVIGATION, AtomEntry, Feed, Link
-from toshokan.faces.opds.context import (
-    PER_SOURCE,
-    Ctx,
-    cache_control,
-    page_of,
-    query_of,
-)
+from toshokan.faces.opds.context import Ctx, cache_control, page_of, query_of
 from toshokan.faces.opds.entries import series_entry
-from toshokan.faces.opds.listing import Listed, listed_titles
-from toshokan.faces.opds.searches import ordered, search_sort
+from toshokan.faces.opds.everywhere import search_everywhere
 from toshokan.faces.opds.signin import catalogue
 
 log = logging.getLogger("toshokan.opds")
@@ -50,7 +40,7 @@ def search_links(ctx: Ctx) -> list[Link]:
     ]
 
 
-def search_everywhere(urls: Urls) -> str:
+def everywhere_template(urls: Urls) -> str:
     """The template of the search over every source."""
     return catalogue(urls, "_search", template=SEARCH_TEMPLATE)
 
@@ -90,7 +80,7 @@ async def root(request: Request, reader: str) -> Response:
                 atom.OPENSEARCH_TYPE,
                 "Search every source",
             ),
-            Link("search", search_everywhere(urls), NAVIGATION, "Search every source"),
+            Link("search", everywhere_template(urls), NAVIGATION, "Search every source"),
         ],
         entries=entries,
     )
@@ -102,7 +92,7 @@ async def root_opensearch(request: Request, reader: str) -> Response:
     body = atom.opensearch_description(
         core.settings.host.name,
         "Search every source of this host.",
-        search_everywhere(core.urls(caller_of(request))),
+        everywhere_template(core.urls(caller_of(request))),
     )
     return Response(body, media_type=atom.OPENSEARCH_TYPE)
 
@@ -113,30 +103,13 @@ async def root_search(request: Request, reader: str) -> Response:
     caller = caller_of(request)
     urls = core.urls(caller)
     query, page = query_of(request), page_of(request)
-
-    async def one(hosted: HostedSource) -> tuple[Ctx, list[Listed], bool] | None:
-        try:
-            visit = await core.visit(hosted.slug, caller)
-            ctx = Ctx(visit.as_caller(await opds_caller(visit, caller)), urls, reader)
-            body = {
-                "query": query,
-                "page": page,
-                "limit": PER_SOURCE,
-                **ordered(search_sort(ctx.config)),
-            }
-            found = (await ctx.visit.search(body)).value
-            return ctx, await listed_titles(ctx, found.results), found.more
-        except HostError as error:
-            log.info("search over every source: %s skipped (%s)", hosted.slug, error.code)
-            return None
-
-    answered = [item for item in await asyncio.gather(*map(one, core.host.serving())) if item]
+    answered = await search_everywhere(core, caller, urls, reader, query, page)
     entries = [
-        series_entry(ctx, listed, f"From {ctx.config.name}.")
-        for ctx, titles, _ in answered
-        for listed in titles
+        series_entry(found.ctx, listed, f"From {found.ctx.config.name}.")
+        for found in answered
+        for listed in found.titles
     ]
-    more = any(more for _, _, more in answered)
+    more = any(found.more for found in answered)
     self_url = catalogue(urls, "_search")
     feed = Feed(
         id=f"urn:toshokan:opds:search:{quote(query)}:{page}",

@@ -29,52 +29,40 @@ from toshokan.models import Chapter, Manga
 
 @dataclass(frozen=True)
 class SeriesPage:
-    """A series' details and the page of its entries a feed shows: ``lead`` entries of the
-    feed's own first (the Atom feed's details entry), then the chapters, newest first.
-
-    Both are paged and counted as one sequence, so a feed's count, its entries
-    per page and the index of its first entry describe the entries it shows.
-    """
+    """A series' details and the page of its chapters (newest first) a feed shows."""
 
     manga: Manga
     chapters: list[Chapter]
     page: int
     #: Either answer was for this caller only.
     private: bool
-    lead: int = 0
 
     @property
     def total(self) -> int:
-        return self.lead + len(self.chapters)
+        return len(self.chapters)
 
     @property
     def start(self) -> int:
-        """The index of this page's first entry, from 0."""
+        """The index of this page's first chapter, from 0."""
         return (self.page - 1) * CHAPTERS_PER_PAGE
 
     @property
-    def leading(self) -> int:
-        """How many of the ``lead`` entries this page shows."""
-        return max(0, min(self.lead - self.start, CHAPTERS_PER_PAGE))
-
-    @property
     def shown(self) -> list[Chapter]:
-        first = max(0, self.start - self.lead)
-        return self.chapters[first : self.start + CHAPTERS_PER_PAGE - self.lead]
+        return self.chapters[self.start : self.start + CHAPTERS_PER_PAGE]
 
     @property
     def more(self) -> bool:
         return self.start + CHAPTERS_PER_PAGE < self.total
 
 
-async def series_page(ctx: Ctx, manga_slug: str, page: int, lead: int = 0) -> SeriesPage:
+async def series_page(ctx: Ctx, manga_slug: str, page: int) -> SeriesPage:
     """Details and chapters of ``manga_slug``, asked of the core at once."""
     details, listed = await asyncio.gather(
         ctx.visit.manga(manga_slug),
         ctx.visit.chapters(manga_slug),
     )
     private = details.private or listed.private or ctx.private
-    return SeriesPage(details.value, listed.value, page, private, lead)
+    return SeriesPage(details.value, listed.value, page, private)
 
 
 def chapter_title(chapter: Chapter) -> str:

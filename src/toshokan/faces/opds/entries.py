@@ -1,4 +1,4 @@
-"""The Atom entries of the catalogue: a title in a list, a series' details, a chapter.
+"""The Atom entries of the catalogue: a title in a list, a chapter.
 
 A chapter entry that knows its page count carries the OPDS-PSE stream link
 itself (``pse:count``, ``{pageNumber}`` 0-based, ``{maxWidth}``), as Komga's
@@ -53,22 +53,6 @@ def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> AtomEn
         links=[
             Link("subsection", ctx.url("series", listed.slug), ACQUISITION),
             *cover_links(ctx, listed.cover),
-        ],
-    )
-
-
-def details_entry(ctx: Ctx, manga: Manga) -> AtomEntry:
-    """The first entry of a series feed: the series itself, described."""
-    return AtomEntry(
-        id=f"urn:toshokan:opds:{ctx.slug}:{manga.slug}:details",
-        title=manga.title,
-        updated=atom.timestamp(manga.updatedAt),
-        content=manga.synopsis,
-        authors=manga.authors,
-        categories=categories(ctx, manga),
-        links=[
-            *cover_links(ctx, manga.covers[0] if manga.covers else None),
-            Link("alternate", manga.url, "text/html", "On the source's site"),
         ],
     )
 

@@ -26,6 +26,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from toshokan.faces.opds import catalogue, lists, pages, series
 from toshokan.faces.opds.context import PREFIX, authentication, signed_in, source_route
+from toshokan.faces.opds.freshness import validated
 from toshokan.faces.opds.signin import DOCUMENT_PATH
 from toshokan.faces.opds.v2_routes import v2_routes
 
@@ -38,18 +39,19 @@ def atom_routes() -> list[BaseRoute]:
     def get(path: str, endpoint: Callable[..., Any]) -> Route:
         return Route(path, endpoint, methods=["GET"])
 
+    # Every feed and description carries validators (``freshness``); page images have their own.
     return [
-        get("/", signed_in(catalogue.root)),
+        get("/", signed_in(validated(catalogue.root))),
         get(f"/{DOCUMENT_PATH}", authentication),
-        get("/opensearch.xml", signed_in(catalogue.root_opensearch)),
-        get("/_search", signed_in(catalogue.root_search)),
-        get(source, source_route(catalogue.source_root)),
-        get(f"{source}/opensearch.xml", source_route(catalogue.source_opensearch)),
-        get(f"{source}/all", source_route(lists.all_titles)),
-        get(f"{source}/presets/{{number}}", source_route(lists.preset)),
-        get(f"{source}/search", source_route(lists.source_search)),
-        get(series_path, source_route(series.series)),
-        get(f"{series_path}/{{chapter}}", source_route(series.chapter_feed)),
+        get("/opensearch.xml", signed_in(validated(catalogue.root_opensearch))),
+        get("/_search", signed_in(validated(catalogue.root_search))),
+        get(source, source_route(validated(catalogue.source_root))),
+        get(f"{source}/opensearch.xml", source_route(validated(catalogue.source_opensearch))),
+        get(f"{source}/all", source_route(validated(lists.all_titles))),
+        get(f"{source}/presets/{{number}}", source_route(validated(lists.preset))),
+        get(f"{source}/search", source_route(validated(lists.source_search))),
+        get(series_path, source_route(validated(series.series))),
+        get(f"{series_path}/{{chapter}}", source_route(validated(series.chapter_feed))),
         get(f"{series_path}/{{chapter}}/pages/{{number}}", source_route(pages.page_image)),
     ]
 
@@ -57,6 +59,6 @@ def atom_routes() -> list[BaseRoute]:
 def opds_routes() -> list[BaseRoute]:
     """``/_/opds`` itself and everything under it; OPDS 2.0 first, as ``v2`` is no source."""
     return [
-        Route(PREFIX, signed_in(catalogue.root), methods=["GET"], name="opds"),
+        Route(PREFIX, signed_in(validated(catalogue.root)), methods=["GET"], name="opds"),
         Mount(PREFIX, routes=[*v2_routes(), *atom_routes()]),
     ]

@@ -11,6 +11,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from toshokan.core.counting import count_results
 from toshokan.errors import NotFound
 from toshokan.faces.opds.context import PAGE_SIZE, Ctx, page_of
 from toshokan.models import Entry, SourceConfiguration
@@ -95,9 +96,10 @@ async def titles_page(ctx: Ctx, body: dict[str, Any]) -> TitlesPage:
     A search tells only whether another page follows, so the count is known
     on the last page. A page past the end (a reader asking for page 99 of a
     list of three) is empty: where the list ends is then found by halving the
-    pages before it, which costs a few reads of the index of a source that
-    holds its files here, and would cost as many upstream requests of a remote
-    one, so a remote source's list states no count there rather than a guess.
+    pages before it (:func:`~toshokan.core.counting.count_results`), which costs
+    a few reads of the index of a source that holds its files here, and would
+    cost as many upstream requests of a remote one, so a remote source's list
+    states no count there rather than a guess.
     """
     answer = await ctx.visit.search(body)
     found, page, limit = answer.value, int(body["page"]), int(body["limit"])
@@ -105,21 +107,10 @@ async def titles_page(ctx: Ctx, body: dict[str, Any]) -> TitlesPage:
     if found.results or page == 1:
         total = None if found.more else (page - 1) * limit + len(found.results)
     elif ctx.holds_files:
-        total = await _count_before(ctx, body, page - 1)
+
+        async def ask(number: int) -> tuple[int, bool]:
+            asked = (await ctx.visit.search({**body, "page": number})).value
+            return len(asked.results), asked.more
+
+        total = await count_results(ask, limit, before=page)
     return TitlesPage(found.results, found.more, total, answer.private)
-
-
-async def _count_before(ctx: Ctx, body: dict[str, Any], last: int) -> int:
-    """How many titles pages 1 to ``last`` of the list hold, its last page found by halving."""
-    low, high, counted = 1, last, 0
-    while low <= high:
-        middle = (low + high) // 2
-        found = (await ctx.visit.search({**body, "page": middle})).value
-        if not found.results:
-            high = middle - 1
-            continue
-        counted = (middle - 1) * int(body["limit"]) + len(found.results)
-        if not found.more:
-            break
-        low = middle + 1
-    return counted

@@ -1,9 +1,15 @@
-"""The Atom catalogue's series feed (its details, then its chapters) and a chapter's own feed.
+"""The Atom catalogue's series feed (its chapters, the series described in the feed's own
+metadata) and a chapter's own feed.
 
-A series feed shows one page of entries: the series' details first, then its
-chapters (newest first, as the core orders them), counted and paged as one
-sequence. Chapters whose page count and file are known without an upstream
-request carry their PSE stream and acquisition links here
+A series feed is an acquisition feed: every entry is a chapter a reader can
+open or download (NYPL's parser, following OPDS 1.2, calls a feed acquisition
+only when every entry has an acquisition link; an entry describing the series
+read as a folder to comiccatcher and as nothing to tap to KOReader). So the
+series itself is the feed: its title, summary (``subtitle``), authors, tags
+(``category``), cover (``logo``, and image links), thumbnail (``icon``) and its
+page on the source's site (``alternate``). Chapters are listed newest first, as
+the core orders them, and paged. Chapters whose page count and file are known
+without an upstream request carry their PSE stream and acquisition links here
 (:mod:`toshokan.faces.opds.chapters`); the others lead to their own feed,
 which asks for the page list only when the reader opens it.
 """
@@ -27,8 +33,9 @@ from toshokan.faces.opds.chapters import (
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
 from toshokan.faces.opds.entries import (
     acquisition_link,
+    categories,
     chapter_entry,
-    details_entry,
+    cover_links,
     first_page_thumbnail,
     stream_link,
 )
@@ -36,7 +43,7 @@ from toshokan.faces.opds.entries import (
 
 async def series(request: Request, ctx: Ctx) -> Response:
     manga_slug = request.path_params["manga"]
-    found = await series_page(ctx, manga_slug, page_of(request), lead=1)
+    found = await series_page(ctx, manga_slug, page_of(request))
     manga, page, shown = found.manga, found.page, found.shown
     counts, files, positions = await asyncio.gather(
         page_counts(ctx, manga_slug, shown),
@@ -44,8 +51,8 @@ async def series(request: Request, ctx: Ctx) -> Response:
         ctx.core.progress.apositions(ctx.reader, ctx.slug, manga_slug),
     )
     url = ctx.url("series", manga_slug)
-    entries = [details_entry(ctx, manga)] if found.leading else []
-    entries += [
+    cover = cover_links(ctx, manga.covers[0] if manga.covers else None)
+    entries = [
         chapter_entry(
             ctx,
             manga,
@@ -61,7 +68,11 @@ async def series(request: Request, ctx: Ctx) -> Response:
         id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:page:{page}",
         title=manga.title,
         subtitle=manga.synopsis,
-        author=", ".join(manga.authors) or ctx.config.name,
+        author=ctx.config.name,
+        authors=manga.authors,
+        categories=categories(ctx, manga),
+        icon=cover[1].href if cover else None,
+        logo=cover[0].href if cover else None,
         updated=atom.timestamp(manga.updatedAt),
         links=[
             Link("self", ctx.url("series", manga_slug, query={"page": str(page)}), ACQUISITION),
@@ -69,6 +80,12 @@ async def series(request: Request, ctx: Ctx) -> Response:
             Link("up", ctx.url(), NAVIGATION),
             *search_links(ctx),
             *atom.pages(url, page, found.more, ACQUISITION),
+            *cover,
+            *(
+                [Link("alternate", manga.url, "text/html", "On the source's site")]
+                if manga.url
+                else []
+            ),
         ],
         entries=entries,
         total=found.total,

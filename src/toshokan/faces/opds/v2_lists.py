@@ -1,7 +1,7 @@
 """The OPDS 2.0 catalogue's navigation and lists: the root, a source, and pages of titles.
 
-The walk mirrors the Atom catalogue: the root navigates to each source; a
-source to its titles and presets; lists are pages of a search with ``next``,
+The walk mirrors the Atom catalogue: the root navigates to each source and
+searches them all; a source to its titles and presets; lists are pages of a search with ``next``,
 ``previous`` and ``first`` links and the source's sorts as facets. Searches are
 templated links (``{?query}``), as OPDS 2.0 has it.
 
@@ -17,9 +17,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import with_query
+from toshokan.core import Urls, with_query
 from toshokan.core.http import caller_of, core_of
-from toshokan.faces.opds.context import PAGE_SIZE, Ctx, query_of
+from toshokan.faces.opds.context import PAGE_SIZE, Ctx, page_of, query_of
+from toshokan.faces.opds.everywhere import search_everywhere
 from toshokan.faces.opds.searches import (
     all_titles_search,
     preset_search,
@@ -50,10 +51,57 @@ async def root(request: Request, reader: str) -> Response:
         )
     document = {
         "metadata": {"title": core.settings.host.name},
-        "links": [link(base, rel="self"), link(base, rel="start")],
+        "links": [link(base, rel="self"), link(base, rel="start"), everywhere_link(urls)],
         "navigation": navigation,
     }
     return json_response(document, OPDS_JSON, private=False)
+
+
+def everywhere_link(urls: Urls) -> dict[str, Any]:
+    """The search over every source, templated as OPDS 2.0 has it (``{?query}``): readers offer
+    search at the root (KOReader, comiccatcher), as the Atom catalogue's root does."""
+    template = catalogue(urls, "v2", "_search", template="{?query}")
+    return link(template, rel="search", templated=True, title="Search every source")
+
+
+async def root_search(request: Request, reader: str) -> Response:
+    """``/_/opds/v2/_search?query=``: a page of every source's search, each title a navigation
+    link to its series (up to ``PER_SOURCE`` of each source), grouped by source."""
+    core = core_of(request)
+    caller = caller_of(request)
+    urls = core.urls(caller)
+    query, page = query_of(request, "query"), page_of(request)
+    answered = await search_everywhere(core, caller, urls, reader, query, page)
+    url = catalogue(urls, "v2", "_search")
+    kept = [("query", query)]
+    groups = [
+        {
+            "metadata": {"title": found.ctx.config.name},
+            "navigation": [
+                link(found.ctx.v2_url("series", t.slug), title=t.title, rel="subsection")
+                for t in found.titles
+            ],
+        }
+        for found in answered
+        if found.titles
+    ]
+    document: dict[str, Any] = {
+        "metadata": {"title": f"Search: {query}" if query else "Everything", "currentPage": page},
+        "links": [
+            link(with_query(url, [*kept, ("page", str(page))]), rel="self"),
+            link(catalogue(urls, "v2"), rel="start"),
+            link(catalogue(urls, "v2"), rel="up"),
+            everywhere_link(urls),
+            *pagination(url, page, any(found.more for found in answered), kept),
+        ],
+    }
+    if groups:
+        document["groups"] = groups
+    else:  # a feed holds something: the way back to the root
+        document["navigation"] = [
+            link(catalogue(urls, "v2"), title="Nothing found: back to every source", rel="up")
+        ]
+    return json_response(document, OPDS_JSON, private=True)
 
 
 async def source_root(request: Request, ctx: Ctx) -> Response:

@@ -2,10 +2,11 @@
 
 - OPDS Progression 1.0 (draft, ``application/opds-progression+json``): ``modified``,
   ``device {id, name}``, ``progression`` from 0 to 1 and ``references`` such as
-  ``#page=17`` (PDF's fragment, pages from 1). ``GET`` answers the document, or
-  200 with an empty payload when there is none, as the draft allows; ``PUT``
-  answers 201 (created) or 200 (updated) with the stored document, and 409 when
-  its ``modified`` is older than the stored position's.
+  ``#page=17`` (PDF's fragment, pages from 1); comic readers (comiccatcher) add
+  ``position``, the page from 1. ``GET`` answers the document, or 200 with an
+  empty payload when there is none, as the draft allows; ``PUT`` answers 201
+  (created) or 200 (updated) with the stored document, and 409 when its
+  ``modified`` is older than the stored position's.
 - The Readium progression Komga serves (rel ``http://www.cantook.com/api/progression``,
   ``application/vnd.readium.progression+json``): ``{modified, device, locator}``
   where the locator's ``locations.position`` is the page, from 1. As Komga does,
@@ -13,8 +14,15 @@
   400 for a position outside the chapter.
 
 Both move the one position every face shows (pages from 0 in the store), with
-the client's time, so the newest write wins whichever face made it. Refusals are
-problem details (RFC 9457, ``application/problem+json``), as the OPDS drafts use.
+the client's time, so the newest write wins whichever face made it. What a
+client sent comes back as it sent it: its device id, its page, and its share of
+the chapter (``progression``, ``totalProgression``), since clients turn a share
+into a page each their own way (``idx / (count - 1)`` one way, ``int(share *
+count)`` back). A share the host computes for a place another face recorded
+sits a hundredth of a page into it, so that both ``floor`` and ``round`` of
+``share * count`` give the page back (a bare ``page / count`` can fall just short
+of it in floating point); a finished chapter is 1. Refusals are problem details
+(RFC 9457, ``application/problem+json``), as the OPDS drafts use.
 """
 
 import json
@@ -24,7 +32,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import quote
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
@@ -42,7 +49,6 @@ PROBLEM = "application/problem+json"
 MAX_BODY = 16 * 1024
 MAX_TEXT = 256
 PAGE_REFERENCE = re.compile(r"#page=(\d{1,6})$")
-URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 NO_STORE = {"Cache-Control": "no-store"}
 Body = TypeVar("Body", bound=BaseModel)
 
@@ -59,6 +65,8 @@ class Progression(BaseModel):
     modified: AwareDatetime
     device: Device
     progression: float = Field(ge=0, le=1, allow_inf_nan=False)
+    #: The page, from 1 (comiccatcher's addition to the draft).
+    position: int | None = Field(None, ge=1)
     references: list[str] = Field(default_factory=list, max_length=16)
 
 
@@ -119,25 +127,38 @@ def _modified(updated: float) -> str:
 
 
 def _device(position: Position) -> dict[str, str]:
-    """The device as the documents name it: an id that is a URI, a name to show."""
-    device_id = position.device_id
-    if not URI_SCHEME.match(device_id):
-        device_id = f"urn:toshokan:device:{quote(device_id or 'unknown', safe='')}"
+    """The device that wrote the place, as it named itself; a place recorded by a face whose
+    protocol names no device id (page streaming, the web reader) gets a URI of the host's."""
+    device_id = position.device_id or "urn:toshokan:device:unknown"
     return {"id": device_id, "name": position.device or "Unknown device"}
 
 
+#: How far into its page a computed share places the reader, in pages.
+INTO_PAGE = 0.01
+
+
+def share(position: Position) -> float:
+    """The share of the chapter read: the client's own when it sent one, else one that
+    ``floor`` and ``round`` of ``share * count`` both turn back into the page (1 when finished)."""
+    if position.progression is not None:
+        return position.progression
+    if position.finished:
+        return 1.0
+    return min(1.0, (position.page + INTO_PAGE) / max(position.pages, 1))
+
+
 def opds_document(position: Position) -> dict[str, Any]:
-    share = 1.0 if position.finished else position.page / max(position.pages, 1)
+    shown = position.page + 1
     return {
         "modified": _modified(position.updated),
         "device": _device(position),
-        "progression": round(share, 6),
-        "references": [f"#page={position.page + 1}"],
+        "progression": share(position),
+        "position": shown,
+        "references": [f"#page={shown}"],
     }
 
 
 def readium_document(ctx: Ctx, ref: ChapterRef, position: Position) -> dict[str, Any]:
-    shown = position.page + 1
     return {
         "modified": _modified(position.updated),
         "device": _device(position),
@@ -145,9 +166,10 @@ def readium_document(ctx: Ctx, ref: ChapterRef, position: Position) -> dict[str,
             "href": ctx.url("series", ref.manga, ref.chapter, "pages", str(position.page)),
             "type": "image/jpeg",
             "locations": {
-                "position": shown,
+                "position": position.page + 1,
+                # Within the page, an image: its start.
                 "progression": 0.0,
-                "totalProgression": round(shown / max(position.pages, 1), 6),
+                "totalProgression": share(position),
             },
         },
     }
@@ -213,21 +235,36 @@ def _endpoint(form: _Form) -> Callable[[Request, Ctx], Awaitable[Response]]:
 
 
 def _opds_position(sent: Progression, pages: int) -> Position:
+    """The page a reference names, else the page ``position`` names, else the share's page."""
     page = _referenced_page(sent.references, pages)
+    if page is None and sent.position is not None:
+        if sent.position > pages:
+            raise Problem(400, "No such page", f"position is from 1 to {pages}.")
+        page = sent.position - 1
     if page is None:
         page = min(pages - 1, int(sent.progression * pages))
     finished = sent.progression >= 1 or page + 1 >= pages
     return Position(
-        page, pages, finished, sent.modified.timestamp(), sent.device.id, sent.device.name
+        page,
+        pages,
+        finished,
+        sent.modified.timestamp(),
+        sent.device.id,
+        sent.device.name,
+        sent.progression,
     )
 
 
 def _readium_position(sent: ReadiumProgression, pages: int) -> Position:
-    shown = sent.locator.locations.position if sent.locator.locations else None
+    locations = sent.locator.locations
+    shown = locations.position if locations else None
     if shown is None or not 1 <= shown <= pages:
         raise Problem(400, "No such page", f"locator.locations.position is from 1 to {pages}.")
     updated = sent.modified.timestamp()
-    return Position(shown - 1, pages, shown == pages, updated, sent.device.id, sent.device.name)
+    kept = locations.totalProgression if locations else None
+    return Position(
+        shown - 1, pages, shown == pages, updated, sent.device.id, sent.device.name, kept
+    )
 
 
 def _opds_answer(ctx: Ctx, ref: ChapterRef, position: Position) -> Response:

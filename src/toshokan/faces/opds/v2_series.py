@@ -4,9 +4,10 @@ Each chapter is opened through a Readium Web Publication Manifest with the
 DiViNa profile whose ``readingOrder`` is the chapter's page images, the same
 image endpoint the Atom catalogue streams. A chapter whose file is known
 without an upstream request (:mod:`toshokan.faces.opds.chapters`) also carries
-its acquisition link in the feed.
+its acquisition link, in the feed and in its manifest.
 """
 
+import asyncio
 from typing import Any
 
 from starlette.requests import Request
@@ -56,6 +57,11 @@ def described(ctx: Ctx, metadata: dict[str, Any], manga: Manga) -> dict[str, Any
     return metadata
 
 
+def acquisition(file: Download) -> dict[str, Any]:
+    """The chapter's file, to download whole."""
+    return link(file.url, file.media_type, rel=atom.REL_ACQUISITION)
+
+
 def chapter_publication(
     ctx: Ctx, manga: Manga, chapter: Chapter, file: Download | None, cover: list[Any]
 ) -> dict[str, Any]:
@@ -74,7 +80,7 @@ def chapter_publication(
         *progression_links(ctx, manga.slug, chapter.slug),
     ]
     if file is not None:
-        links.append(link(file.url, file.media_type, rel=atom.REL_ACQUISITION))
+        links.append(acquisition(file))
     publication: dict[str, Any] = {"metadata": metadata, "links": links}
     if cover:
         publication["images"] = cover
@@ -116,10 +122,15 @@ async def series(request: Request, ctx: Ctx) -> Response:
 
 
 async def manifest(request: Request, ctx: Ctx) -> Response:
-    """A chapter as a DiViNa publication: its pages, in order, from the host's image endpoint."""
+    """A chapter as a DiViNa publication: its pages, in order, from the host's image endpoint,
+    and its file when the source offers one: readers that open the manifest for a detail view
+    (comiccatcher) take their Download button from its links, as from Komga's."""
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
     chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
-    urls = await ctx.visit.page_list(manga_slug, chapter_slug)
+    urls, files = await asyncio.gather(
+        ctx.visit.page_list(manga_slug, chapter_slug), downloads(ctx, manga_slug, [chapter])
+    )
+    file = files.get(chapter_slug)
     here = ctx.v2_url("series", manga_slug, chapter_slug, "manifest.json")
     document = {
         "@context": WEBPUB_CONTEXT,
@@ -135,6 +146,7 @@ async def manifest(request: Request, ctx: Ctx) -> Response:
         "links": [
             link(here, DIVINA, rel="self"),
             *progression_links(ctx, manga_slug, chapter_slug),
+            *([acquisition(file)] if file is not None else []),
         ],
         "readingOrder": [
             {

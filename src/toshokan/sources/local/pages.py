@@ -24,6 +24,7 @@ from typing import BinaryIO, TypeVar
 from urllib.parse import quote
 
 from PIL import Image, ImageDraw
+from starlette.concurrency import iterate_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
@@ -49,6 +50,7 @@ from toshokan.sdk.archives import (
     sniff_media_type,
 )
 from toshokan.sdk.names import media_type as image_type
+from toshokan.sources.local.folder_cbz import CBZ, folder_cbz
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.slugs import is_slug
 from toshokan.sources.local.versions import version_of
@@ -261,9 +263,11 @@ class PageServer:
         if row is None:
             raise ChapterNotFound()
         relpath: str = row["relpath"]
-        file_type = archive_media_type(relpath) if row["kind"] != "dir" else None
+        if row["kind"] == "dir":
+            return await self._folder_download(relpath, json.loads(row["pages"]))
+        file_type = archive_media_type(relpath)
         if file_type is None:
-            raise NotFound("This chapter is a folder of images, not one file to download.")
+            raise NotFound("This chapter has no file to download.")
         disposition = content_disposition(PurePosixPath(relpath).name)
         return await self._serve(
             request,
@@ -273,6 +277,20 @@ class PageServer:
             version_of(row["sig"]),
             media_type=file_type,
             headers={"Content-Disposition": disposition},
+        )
+
+    async def _folder_download(self, relpath: str, pages: list[str]) -> Response:
+        """A folder of images as one CBZ (:mod:`toshokan.sources.local.folder_cbz`)."""
+        size, chunks = await self._in_pool(folder_cbz, self.root, relpath, pages)
+        name = f"{PurePosixPath(relpath).name}.cbz"
+        return StreamingResponse(
+            iterate_in_threadpool(chunks),
+            media_type=CBZ,
+            headers={
+                "Content-Disposition": content_disposition(name),
+                "Content-Length": str(size),
+                "Cache-Control": IMMUTABLE,
+            },
         )
 
     # -- serving -------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from toshokan.sdk import (
 from toshokan.sdk.archives import DiskCache
 from toshokan.sources.local.credentials import LocalAuth
 from toshokan.sources.local.discovery import LibraryUnavailable
+from toshokan.sources.local.folder_cbz import CBZ
 from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
 from toshokan.sources.local.index import search as searching
 from toshokan.sources.local.index.update import ScanCancelled
@@ -428,17 +429,23 @@ class LocalLibrary(Source[LocalSettings]):
         row = await asyncio.to_thread(self._require_index().chapter, manga_slug, chapter_slug)
         if row is None:
             raise ChapterNotFound()
-        file_type = archive_media_type(row["relpath"]) if row["kind"] != "dir" else None
-        if file_type is None:
-            return None
         version = version_of(row["sig"])
         url = self.url_for(
             ctx, "download", query={"v": version}, manga=manga_slug, chapter=chapter_slug
         )
+        if row["kind"] == "dir":  # written as a CBZ while it is sent; its length not known here
+            return Download(url, CBZ)
+        file_type = archive_media_type(row["relpath"])
+        if file_type is None:
+            return None
         return Download(url, file_type, scanned_size(row["sig"]))
 
     async def chapter_of_file(self, digest: str) -> ChapterFile | None:
         return await asyncio.to_thread(self._require_index().chapter_of_file, digest)
+
+    def library_folder(self) -> Path | None:
+        """The root: its watcher finds the files written there (kept copies among them)."""
+        return self.root
 
     def activity(self) -> str | None:
         return self.progress.summary() if self.progress.running else None

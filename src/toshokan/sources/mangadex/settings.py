@@ -36,6 +36,11 @@ class Settings(BaseModel):
         default="https://uploads.mangadex.org",
         description="Base URL that serves cover images (`{uploads_url}/covers/{manga}/{file}`).",
     )
+    report_url: str = Field(
+        default="https://api.mangadex.network/report",
+        description="Where page images fetched from MangaDex@Home nodes are reported (URL, "
+        "success, bytes, duration, cached), as MangaDex asks of its clients; empty: no reports.",
+    )
     languages: list[str] = Field(
         default_factory=lambda: ["en"],
         min_length=1,
@@ -82,7 +87,7 @@ class Settings(BaseModel):
         "title prefix and the publisher URL as `url` (their page list is CHAPTER_NOT_FOUND).",
     )
 
-    @field_validator("api_url", "uploads_url")
+    @field_validator("api_url", "uploads_url", "report_url")
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         return value.rstrip("/")

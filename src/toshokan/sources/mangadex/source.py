@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import click
+import httpx
 from cachetools import TTLCache
 from pydantic import TypeAdapter
 
@@ -27,6 +28,7 @@ from toshokan.sdk import (
     Chapter,
     ChapterNotFound,
     HostServices,
+    ImageFetch,
     Listing,
     Manga,
     MangaNotFound,
@@ -47,6 +49,7 @@ from toshokan.sdk import (
 from toshokan.sources.mangadex import api, mapping, payloads
 from toshokan.sources.mangadex.feed import FetchPage, fetch_feed
 from toshokan.sources.mangadex.limits import budgets
+from toshokan.sources.mangadex.reports import TIMEOUT, AtHomeReports
 from toshokan.sources.mangadex.settings import Settings
 from toshokan.sources.mangadex.tags import TagCatalogue, shipped_catalogue
 
@@ -94,6 +97,24 @@ class MangaDex(Source[Settings]):
             error_detail=api.error_detail,
         )
         self._people: TTLCache[str, tuple[str, ...]] = TTLCache(maxsize=512, ttl=3600)
+        # Reports go to MangaDex@Home's balancer, not the API: no budget, no retries.
+        self.reports = AtHomeReports(
+            services.http_client(timeout=TIMEOUT, retries=0),
+            opts.report_url,
+            {httpx.URL(url).host for url in (opts.api_url, opts.uploads_url)},
+        )
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    async def startup(self) -> None:
+        await self.reports.start()
+
+    async def shutdown(self) -> None:
+        await self.reports.stop()
+
+    def image_fetched(self, fetch: ImageFetch) -> None:
+        """A page fetched from a MangaDex@Home node is reported, as MangaDex asks."""
+        self.reports.note(fetch)
 
     # -- declaration -------------------------------------------------------------
 

@@ -158,6 +158,8 @@ class Exchange:
     url: str
     request_headers: list[tuple[str, str]]
     status_code: int
+    #: The whole answer, for checks of what the host sent back.
+    response: "Response | None" = None
 
     def sent(self, name: str) -> str | None:
         for key, value in self.request_headers:
@@ -282,7 +284,9 @@ class OkHttpClient:
             request_headers=list(request.headers.multi_items()),
         )
         self.jar.save(url, response.headers)
-        self.exchanges.append(Exchange(method, url, response.request_headers, response.status_code))
+        self.exchanges.append(
+            Exchange(method, url, response.request_headers, response.status_code, response)
+        )
         return response
 
     async def request(

@@ -6,18 +6,18 @@ own schema, as the installed procrastinate ships it: procrastinate leaves
 applying its SQL to the application's migration tool. pyproject.toml holds
 procrastinate to the minor version whose schema this is; a newer one whose
 package brings migrations past :data:`PROCRASTINATE_SCHEMA` needs a migration
-here that applies them (a test compares the two).
+that applies them (a test compares the two).
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0004
+Revises: 0003
 """
 
 from alembic import op
 
 from toshokan.core.database.follows_schema import TABLES
 
-revision = "0002"
-down_revision = "0001"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 

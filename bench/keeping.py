@@ -1,0 +1,241 @@
+"""Benchmark: kept copies beside readers.
+
+1. A reader's requests while background work saturates an upstream budget, next to when
+   nothing else runs, in the same run. The fake MangaDex (in process) answers in
+   ``--latency`` seconds; its API budget is ``--rate`` requests a second (the page-list
+   budget is set out of the way, so the API's is the one saturated). The reader asks for a
+   chapter's page list (``GET /mangadex/<manga>/chapters/<chapter>``, what a reader opening
+   a chapter asks; two API requests) every ``--every`` seconds, ``--requests`` times, in three
+   phases: alone; beside ``--workers`` tasks asking page lists as fast as the budget allows,
+   marked as background work (``toshokan.sdk.background``, as kept copies are); and beside
+   the same tasks unmarked (what downloads would cost readers without the mark).
+2. CPU and memory per kept chapter: ``--chapters`` chapters of ``--pages`` pages of about
+   ``--page-kb`` kB each are kept (``Keeper.keep``) into a local library; the baseline is a
+   reader reading the same chapters' pages through the host's page proxy, same run. Memory is
+   the Python heap's peak during one chapter (``tracemalloc``), next to the chapter's size.
+
+Run: ``python bench/keeping.py [--rate 20] [--requests 50] [--chapters 8]``
+"""
+
+import argparse
+import asyncio
+import contextlib
+import io
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import httpx
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the fake MangaDex of the tests stands in for the real one
+
+from bench.timing import median_ms, p99_ms  # noqa: E402
+from tests.sources.mangadex.fake import API, REPORT, UPLOADS, FakeMangaDex  # noqa: E402
+from tests.sources.mangadex.image_servers import ImageServers  # noqa: E402
+
+from toshokan.core.answers import Caller  # noqa: E402
+from toshokan.sdk import Throttle, background, throttle  # noqa: E402
+from toshokan.sources.local import LocalLibrary, LocalSettings  # noqa: E402
+from toshokan.sources.mangadex import MangaDex, Settings  # noqa: E402
+from toshokan.testing import ServedHost, serve_host  # noqa: E402
+
+BASE = "http://testserver"
+
+
+def build_fake(latency: float, chapters: int, pages: int) -> tuple[FakeMangaDex, str, list[str]]:
+    fake = FakeMangaDex(latency=latency, validate=False)
+    manga = fake.add_manga("bench", "A Kept Series", description={"en": "Kept for the bench."})
+    group = fake.add_group("Bench Scans")
+    made = fake.add_many_chapters(manga, chapters, group)
+    for chapter in made:
+        chapter.pages = pages
+    return fake, manga.id, [c.id for c in made]
+
+
+def jpeg_of(kilobytes: int) -> bytes:
+    """A JPEG of about ``kilobytes`` kB (noise compresses badly, as scans do)."""
+    side = int((kilobytes * 1024 / 1.2) ** 0.5)
+    out = io.BytesIO()
+    Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(out, "JPEG", quality=90)
+    return out.getvalue()
+
+
+def hosting(
+    servers: ImageServers, data: Path, rate: float, library: Path | None = None
+) -> AbstractAsyncContextManager[ServedHost]:
+    throttle.reset()
+    # The page-list budget is registered first, out of the way: the API's is the one measured.
+    Throttle(f"{httpx.URL(API).netloc.decode()} at-home", 100_000, 60)
+    sources: dict[str, Any] = {
+        "mangadex": (
+            MangaDex,
+            Settings(api_url=API, uploads_url=UPLOADS, report_url=REPORT, requests_per_second=rate),
+        )
+    }
+    if library is not None:
+        sources["local"] = (LocalLibrary, LocalSettings(root=library, watch=False))
+    return serve_host(
+        sources,
+        upstream=servers,
+        data_dir=data,
+        limits={"rate_limit": 0, "image_rate_limit": 0},
+        cache={"max_entries": 0},  # every reader's request goes upstream
+    )
+
+
+async def reader_phase(
+    host: ServedHost,
+    manga: str,
+    chapters: list[str],
+    *,
+    load: str,
+    workers: int,
+    requests: int,
+    every: float,
+) -> list[float]:
+    """The reader's request times while ``load`` ("none", "background", "unmarked") runs."""
+    stop = asyncio.Event()
+    caller = Caller({}, BASE)
+
+    async def busy() -> None:
+        with background() if load == "background" else nullcontext():
+            while not stop.is_set():
+                visit = await host.core.visit("mangadex", caller)
+                # A timeout under a full budget: keep pressing.
+                with contextlib.suppress(Exception):
+                    await visit.pages(manga, random.choice(chapters))
+
+    tasks = [asyncio.create_task(busy()) for _ in range(workers if load != "none" else 0)]
+    await asyncio.sleep(1.5)  # the budget saturated
+    times = []
+    try:
+        for n in range(requests):
+            started = time.perf_counter()
+            answer = await host.client.get(
+                f"/mangadex/{manga}/chapters/{chapters[n % len(chapters)]}"
+            )
+            times.append(time.perf_counter() - started)
+            assert answer.status_code == 200, answer.text
+            await asyncio.sleep(max(0.0, every - times[-1]))
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks)
+    return times
+
+
+async def readers_beside_background(args: argparse.Namespace) -> None:
+    fake, manga, chapters = build_fake(args.latency, 40, 3)
+    with tempfile.TemporaryDirectory() as data:
+        async with hosting(ImageServers(fake), Path(data), args.rate) as host:
+            rows = []
+            for load in ("none", "background", "unmarked"):
+                times = await reader_phase(
+                    host,
+                    manga,
+                    chapters,
+                    load=load,
+                    workers=args.workers,
+                    requests=args.requests,
+                    every=args.every,
+                )
+                rows.append((load, times))
+    base = p99_ms(rows[0][1])
+    print(
+        f"reader's page list, API budget {args.rate:g}/s saturated by {args.workers} tasks, "
+        f"fake latency {args.latency * 1000:.0f} ms, {args.requests} requests a row"
+    )
+    print(f"{'load':<28}{'median ms':>10}{'p99 ms':>10}{'p99 ratio':>11}")
+    for load, times in rows:
+        label = {
+            "none": "alone",
+            "background": "beside background work",
+            "unmarked": "beside unmarked work",
+        }[load]
+        print(
+            f"{label:<28}{median_ms(times):>10.1f}{p99_ms(times):>10.1f}{p99_ms(times) / base:>10.2f}x"
+        )
+
+
+async def cost_per_chapter(args: argparse.Namespace) -> None:
+    fake, manga, chapters = build_fake(0.0, args.chapters, args.pages)
+    servers = ImageServers(fake)
+    servers.body = jpeg_of(args.page_kb)
+    with tempfile.TemporaryDirectory() as folder:
+        library = Path(folder) / "library"
+        library.mkdir()
+        async with hosting(servers, Path(folder) / "data", 20, library) as host:
+            caller = Caller({}, BASE)
+
+            async def read(chapter: str) -> None:
+                visit = await host.core.visit("mangadex", caller)
+                for url in (await visit.pages(manga, chapter)).value:
+                    link = host.core.images.signed_url(BASE, "mangadex", url)
+                    assert (await host.client.get(link)).status_code == 200
+
+            async def keep(chapter: str) -> None:
+                await host.core.keeper.keep("mangadex", manga, chapter)
+
+            async def cpu(call: Callable[[str], Awaitable[None]], chapter: str) -> float:
+                started = time.process_time()
+                await call(chapter)
+                return time.process_time() - started
+
+            half = len(chapters) // 2
+            kept_cpu, read_cpu = [], []
+            for chapter in chapters[:half]:  # taking turns: both see the same machine
+                read_cpu.append(await cpu(read, chapter))
+                kept_cpu.append(await cpu(keep, chapter))
+            tracemalloc.start()
+            peaks = []
+            for chapter in chapters[half:]:
+                tracemalloc.reset_peak()
+                before = tracemalloc.get_traced_memory()[0]
+                await keep(chapter)
+                peaks.append(tracemalloc.get_traced_memory()[1] - before)
+            tracemalloc.stop()
+            sizes = [p.stat().st_size for p in library.rglob("*.cbz")]
+    chapter_mb = sum(sizes) / len(sizes) / 1e6
+    keep_ms = sum(kept_cpu) / len(kept_cpu) * 1000
+    read_ms = sum(read_cpu) / len(read_cpu) * 1000
+    peak_mb = max(peaks) / 1e6
+    print(f"\nkept chapters: {len(sizes)} of {args.pages} pages, {chapter_mb:.1f} MB each")
+    print(
+        f"CPU per chapter: kept {keep_ms:.0f} ms, read through the page proxy {read_ms:.0f} ms "
+        f"(x{keep_ms / read_ms:.2f})"
+    )
+    print(
+        f"Python heap peak while keeping one chapter: {peak_mb:.2f} MB "
+        f"({peak_mb / chapter_mb:.2f} of the chapter's size); process max RSS "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rate", type=float, default=20.0, help="API budget, requests/s")
+    parser.add_argument("--latency", type=float, default=0.02, help="fake upstream's latency, s")
+    parser.add_argument("--workers", type=int, default=8, help="tasks saturating the budget")
+    parser.add_argument("--requests", type=int, default=50, help="reader's requests a row")
+    parser.add_argument("--every", type=float, default=0.6, help="seconds between them")
+    parser.add_argument("--chapters", type=int, default=8)
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--page-kb", type=int, default=400)
+    parser.add_argument("--skip-readers", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_readers:
+        asyncio.run(readers_beside_background(args))
+    asyncio.run(cost_per_chapter(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Collections: each source's presets (its curated searches), as Komga's collections.
+
+A collection names its series (``seriesIds``), which apps that read the
+collection object show (Aidoku); ``/collections/{id}/series`` pages through
+them. A library whose files are here lists a preset's series whole (at most
+:data:`MAX_SERIES`, reads of its own index); an upstream source names those of
+the preset's first page, the same search the collection's first page asks,
+since the whole of an upstream's preset ("most followed") has no end worth
+reading. A source that is down names none rather than failing the list.
+
+A reader's follows will be a collection or read list of the reader's own once
+the core keeps follows: :mod:`toshokan.faces.komga.read_lists` is where a
+reader's lists go.
+"""
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.errors import HostError, NotFound
+from toshokan.faces.komga import content
+from toshokan.faces.komga.answers import as_json
+from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.dto import CollectionDto, page_of
+from toshokan.faces.komga.ids import collection_id, collection_of, series_id
+from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params, series_query
+from toshokan.faces.komga.series import counted_series, joined_page, source_total
+from toshokan.models.search import MAX_LIMIT
+
+#: The most series a collection of a library names.
+MAX_SERIES = 1000
+
+
+def _changed(shelf: Library) -> datetime:
+    return shelf.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _preset_search(shelf: Library, index: int) -> dict[str, Any]:
+    if index >= len(shelf.config.presets):
+        raise NotFound("No collection has this id.")
+    body: dict[str, Any] = shelf.config.presets[index].request.model_dump(
+        mode="json", exclude_none=True
+    )
+    return body
+
+
+async def _series_ids(reading: Reading, shelf: Library, index: int) -> list[str]:
+    """The series the preset finds: all of a library's, the first page of an upstream's."""
+    body = _preset_search(shelf, index)
+    whole = content.holds_files(reading, shelf)
+    size = MAX_LIMIT if whole else DEFAULT_SIZE
+    found: list[str] = []
+    page = 1
+    try:
+        while len(found) < MAX_SERIES:
+            answer = await content.search(reading, shelf, {**body, "page": page, "limit": size})
+            found += [series_id(shelf.slug, entry.slug) for entry in answer.results]
+            if not (whole and answer.more):
+                break
+            page += 1
+    except HostError as refused:
+        if refused.status == 500:
+            raise
+        return []
+    return list(dict.fromkeys(found))[:MAX_SERIES]
+
+
+async def _collection(reading: Reading, shelf: Library, index: int) -> CollectionDto:
+    return CollectionDto(
+        id=collection_id(shelf.slug, index),
+        name=f"{shelf.config.name}: {shelf.config.presets[index].name}",
+        seriesIds=await _series_ids(reading, shelf, index),
+        createdDate=_changed(shelf),
+        lastModifiedDate=_changed(shelf),
+    )
+
+
+async def list_collections(request: Request, reading: Reading) -> Response:
+    """The sources' presets, as collections; the extension's collection filter lists them."""
+    page, size = page_params(request.query_params)
+    every = [
+        (shelf, index)
+        for shelf in await content.libraries(reading)
+        for index in range(len(shelf.config.presets))
+    ]
+    shown = await asyncio.gather(
+        *(
+            _collection(reading, shelf, index)
+            for shelf, index in every[page * size : (page + 1) * size]
+        )
+    )
+    return as_json(
+        page_of(list(shown), page, size, last=(page + 1) * size >= len(every), total=len(every))
+    )
+
+
+async def one_collection(request: Request, reading: Reading) -> Response:
+    source, index = collection_of(request.path_params["id"])
+    shelf = await content.library(reading, source)
+    _preset_search(shelf, index)
+    return as_json(await _collection(reading, shelf, index))
+
+
+async def collection_series(request: Request, reading: Reading) -> Response:
+    """A preset's search, page by page."""
+    source, index = collection_of(request.path_params["id"])
+    shelf = await content.library(reading, source)
+    body = _preset_search(shelf, index)
+    page, size = page_params(request.query_params)
+    body.update(page=page + 1, limit=size)
+    answer = await content.search(reading, shelf, body)
+    statuses = series_query(request.query_params).read_statuses
+    series, total = await asyncio.gather(
+        counted_series(reading, shelf, answer.results, statuses),
+        source_total(reading, shelf, body, answer),
+    )
+    return as_json(joined_page(series, page, size, not answer.more, [None if statuses else total]))

@@ -1,0 +1,172 @@
+"""Read lists: ordered lists of books across series, made of what the host knows of the reader.
+
+Komga's read lists are lists a user makes; the host has no one to make them,
+but it keeps every reader's places, so each reader has the lists those give
+(:data:`READ_LISTS`), the same on every face's data: *Keep reading*, the books
+the reader started and has not finished, the latest first. Mihon lists them
+with Type = Read lists and opens one as a manga whose chapters are its books;
+Aidoku and Komelia show them as read lists.
+
+A reader's follows (new chapters of the series they follow) belong here as a
+second list, once the core keeps follows: add a :class:`ReadList` whose
+``books`` asks the core for them.
+"""
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from toshokan.core.progress import ChapterRef, Position
+from toshokan.errors import NotFound
+from toshokan.faces.komga import content
+from toshokan.faces.komga.answers import as_json, picture
+from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.dto import BookDto, ReadListDto, page_of
+from toshokan.faces.komga.ids import book_of
+from toshokan.faces.komga.listing import page_params
+from toshokan.faces.komga.shapes import book_of_chapter, reading_order
+
+#: The most books a read list holds.
+MAX_BOOKS = 50
+#: Places read to find them.
+PLACES_LOOKED_AT = 500
+
+#: A read list's books for one reader, in its order, among the libraries they open.
+Books = Callable[[Reading, dict[str, Library]], Awaitable[list[tuple[ChapterRef, Position]]]]
+
+
+@dataclass(frozen=True)
+class ReadList:
+    #: Its id: a word that names it on every host.
+    key: str
+    name: str
+    summary: str
+    books: Books
+
+
+async def _keep_reading(
+    reading: Reading, shelves: dict[str, Library]
+) -> list[tuple[ChapterRef, Position]]:
+    """The books the reader started and has not finished, the latest first."""
+    found: list[tuple[ChapterRef, Position]] = []
+    for ref, place in await content.recent(reading, PLACES_LOOKED_AT):
+        if ref.source in shelves and not place.finished:
+            found.append((ref, place))
+        if len(found) == MAX_BOOKS:
+            break
+    return found
+
+
+READ_LISTS: dict[str, ReadList] = {
+    found.key: found
+    for found in (
+        ReadList(
+            "keep-reading",
+            "Keep reading",
+            "The books you started and have not finished, the latest first.",
+            _keep_reading,
+        ),
+    )
+}
+
+
+def _read_list(text: str) -> ReadList:
+    found = READ_LISTS.get(text)
+    if found is None:
+        raise NotFound("No read list has this id.")
+    return found
+
+
+async def _books(reading: Reading, chosen: ReadList) -> list[BookDto]:
+    """The list's books as Komga's."""
+    shelves = {shelf.slug: shelf for shelf in await content.libraries(reading)}
+    return await books_of_places(reading, shelves, await chosen.books(reading, shelves))
+
+
+async def books_of_places(
+    reading: Reading, shelves: dict[str, Library], listed: list[tuple[ChapterRef, Position]]
+) -> list[BookDto]:
+    """Chapters the reader has places in, as Komga's books, those still listed, in order."""
+    works = list(dict.fromkeys((ref.source, ref.manga) for ref, _ in listed))
+    progress = await asyncio.gather(
+        *(content.progress_of(reading, shelves[source], [manga]) for source, manga in works)
+    )
+    chapters = {work: found[0] for work, found in zip(works, progress, strict=True)}
+
+    async def book(ref: ChapterRef, place: Position) -> BookDto | None:
+        series = chapters[ref.source, ref.manga]
+        if series is None:
+            return None
+        ordered = reading_order(series.chapters)
+        chapter = next((c for c in ordered if c.slug == ref.chapter), None)
+        if chapter is None:
+            return None
+        shelf = shelves[ref.source]
+        work, counts = await asyncio.gather(
+            content.manga(reading, shelf, ref.manga),
+            content.page_counts(reading, shelf, ref.manga, [chapter]),
+        )
+        number = ordered.index(chapter) + 1
+        return book_of_chapter(ref, chapter, number, work.title, counts.get(chapter.slug), place)
+
+    found = await asyncio.gather(*(book(ref, place) for ref, place in listed))
+    return [one for one in found if one is not None]
+
+
+def _dto(chosen: ReadList, books: list[BookDto]) -> ReadListDto:
+    changed = max(
+        (book.readProgress.lastModified for book in books if book.readProgress), default=None
+    )
+    moment = changed or datetime(1970, 1, 1, tzinfo=UTC)
+    return ReadListDto(
+        id=chosen.key,
+        name=chosen.name,
+        summary=chosen.summary,
+        bookIds=[book.id for book in books],
+        createdDate=moment,
+        lastModifiedDate=moment,
+    )
+
+
+async def list_read_lists(request: Request, reading: Reading) -> Response:
+    page, size = page_params(request.query_params)
+    every = list(READ_LISTS.values())
+    shown = every[page * size : (page + 1) * size]
+    found = await asyncio.gather(*(_books(reading, chosen) for chosen in shown))
+    dtos = [_dto(chosen, books) for chosen, books in zip(shown, found, strict=True)]
+    return as_json(
+        page_of(dtos, page, size, last=(page + 1) * size >= len(every), total=len(every))
+    )
+
+
+async def one_read_list(request: Request, reading: Reading) -> Response:
+    chosen = _read_list(request.path_params["id"])
+    return as_json(_dto(chosen, await _books(reading, chosen)))
+
+
+async def read_list_books(request: Request, reading: Reading) -> Response:
+    """The list's books, page by page (Mihon asks for them unpaged, as a manga's chapters)."""
+    chosen = _read_list(request.path_params["id"])
+    page, size = page_params(request.query_params)
+    books = await _books(reading, chosen)
+    shown = books[page * size : (page + 1) * size]
+    return as_json(
+        page_of(shown, page, size, last=(page + 1) * size >= len(books), total=len(books))
+    )
+
+
+async def read_list_thumbnail(request: Request, reading: Reading) -> Response:
+    """The first page of the list's first book, small."""
+    books = await _books(reading, _read_list(request.path_params["id"]))
+    if not books:
+        raise NotFound("This read list has no books.")
+    ref = book_of(books[0].id)
+    shelf = await content.library(reading, ref.source)
+    urls = await content.page_urls(reading, shelf, ref)
+    if not urls:
+        raise NotFound("This book has no pages.")
+    return picture(await content.thumbnail(reading, shelf, urls[0]))

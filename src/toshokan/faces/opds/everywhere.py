@@ -1,0 +1,52 @@
+"""One search over every source that lets the caller in, for both catalogues' roots.
+
+Each source is asked the same page of its own search (by relevance, or its
+browsing order for an empty query), ``PER_SOURCE`` titles at most; a source
+that refuses or fails is left out, so one source down never empties the answer.
+"""
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from toshokan.core import Caller, Core, HostedSource, Urls
+from toshokan.errors import HostError
+from toshokan.faces.opds.access import opds_caller
+from toshokan.faces.opds.context import PER_SOURCE, Ctx
+from toshokan.faces.opds.listing import Listed, listed_titles
+from toshokan.faces.opds.searches import ordered, search_sort
+
+log = logging.getLogger("toshokan.opds")
+
+
+@dataclass(frozen=True)
+class Found:
+    """One source's part of the answer: its titles on this page, and whether it has more."""
+
+    ctx: Ctx
+    titles: list[Listed]
+    more: bool
+
+
+async def search_everywhere(
+    core: Core, caller: Caller, urls: Urls, reader: str, query: str, page: int
+) -> list[Found]:
+    """Page ``page`` of ``query`` in every serving source, in the host's order of sources."""
+
+    async def one(hosted: HostedSource) -> Found | None:
+        try:
+            visit = await core.visit(hosted.slug, caller)
+            ctx = Ctx(visit.as_caller(await opds_caller(visit, caller)), urls, reader)
+            body = {
+                "query": query,
+                "page": page,
+                "limit": PER_SOURCE,
+                **ordered(search_sort(ctx.config)),
+            }
+            found = (await ctx.visit.search(body)).value
+            return Found(ctx, await listed_titles(ctx, found.results), found.more)
+        except HostError as error:
+            log.info("search over every source: %s skipped (%s)", hosted.slug, error.code)
+            return None
+
+    return [found for found in await asyncio.gather(*map(one, core.host.serving())) if found]
