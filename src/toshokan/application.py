@@ -57,6 +57,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     metrics = HostMetrics() if settings.metrics.enabled else None
     if metrics is not None:
         metrics.observe(core.cache, core.host.services.observers)
+        metrics.observe_follows(core.follows.rounds)
     # Each request's figures are counted by its face and route template.
     labels = RouteLabels()
     routes: list[BaseRoute] = []

@@ -62,14 +62,22 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [cache]   configuration, search, manga, chapters (seconds), max_entries
   [readers] registration (KOReader's Register button may create readers)
   [metrics] enabled (Prometheus figures at /_/metrics; restrict it at the proxy)
+  [follows] enabled (check followed series in the background), interval
+            (seconds between checks of a series, 60 at least; default 6 h),
+            jitter (share of it a next check moves by, at random),
+            settled_after (days) and settled_factor (a Completed/Cancelled
+            series unchanged that long is checked that many times less
+            often), round (seconds between looks at what is due), concurrency
+            (background jobs a process runs at once); see `toshokan follows`
   [keep]    folder (where kept copies of followed series go: the root of a
             local library source, which serves them; default: the local
             library's root), max_image_bytes, max_chapter_bytes,
             max_image_pixels
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             auth ("readers": the host's readers sign in to the source, on
-            every face; any other value is the adapter's), and the
-            adapter's own settings (see `toshokan sources --settings`)
+            every face; any other value is the adapter's), follow_interval
+            (this source's [follows] interval), and the adapter's own
+            settings (see `toshokan sources --settings`)
 
 \b
 With neither --config nor --library, toshokan serves the local library at
@@ -463,3 +471,12 @@ def _or_exit(action: Any) -> Any:
         model = HostSettings if error.title == HostSettings.__name__ else None
         click.echo(f"toshokan: configuration error: {explain(error, model, ENV_PREFIX)}", err=True)
     sys.exit(2)
+
+
+def _add_follows() -> None:
+    from toshokan.follows_cli import follows_group
+
+    main.add_command(follows_group)
+
+
+_add_follows()

@@ -227,6 +227,57 @@ class MetricsSection(Section):
     )
 
 
+#: Seconds between two checks of a followed series at the least (``[follows] interval``).
+MIN_CHECK_INTERVAL = 60
+
+
+class FollowsSection(Section):
+    enabled: bool = Field(
+        True,
+        description="Check followed series for new chapters in the background, announce them "
+        "and keep the schedule; false: follows are kept but nothing is checked.",
+    )
+    interval: int = Field(
+        6 * 3600,
+        ge=MIN_CHECK_INTERVAL,
+        description="Seconds between two checks of one followed series (60 at least); "
+        "[sources.<slug>] follow_interval overrides it for one source.",
+    )
+    jitter: float = Field(
+        0.1,
+        ge=0,
+        le=0.5,
+        description="Each series' next check is moved by up to this fraction of the interval, "
+        "at random, so checks spread out rather than come in bursts.",
+    )
+    settled_after: int = Field(
+        30,
+        ge=1,
+        description="Days a Completed or Cancelled series must go unchanged before it is "
+        "checked settled_factor times less often.",
+    )
+    settled_factor: int = Field(
+        4, ge=1, le=100, description="How many times less often a settled series is checked."
+    )
+    round: int = Field(
+        60,
+        ge=1,
+        le=3600,
+        description="Seconds between two looks at what is due (a round: one notification per "
+        "reader and target at most); a divisor of 60 or a multiple of it.",
+    )
+    concurrency: int = Field(
+        4, ge=1, le=64, description="Background jobs (checks, deliveries) one process runs at once."
+    )
+
+    @field_validator("round")
+    @classmethod
+    def _round_fits_a_minute(cls, value: int) -> int:
+        if 60 % value and value % 60:
+            raise ValueError("a round is a divisor of 60 seconds or a whole number of minutes")
+        return value
+
+
 class KeepSection(Section):
     folder: Path | None = Field(
         None,
@@ -266,6 +317,12 @@ class SourceSection(BaseModel):
         "password or API key, or a face's session), checked by the host on every face while "
         "the adapter serves it open; any other value is the adapter's own setting.",
     )
+    follow_interval: int | None = Field(
+        None,
+        ge=MIN_CHECK_INTERVAL,
+        description="Seconds between two checks of a followed series of this source "
+        "([follows] interval otherwise).",
+    )
 
     @property
     def accepts_readers(self) -> bool:
@@ -291,6 +348,8 @@ class HostSettings(BaseSettings):
     readers: ReadersSection = Field(default_factory=ReadersSection)
     cluster: ClusterSection = Field(default_factory=ClusterSection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
+    follows: FollowsSection = Field(default_factory=FollowsSection)
+
     keep: KeepSection = Field(default_factory=KeepSection)
     sources: dict[str, SourceSection] = Field(default_factory=dict)
 

@@ -12,7 +12,8 @@ def test_docs_page_renders_every_operation_from_the_package(desktop: Watched) ->
     page = desktop.open("/_/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("toshokan")
     expect(page.locator(".opblock-summary-path", has_text="/{source}/search")).to_be_visible()
-    expect(page.locator(".opblock")).to_have_count(9)
+    # The spec's nine operations and the follows API's eleven.
+    expect(page.locator(".opblock")).to_have_count(20)
     expect(page.get_by_text("Unable to render this definition")).to_have_count(0)
 
     # An operation opens and shows its documented error answers, not just 200.
@@ -30,12 +31,15 @@ def test_docs_assets_are_compressed(host: str) -> None:
 
 
 def test_try_it_out_runs_every_operation_as_the_page_fills_it_in(desktop: Watched) -> None:
-    """Try it out, then Execute, with nothing typed: the parameters hold the host's own slugs
-    and the bodies its sources' own searches, so every operation is answered 200."""
+    """Try it out, then Execute, with nothing typed: the spec's operations' parameters hold the
+    host's own slugs and the bodies its sources' own searches, so each is answered 200."""
     served = httpx.get(f"{desktop.base}/").json()["sources"]
     page = desktop.open("/_/docs")
-    expect(page.locator(".opblock")).to_have_count(9)
-    for operation in page.locator(".opblock").all():
+    spec = page.locator(".opblock").filter(
+        has_not=page.locator(".opblock-summary-path", has_text="/_/")
+    )
+    expect(spec).to_have_count(9)
+    for operation in spec.all():
         path = operation.locator(".opblock-summary-path").inner_text()
         operation.locator(".opblock-summary").click()
         operation.get_by_role("button", name="Try it out").click()
@@ -49,6 +53,36 @@ def test_try_it_out_runs_every_operation_as_the_page_fills_it_in(desktop: Watche
         if path == "/{source}/search":
             shot(page, "docs-try-it-out")
         operation.locator(".opblock-summary").click()
+    assert desktop.errors == []
+
+
+def test_the_follows_apis_bodies_run_as_documented(desktop: Watched) -> None:
+    """Each example body the follows API documents, sent as it is, is answered as documented."""
+    document = httpx.get(f"{desktop.base}/openapi.json").json()
+    bodied = [
+        (method, path)
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if "requestBody" in operation and path.startswith("/_/")
+    ]
+    expected = {
+        ("post", "/_/follows/read"): "200",
+        ("post", "/_/follows/checks"): "202",
+        ("post", "/_/follows/targets"): "201",
+    }
+    assert sorted(bodied) == sorted(expected)
+    page = desktop.open("/_/docs")
+    for method, path in bodied:
+        operation = page.locator(f".opblock-{method}").filter(
+            has=page.locator(".opblock-summary-path", has_text=path)
+        )
+        operation.locator(".opblock-summary").click()
+        operation.get_by_role("button", name="Try it out").click()
+        operation.get_by_role("button", name="Execute").click()
+        answer = operation.locator(".live-responses-table tbody tr.response")
+        expect(answer.locator(".response-col_status")).to_have_text(expected[(method, path)])
+        # No Error object (a target's own "error" field is null).
+        assert '"error": {' not in answer.locator(".response-col_description").inner_text()
     assert desktop.errors == []
 
 

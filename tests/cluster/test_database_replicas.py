@@ -54,9 +54,9 @@ def test_replicas_opening_a_new_database_at_once_migrate_it_once(empty_url: str)
         for opened in [pool.submit(open_at_once) for _ in range(4)]:
             opened.result()
     with psycopg.connect(empty_url) as connection:
-        # The newest migration: the kept copies' ties.
+        # The newest migration: the follows' tables and the job queue.
         assert connection.execute("SELECT version_num FROM alembic_version").fetchall() == [
-            ("0003",)
+            ("0004",)
         ]
 
 

@@ -19,8 +19,9 @@ from tests.cluster.servers import POSTGRES_PORT, listening, wait_listening
 from tests.sources.opds.live import need
 from toshokan.config import HostSettings
 from toshokan.core.database import Database, open_database
+from toshokan.core.database.follows_schema import NAMES
 
-#: The tables every test starts without rows in.
+#: The tables every test starts without rows in (the claims last: SQLite has them elsewhere).
 TABLES = (
     "readers",
     "reader_keys",
@@ -28,8 +29,11 @@ TABLES = (
     "document_progress",
     "kept_series",
     "kept_chapters",
+    *NAMES,
     "claims",
 )
+#: The job queue's, on PostgreSQL alone (SQLite's queue is the embedded engine's own table).
+QUEUE_TABLES = ("procrastinate_jobs", "procrastinate_periodic_defers")
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +91,7 @@ def emptied(url: str) -> str:
 
     database = PostgresDatabase(url)
     with database.transaction() as cursor:
-        cursor.execute(f"TRUNCATE {', '.join(TABLES)}")
+        cursor.execute(f"TRUNCATE {', '.join((*TABLES, *QUEUE_TABLES))} CASCADE")
     database.close()
     return url
 

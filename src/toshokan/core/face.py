@@ -64,6 +64,8 @@ class Face:
     #: What it keeps through the core's cache (rendered answers, sessions), by kind: one cache
     #: for the whole host, so a shared store replaces it in one place.
     kept: Mapping[str, Kind] = field(default_factory=dict)
+    #: The paths it adds to the host's OpenAPI document (the host's own JSON endpoints).
+    openapi: Callable[[], Mapping[str, Any]] | None = None
 
 
 def kept_by(faces: Iterable[Face]) -> dict[str, Kind]:

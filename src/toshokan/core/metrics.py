@@ -22,7 +22,7 @@ sums them all: one scrape, one host.
 """
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -30,6 +30,10 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from toshokan.core.cache import ResultCache
 from toshokan.sdk.observe import Observers
+
+if TYPE_CHECKING:
+    from toshokan.core.follows.checks import Outcome
+    from toshokan.core.follows.rounds import Rounds
 
 #: Where the processes of one host write their figures (prometheus-client's variable).
 MULTIPROCESS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -131,6 +135,44 @@ class HostMetrics:
             multiprocess_mode="mostrecent",
         )
 
+        self.follow_checks = Counter(
+            "toshokan_follow_checks",
+            "Checks of followed series, by source and result: ok, gone (the upstream says the "
+            "series no longer exists), failing (the upstream failed), busy or unserved (skipped).",
+            ["source", "result"],
+            registry=registry,
+        )
+        self.follow_new = Counter(
+            "toshokan_follow_new_chapters",
+            "New chapters (and new versions of a chapter) the checks found, by source.",
+            ["source"],
+            registry=registry,
+        )
+        self.notifications = Counter(
+            "toshokan_follow_notifications",
+            "Messages sent to notification targets, by result (sent, failed).",
+            ["result"],
+            registry=registry,
+        )
+        self.follows = Gauge(
+            "toshokan_follows",
+            "Follows of all readers.",
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.followed_series = Gauge(
+            "toshokan_followed_series",
+            "Series followed by at least one reader (each checked once).",
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.next_check = Gauge(
+            "toshokan_follow_next_check_timestamp_seconds",
+            "When the next check of a followed series is due (Unix time; 0 for none).",
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+
     def observe(self, cache: ResultCache, observers: Observers) -> None:
         """Count ``cache``'s lookups and what ``observers`` hear."""
         cache.on_lookup(self.cache_lookup)
@@ -166,6 +208,24 @@ class HostMetrics:
         self.scan_read.labels(source).set(done)
         self.scan_to_read.labels(source).set(total)
         self.scan_running.labels(source).set(1 if running else 0)
+
+    def observe_follows(self, rounds: "Rounds") -> None:
+        """Count the checks, the chapters they find and the notifications of ``rounds``."""
+        rounds.on_check.append(self.follow_check)
+        rounds.on_delivery.append(
+            lambda _, ok: self.notifications.labels("sent" if ok else "failed").inc()
+        )
+        rounds.on_round.append(self.follow_figures)
+
+    def follow_check(self, outcome: "Outcome") -> None:
+        self.follow_checks.labels(outcome.source, outcome.state).inc()
+        if outcome.new:
+            self.follow_new.labels(outcome.source).inc(outcome.new)
+
+    def follow_figures(self, follows: int, series: int, next_check: float | None) -> None:
+        self.follows.set(follows)
+        self.followed_series.set(series)
+        self.next_check.set(next_check or 0)
 
     def exposition(self) -> bytes:
         """The figures in Prometheus' text format: every process's, summed, when shared."""

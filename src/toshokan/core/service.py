@@ -33,6 +33,7 @@ from toshokan.core.answers import (
 from toshokan.core.cache import Kind, ResultCache
 from toshokan.core.database import ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
+from toshokan.core.follows import follows_for
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
 from toshokan.core.keeping import Keeper
@@ -120,6 +121,8 @@ class Core:
         # Kept copies, tied to their originals in the progress store.
         self.keeper = Keeper(self)
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
+        # Follows and the background jobs that check them.
+        self.follows = follows_for(self)
         # What the host needs to serve, asked by load balancers (/_/ready).
         self.readiness = Readiness()
         self.cluster.add_checks(self.readiness)
@@ -131,11 +134,13 @@ class Core:
 
     # -- life ----------------------------------------------------------------------
 
-    async def startup(self) -> None:
-        """Start the sources; sign links to the routes of those that require authentication."""
+    async def startup(self, *, background: bool = True) -> None:
+        """Start the sources; sign links to the routes of those that require authentication;
+        with ``background``, work the background jobs too (a command leaves them to the host)."""
         await self.cluster.startup()
         await self.keeper.startup()  # first: a keep folder no library serves stops the host
         await self.host.startup()
+        await (self.follows.start() if background else self.follows.open())
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
                 self.host.services.sign_links(hosted.slug)
@@ -150,9 +155,15 @@ class Core:
                 "them" if several else "it",
             )
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, *, started: bool = True) -> None:
+        """Stop what :meth:`startup` started (``started=False``: only the follows were opened,
+        by a command that needed no source)."""
+        await self.follows.stop()
         await self.keeper.shutdown()
-        await self.host.shutdown()  # closes the services' claims, and so a shared database
+        if started:
+            await self.host.shutdown()  # closes the services' claims, and so a shared database
+        else:
+            await self.host.services.aclose()
         await self.cluster.shutdown()
         if self._owns_database:
             self.database.close()
@@ -215,7 +226,7 @@ class Core:
         return self._detail(self.source(slug))
 
     def _detail(self, hosted: HostedSource) -> str | None:
-        details = [hosted.source.activity(), self.cluster.detail()]
+        details = [hosted.source.activity(), self.cluster.detail(), self.follows.detail()]
         return "; ".join(d for d in details if d) or None
 
     async def ping(self, slug: str) -> Ping:

@@ -9,7 +9,18 @@ the edge and the core read: adding a face is a new package and a line here.
 """
 
 from toshokan.core.face import Face
-from toshokan.faces import alethia, komga, kosync, metrics, opds, ready, sources, spec, web
+from toshokan.faces import (
+    alethia,
+    follows,
+    komga,
+    kosync,
+    metrics,
+    opds,
+    ready,
+    sources,
+    spec,
+    web,
+)
 
 #: Every face, in the order their routes are tried: the spec's interface last, since
 #: its ``/{source}/{manga}`` would match any other face's two-segment path.
@@ -19,6 +30,7 @@ FACES: tuple[Face, ...] = (
     opds.FACE,
     alethia.FACE,
     kosync.FACE,
+    follows.FACE,
     komga.FACE,
     ready.FACE,
     metrics.FACE,

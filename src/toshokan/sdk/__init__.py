@@ -57,7 +57,15 @@ from toshokan.sdk.keys import DerivedKey
 from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
-from toshokan.sdk.source import ChapterFile, Download, ImageFetch, NoSettings, Source, public
+from toshokan.sdk.source import (
+    ChapterFile,
+    Download,
+    ImageFetch,
+    Listing,
+    NoSettings,
+    Source,
+    public,
+)
 from toshokan.sdk.throttle import (
     AllOf,
     BudgetPaused,
@@ -91,6 +99,7 @@ __all__ = [
     "ImageFetch",
     "InvalidCredentials",
     "InvalidRequest",
+    "Listing",
     "Manga",
     "MangaNotFound",
     "NoSettings",

@@ -57,6 +57,18 @@ class ChapterFile:
 
 
 @dataclass(frozen=True)
+class Listing:
+    """A series' chapters as a check of a followed series reads them (:meth:`Source.newest_chapters`).
+
+    ``complete`` says the list holds every chapter the source has, so one that is
+    missing was removed; a list cut to the newest ones says nothing of the others.
+    """
+
+    chapters: list[Chapter]
+    complete: bool = True
+
+
+@dataclass(frozen=True)
 class ImageFetch:
     """An image the host fetched from an upstream for a source (a page, a cover), and how it went.
 
@@ -233,6 +245,16 @@ class Source(abc.ABC, Generic[SettingsT]):
     @abc.abstractmethod
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
         """Absolute page image URLs in reading order."""
+
+    async def newest_chapters(self, manga_slug: str, ctx: RequestContext) -> Listing:
+        """The series' chapters, newest first, as cheaply as the upstream allows, for the host's
+        background check of a followed series (run on a schedule, spending the source's
+        budget like any request). An adapter whose :meth:`chapters` costs several requests
+        answers here with one where it can (the newest page of a feed), and says whether
+        the list is whole; the default is :meth:`chapters`, whole.
+        Raise ``MangaNotFound`` when the upstream says the series does not exist.
+        """
+        return Listing(await self.chapters(manga_slug, ctx))
 
     async def download(
         self, manga_slug: str, chapter_slug: str, ctx: RequestContext

@@ -15,6 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from toshokan.core.data_dir import ELSEWHERE, DataDirError, user
+from toshokan.core.database import follows_schema
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS readers(
@@ -56,6 +57,7 @@ SCHEMA = (
         device TEXT NOT NULL,
         PRIMARY KEY(reader, document)
     )""",
+    *follows_schema.TABLES,
     # Kept copies tied to their originals (toshokan.core.keeping.ties).
     """CREATE TABLE IF NOT EXISTS kept_series(
         source TEXT NOT NULL,

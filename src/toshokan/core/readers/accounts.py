@@ -20,6 +20,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from toshokan.core.database import Database
+from toshokan.core.follows.store import forget_reader
 
 #: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
@@ -34,6 +35,8 @@ BELONGINGS = (
     ("reader_keys", "API key", "API keys"),
     ("progress", "chapter's place", "chapters' places"),
     ("document_progress", "KOReader document's place", "KOReader documents' places"),
+    ("follows", "followed series", "followed series"),
+    ("notify_targets", "notification target", "notification targets"),
 )
 
 
@@ -155,12 +158,13 @@ class Readers:
 
     def remove(self, name: str) -> bool:
         """Delete the reader and all that is theirs (:data:`BELONGINGS`), at once; whether they
-        existed."""
+        existed. Series no reader follows any more are forgotten with them."""
         with self.database.transaction() as cursor:
             cursor.execute("DELETE FROM readers WHERE name = ?", (name,))
             existed = cursor.rowcount > 0
             for table, _, _ in BELONGINGS:
                 cursor.execute(f"DELETE FROM {table} WHERE reader = ?", (name,))
+            forget_reader(cursor, name)
         return existed
 
     def set_password(self, name: str, password: str) -> None:

@@ -44,6 +44,19 @@ async def reader_of_headers(gate: ReaderGate, headers: Mapping[str, str], client
     raise InvalidCredentials("Sign in as one of this host's readers.")
 
 
+async def any_reader(gate: ReaderGate, headers: Mapping[str, str], client: str) -> str:
+    """The reader these headers sign in as, by the host's session cookie, Basic or
+    ``X-API-Key``; with no readers on the host, the implicit reader. For the host's own JSON
+    endpoints, which a browser (the web reader) and any other client call alike."""
+    if basic_credentials(headers) is None and not headers.get(API_KEY_HEADER):
+        token = cookie_parser(headers.get("cookie", "")).get(SESSION_COOKIE)
+        if token:
+            reader = await Sessions(gate).reader(token)
+            if reader is not None:
+                return reader
+    return await reader_of_headers(gate, headers, client)
+
+
 async def host_reader(gate: ReaderGate, headers: Mapping[str, str], client: str) -> str:
     """The reader these headers sign in as, by Basic, ``X-API-Key`` or the host's session
     cookie; ``InvalidCredentials`` for anyone else, the implicit reader included (a host

@@ -16,9 +16,10 @@ import hmac
 from toshokan.core.shared import SharedRedis, Unavailable
 
 
-def sealing_key(secret: bytes) -> bytes:
-    """The Fernet key of the host's secret: a key of its own, so no other use of it leaks into this."""
-    derived = hmac.new(secret, b"toshokan shared secrets v1", hashlib.sha256).digest()
+def sealing_key(secret: bytes, purpose: bytes = b"toshokan shared secrets v1") -> bytes:
+    """The Fernet key of the host's secret for ``purpose``: a key of its own, so no other use
+    of the secret leaks into this one."""
+    derived = hmac.new(secret, purpose, hashlib.sha256).digest()
     return base64.urlsafe_b64encode(derived)
 
 

@@ -43,6 +43,12 @@ def docs_routes() -> list[BaseRoute]:
         core = core_of(request)
         sample = await samples.get(core, caller_of(request).base_url)
         document = openapi_document(core.settings.limits.max_body_bytes)
+        # The other faces' JSON endpoints that declare themselves (the follows API).
+        faces = getattr(request.app, "faces", ())
+        added = {
+            path: item for face in faces if face.openapi for path, item in face.openapi().items()
+        }
+        document = {**document, "paths": {**document["paths"], **added}}
         # The host's own slugs and answers change with its content: asked again, not kept.
         return JSONResponse(described(document, sample), headers={"Cache-Control": NO_STORE})
 

@@ -237,11 +237,23 @@ def feed_params(settings: Settings, offset: int, limit: int = FEED_PAGE_MAX) -> 
     accepted, and MangaDex would otherwise silently drop pornographic titles'
     chapters. Future (not yet readable) chapters are left out.
     """
+    order = [("order[volume]", "desc"), ("order[chapter]", "desc")]
+    return _feed(settings, offset, limit, order)
+
+
+def newest_feed_params(settings: Settings) -> Params:
+    """``GET /manga/{id}/feed``: the newest page of chapters in the source's languages, most
+    recently readable first (a check of a followed series: what is new is on it)."""
+    order = [("order[readableAt]", "desc"), ("order[chapter]", "desc")]
+    return _feed(settings, 0, FEED_PAGE_MAX, order)
+
+
+def _feed(settings: Settings, offset: int, limit: int, order: Params) -> Params:
     params: Params = [("limit", str(limit)), ("offset", str(offset))]
     params += [("translatedLanguage[]", code) for code in settings.languages]
     params += [("contentRating[]", r) for r in ALL_RATINGS]
     params += [("includes[]", "scanlation_group")]
-    params += [("order[volume]", "desc"), ("order[chapter]", "desc")]
+    params += order
     params += [("includeFuturePublishAt", "0")]
     params += [("includeExternalUrl", "1" if settings.external_chapters == "mark" else "0")]
     return params

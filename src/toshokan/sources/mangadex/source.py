@@ -29,6 +29,7 @@ from toshokan.sdk import (
     ChapterNotFound,
     HostServices,
     ImageFetch,
+    Listing,
     Manga,
     MangaNotFound,
     Preset,
@@ -226,11 +227,37 @@ class MangaDex(Source[Settings]):
             raise MangaNotFound()
         items = await fetch_feed(self.feed_page(manga_slug), manga_slug)
         if not items:
-            # An unknown id has an empty feed, not a 404: tell the two apart.
-            await self.fetch(
-                f"/manga/{manga_slug}", payloads.MANGA_ONE, "title details", not_found=MangaNotFound
-            )
+            await self._exists(manga_slug)
             return []
+        return self._chapters(items)
+
+    async def newest_chapters(self, manga_slug: str, ctx: RequestContext) -> Listing:
+        """One request: the feed's newest page (500 chapters), whole for a series with fewer.
+
+        An empty feed costs a second, to tell a series without chapters in the source's
+        languages from one MangaDex no longer has.
+        """
+        if not api.is_uuid(manga_slug):
+            raise MangaNotFound()
+        page = await self.fetch(
+            f"/manga/{manga_slug}/feed",
+            payloads.FEED,
+            "a chapter feed",
+            params=api.newest_feed_params(self.settings),
+            not_found=MangaNotFound,
+        )
+        items = page["data"]
+        if not items:
+            await self._exists(manga_slug)
+        return Listing(self._chapters(items), complete=page["total"] <= len(items))
+
+    async def _exists(self, manga_slug: str) -> None:
+        """MangaNotFound unless MangaDex has the title: an unknown id has an empty feed, not a 404."""
+        await self.fetch(
+            f"/manga/{manga_slug}", payloads.MANGA_ONE, "title details", not_found=MangaNotFound
+        )
+
+    def _chapters(self, items: list[payloads.ChapterItem]) -> list[Chapter]:
         chapters = []
         with reading("a chapter feed"):
             for item in items:

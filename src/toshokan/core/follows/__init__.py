@@ -1,0 +1,34 @@
+"""Following series: follows per reader, checks on a schedule, updates, and their announcement.
+
+:func:`follows_for` is where the core gets its follows and their job engine: the one
+place they are wired.
+"""
+
+from typing import TYPE_CHECKING
+
+from toshokan.core.follows.service import Follow, Follows
+from toshokan.core.jobs import Jobs
+
+if TYPE_CHECKING:
+    from toshokan.core.service import Core
+
+
+def engine_for(core: "Core") -> Jobs:
+    """The job engine of the deployment: procrastinate on ``[cluster] database``, else
+    APScheduler over the host's SQLite."""
+    url = core.settings.cluster.database
+    if url is not None:
+        from toshokan.core.jobs.cluster import ProcrastinateJobs
+
+        return ProcrastinateJobs(url)
+    from toshokan.core.jobs.local import LocalJobs
+
+    return LocalJobs(core.database, core.settings.host.data_dir / "jobs.lock")
+
+
+def follows_for(core: "Core") -> Follows:
+    """The core's follows, on the engine its deployment calls for."""
+    return Follows(core, engine_for(core))
+
+
+__all__ = ["Follow", "Follows", "follows_for"]

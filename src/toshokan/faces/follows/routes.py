@@ -1,0 +1,232 @@
+"""The follows API's routes, under ``/_/follows``: a thin translation of the core's follows.
+
+A reader is told as on the host's other JSON endpoints: the web reader's session
+cookie, HTTP Basic (name and password or API key) or ``X-API-Key``; with no
+readers on the host, everyone is the implicit reader. Answers concern one
+reader and are never stored by a cache. Every failure is the Error object;
+a refused request stores nothing (bodies are read and checked before anything
+is written).
+"""
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from toshokan.core import check_slug
+from toshokan.core.bodies import read_json
+from toshokan.core.cache_control import NO_STORE
+from toshokan.core.http import caller_of, client_of, core_of
+from toshokan.core.progress import ChapterRef
+from toshokan.core.readers import any_reader
+from toshokan.errors import InvalidRequest, MangaNotFound, NotFound
+from toshokan.faces.follows.atom import updates_feed
+from toshokan.faces.follows.shapes import (
+    MAX_SLUG,
+    CheckNow,
+    MarkRead,
+    NewTarget,
+    follow_body,
+    target_body,
+    update_body,
+)
+
+PREFIX = "/_/follows"
+M = TypeVar("M", bound=BaseModel)
+Handler = Callable[[Request], Awaitable[Response]]
+#: Updates one answer lists by default.
+UPDATES_DEFAULT = 50
+
+
+def answer(body: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers={"Cache-Control": NO_STORE})
+
+
+async def reader_of(request: Request) -> str:
+    return await any_reader(core_of(request).readers, request.headers, client_of(request))
+
+
+async def body_of(request: Request, model: type[M]) -> M:
+    raw = await read_json(request)
+    try:
+        return model.model_validate({} if raw is None else raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the body"
+        raise InvalidRequest(f"Invalid request body at {where}: {first['msg']}.") from None
+
+
+def series_of(request: Request) -> tuple[str, str]:
+    source, manga = request.path_params["source"], request.path_params["manga"]
+    if len(source) > MAX_SLUG or len(manga) > MAX_SLUG:
+        raise InvalidRequest(f"A slug is at most {MAX_SLUG} characters.")
+    core_of(request).source(source)
+    check_slug(manga, MangaNotFound)
+    return source, manga
+
+
+def number(request: Request, name: str, default: int, least: int, most: int) -> int:
+    raw = request.query_params.get(name, str(default))
+    if not (raw.isascii() and raw.isdigit() and least <= int(raw) <= most):
+        raise InvalidRequest(f"{name} is a whole number from {least} to {most}.")
+    return int(raw)
+
+
+# -- follows -------------------------------------------------------------------------------
+
+
+async def list_follows(request: Request) -> Response:
+    reader = await reader_of(request)
+    found = await core_of(request).follows.follows_of(reader)
+    return answer({"follows": [follow_body(f) for f in found]})
+
+
+async def one_follow(request: Request) -> Response:
+    reader = await reader_of(request)
+    source, manga = series_of(request)
+    return answer(follow_body(await core_of(request).follows.follow_of(reader, source, manga)))
+
+
+async def follow(request: Request) -> Response:
+    reader = await reader_of(request)
+    source, manga = series_of(request)
+    follows = core_of(request).follows
+    already = await follows.is_following(reader, source, manga)
+    made = await follows.follow(reader, source, manga)
+    return answer(follow_body(made), 200 if already else 201)
+
+
+async def unfollow(request: Request) -> Response:
+    reader = await reader_of(request)
+    source, manga = series_of(request)
+    if not await core_of(request).follows.unfollow(reader, source, manga):
+        raise NotFound(f"You do not follow {source}/{manga}.")
+    return Response(status_code=204, headers={"Cache-Control": NO_STORE})
+
+
+# -- updates -------------------------------------------------------------------------------
+
+
+async def updates(request: Request) -> Response:
+    reader = await reader_of(request)
+    limit = number(request, "limit", UPDATES_DEFAULT, 1, 100)
+    offset = number(request, "offset", 0, 0, 10_000)
+    unread = request.query_params.get("unread", "0")
+    if unread not in ("0", "1", "true", "false"):
+        raise InvalidRequest("unread is 1 (unread updates only) or 0.")
+    found = await core_of(request).follows.updates(
+        reader, limit + 1, offset, unread_only=unread in ("1", "true")
+    )
+    return answer({"updates": [update_body(u) for u in found[:limit]], "more": len(found) > limit})
+
+
+async def mark_read(request: Request) -> Response:
+    reader = await reader_of(request)
+    body = await body_of(request, MarkRead)
+    follows = core_of(request).follows
+    if body.all == bool(body.chapters):
+        raise InvalidRequest("Name the chapters to mark read, or send all: true (not both).")
+    if body.all:
+        marked = await follows.mark_all_read(reader)
+    else:
+        for name in body.chapters:
+            core_of(request).source(name.source)
+            check_slug(name.manga, MangaNotFound)
+            check_slug(name.chapter, NotFound)
+        refs = [ChapterRef(c.source, c.manga, c.chapter) for c in body.chapters]
+        marked = await follows.mark_read(reader, refs)
+    return answer({"marked": marked})
+
+
+async def feed(request: Request) -> Response:
+    """The reader's updates as Atom, for feed readers: the reader's API key in the URL
+    (``?key=``; most feed readers cannot send headers), or Basic."""
+    core = core_of(request)
+    key = request.query_params.get("key")
+    if key is not None:
+        if len(key) > 256:
+            raise InvalidRequest("key is an API key of the host's readers.")
+        reader = await core.readers.api_key(key, client_of(request))
+    else:
+        reader = await reader_of(request)
+    found = await core.follows.updates(reader, 100)
+    address = core.urls(caller_of(request)).local_path(PREFIX + "/feed.atom")
+    body = updates_feed(found, address, core.settings.host.name)
+    return Response(
+        body,
+        media_type="application/atom+xml;charset=utf-8",
+        headers={"Cache-Control": "private, no-cache"},
+    )
+
+
+# -- checks --------------------------------------------------------------------------------
+
+
+async def check_now(request: Request) -> Response:
+    reader = await reader_of(request)
+    body = await body_of(request, CheckNow)
+    if (body.source is None) != (body.manga is None):
+        raise InvalidRequest("Name a series by source and manga, or neither (all you follow).")
+    series = None
+    if body.source is not None and body.manga is not None:
+        core_of(request).source(body.source)
+        check_slug(body.manga, MangaNotFound)
+        series = (body.source, body.manga)
+    batch = await core_of(request).follows.check_now(reader, series)
+    return answer({"batch": batch}, 202)
+
+
+async def check_status(request: Request) -> Response:
+    await reader_of(request)
+    batch = request.path_params["batch"]
+    found = None if len(batch) > 64 else await core_of(request).follows.batch(batch)
+    if found is None:
+        raise NotFound("No such check.")
+    return answer(found)
+
+
+# -- notification targets --------------------------------------------------------------------
+
+
+async def list_targets(request: Request) -> Response:
+    reader = await reader_of(request)
+    found = await core_of(request).follows.targets_of(reader)
+    return answer({"targets": [target_body(t) for t in found]})
+
+
+async def add_target(request: Request) -> Response:
+    reader = await reader_of(request)
+    body = await body_of(request, NewTarget)
+    made = await core_of(request).follows.add_target(reader, body.url, body.series)
+    return answer(target_body(made), 201)
+
+
+async def remove_target(request: Request) -> Response:
+    reader = await reader_of(request)
+    which = request.path_params["target"]
+    if len(which) > 64 or not await core_of(request).follows.remove_target(reader, which):
+        raise NotFound("No such notification target.")
+    return Response(status_code=204, headers={"Cache-Control": NO_STORE})
+
+
+def follows_routes() -> list[BaseRoute]:
+    def route(path: str, handler: Handler, method: str) -> Route:
+        return Route(f"{PREFIX}{path}", handler, methods=[method])
+
+    return [
+        route("", list_follows, "GET"),
+        route("/updates", updates, "GET"),
+        route("/read", mark_read, "POST"),
+        route("/feed.atom", feed, "GET"),
+        route("/checks", check_now, "POST"),
+        route("/checks/{batch}", check_status, "GET"),
+        route("/targets", list_targets, "GET"),
+        route("/targets", add_target, "POST"),
+        route("/targets/{target}", remove_target, "DELETE"),
+        route("/series/{source}/{manga}", one_follow, "GET"),
+        route("/series/{source}/{manga}", follow, "PUT"),
+        route("/series/{source}/{manga}", unfollow, "DELETE"),
+    ]

@@ -1,0 +1,241 @@
+"""``toshokan follows``: following series from the command line, with the host's configuration.
+
+Pass the same ``--config`` as ``serve``: follows live in the host's database (SQLite in
+``data_dir``, or ``[cluster] database``), so a running host sees them at its next round.
+``follows check`` checks in this process and prints what it found; every other
+command only reads or writes the database (``add`` also asks the source whether
+the series exists). Bad input is one line and exit status 1.
+"""
+
+import asyncio
+import datetime
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from toshokan.config import load_settings
+
+T = TypeVar("T")
+READER = click.option(
+    "--reader", "reader", help="The reader (default: the one implicit reader of a host without)."
+)
+
+
+def _config() -> Path | None:
+    config: Path | None = click.get_current_context().find_root().params.get("config")
+    return config
+
+
+@asynccontextmanager
+async def _core(start_sources: bool) -> AsyncIterator[Any]:
+    """The host's core for ``--config``: its sources started only when the command asks them."""
+    from toshokan.cli import _or_exit
+    from toshokan.core import Core, Host
+    from toshokan.core.face import names_of
+    from toshokan.faces import FACES
+
+    settings = _or_exit(lambda: load_settings(_config()))
+    host = _or_exit(lambda: Host.from_settings(settings, face_names=names_of(FACES)))
+    core = _or_exit(lambda: Core(settings, host))
+    if start_sources:
+        await core.startup(background=False)
+    else:
+        await core.follows.open()
+    try:
+        yield core
+    finally:
+        await core.shutdown(started=start_sources)
+
+
+def _run(work: Callable[[Any], Awaitable[T]], *, start_sources: bool = False) -> T:
+    """Run ``work(core)``; a refusal (unknown source or series, a bad URL) is one line, exit 1."""
+    from toshokan.errors import HostError
+
+    async def main() -> T:
+        async with _core(start_sources) as core:
+            return await work(core)
+
+    try:
+        return asyncio.run(main())
+    except HostError as error:
+        click.echo(f"toshokan: {error.message}", err=True)
+        sys.exit(1)
+
+
+async def _reader(core: Any, name: str | None) -> str:
+    """The reader named (who must exist), or the implicit one on a host without readers."""
+    from toshokan.core.progress import IMPLICIT_READER
+    from toshokan.errors import InvalidRequest
+
+    readers = core.readers.readers
+    if name is None:
+        if await asyncio.to_thread(readers.any):
+            raise InvalidRequest("this host has readers: name one with --reader")
+        return IMPLICIT_READER
+    if await asyncio.to_thread(readers.stored, name) is None:
+        raise InvalidRequest(f"no reader is named {name!r}")
+    return name
+
+
+def _when(moment: float | None) -> str:
+    if moment is None:
+        return "-"
+    return datetime.datetime.fromtimestamp(moment).strftime("%Y-%m-%d %H:%M")
+
+
+@click.group(
+    name="follows",
+    help="Follow series: the host checks them for new chapters on a schedule ([follows] "
+    "interval) and announces them to notification targets (Apprise URLs).",
+)
+def follows_group() -> None:
+    pass
+
+
+@follows_group.command(name="add", help="Follow the series MANGA (its slug) of SOURCE.")
+@click.argument("source")
+@click.argument("manga")
+@READER
+def follows_add(source: str, manga: str, reader: str | None) -> None:
+    async def add(core: Any) -> Any:
+        return await core.follows.follow(await _reader(core, reader), source, manga)
+
+    made = _run(add, start_sources=True)
+    series = made.followed.series
+    click.echo(f"following {source}/{manga} ({series.title}); its first check is queued")
+
+
+@follows_group.command(name="list", help="List the series a reader follows.")
+@READER
+def follows_list(reader: str | None) -> None:
+    async def found(core: Any) -> Any:
+        return await core.follows.follows_of(await _reader(core, reader))
+
+    for follow in _run(found):
+        series = follow.followed.series
+        state = series.state if follow.served else f"{series.state}, source not served"
+        click.echo(
+            f"{series.source}/{series.manga}  {series.title}  [{state}]  "
+            f"unread {follow.unread}  checked {_when(series.last_check)}  "
+            f"next {_when(series.next_check)}"
+        )
+
+
+@follows_group.command(name="remove", help="Stop following the series MANGA of SOURCE.")
+@click.argument("source")
+@click.argument("manga")
+@READER
+def follows_remove(source: str, manga: str, reader: str | None) -> None:
+    from toshokan.errors import NotFound
+
+    async def remove(core: Any) -> None:
+        if not await core.follows.unfollow(await _reader(core, reader), source, manga):
+            raise NotFound(f"{source}/{manga} is not followed")
+
+    _run(remove)
+    click.echo(f"no longer following {source}/{manga}")
+
+
+@follows_group.command(
+    name="check", help="Check every followed series now (or MANGA of SOURCE); print what is new."
+)
+@click.argument("source", required=False)
+@click.argument("manga", required=False)
+def follows_check(source: str | None, manga: str | None) -> None:
+    if (source is None) != (manga is None):
+        raise click.UsageError("name both SOURCE and MANGA, or neither")
+    series = (source, manga) if source is not None and manga is not None else None
+
+    async def check(core: Any) -> Any:
+        return await core.follows.check_here(series)
+
+    _, outcomes = _run(check, start_sources=True)
+    for outcome in outcomes:
+        said = f"{outcome.state}, {outcome.new} new"
+        if outcome.removed:
+            said += f", {outcome.removed} removed"
+        if outcome.error:
+            said += f" ({outcome.error})"
+        click.echo(f"{outcome.source}/{outcome.manga}: {said}")
+        for chapter in outcome.chapters:
+            click.echo(f"  new: {chapter.title} ({chapter.language}, {chapter.scanlator})")
+    new = sum(o.new for o in outcomes)
+    click.echo(f"checked {len(outcomes)} series: {new} new chapter(s)")
+
+
+@follows_group.command(name="status", help="What the checks and their job engine are doing.")
+def follows_status() -> None:
+    async def status(core: Any) -> Any:
+        return await core.follows.status()
+
+    found = _run(status)
+    engine = found["engine"]
+    click.echo(f"follows: {found['follows']} of {found['series']} series")
+    click.echo(f"next check: {_when(found['next_check'])}")
+    click.echo(f"job engine: {engine.engine}, {engine.workers} process(es) working the queue")
+    for label, counts in (
+        ("queued", engine.queued),
+        ("running", engine.running),
+        ("failed", engine.failed),
+    ):
+        shown = ", ".join(f"{name} {count}" for name, count in sorted(counts.items())) or "none"
+        click.echo(f"  {label}: {shown}")
+    click.echo(f"notification targets: {found['targets']}, {len(found['failing_targets'])} failing")
+    for target in found["failing_targets"]:
+        click.echo(f"  failing since {_when(target.failing_since)}: {target.shown}: {target.error}")
+
+
+@follows_group.group(
+    name="notify",
+    help="Where news is announced: Apprise URLs (ntfy://, gotify://, discord://, tgram://, "
+    "mailto://, json://...). Without --reader, the host's own targets, told of every series.",
+)
+def notify_group() -> None:
+    pass
+
+
+@notify_group.command(name="add", help="Announce news to the Apprise URL.")
+@click.argument("url")
+@READER
+@click.option(
+    "--series", "series", multiple=True, help="Only for this series (SOURCE/MANGA); repeatable."
+)
+def notify_add(url: str, reader: str | None, series: tuple[str, ...]) -> None:
+    async def add(core: Any) -> Any:
+        who = None if reader is None else await _reader(core, reader)
+        return await core.follows.add_target(who, url, list(series))
+
+    target = _run(add)
+    click.echo(f"notification target {target.id} added: {target.shown}")
+
+
+@notify_group.command(name="list", help="List the notification targets (redacted).")
+@READER
+def notify_list(reader: str | None) -> None:
+    async def found(core: Any) -> Any:
+        who = None if reader is None else await _reader(core, reader)
+        return await core.follows.targets_of(who)
+
+    for target in _run(found):
+        only = f"  only {', '.join(target.series)}" if target.series else ""
+        failing = f"  failing: {target.error}" if target.failing_since else ""
+        click.echo(f"{target.id}  {target.shown}{only}{failing}")
+
+
+@notify_group.command(name="remove", help="Remove a notification target (its URL, or its id).")
+@click.argument("url")
+@READER
+def notify_remove(url: str, reader: str | None) -> None:
+    from toshokan.errors import NotFound
+
+    async def remove(core: Any) -> None:
+        who = None if reader is None else await _reader(core, reader)
+        if not await core.follows.remove_target(who, url):
+            raise NotFound("no such notification target")
+
+    _run(remove)
+    click.echo("notification target removed")
