@@ -36,7 +36,7 @@ async def test_a_new_file_read_in_koreader_leaves_the_updates(
         cluster={"database": database_url},
         follows={"round": 1},
     ) as host:
-        key = await add_reader(host, "mika", "hunter2")
+        key = await add_reader(host, "mika", "hunter22")
         auth = ("mika", key)
         found = await host.client.post("/local/search", json={"page": 1, "sort": "title"})
         first = found.json()["results"][0]
@@ -56,7 +56,7 @@ async def test_a_new_file_read_in_koreader_leaves_the_updates(
         updates = (await host.client.get("/_/follows/updates", auth=auth)).json()["updates"]
         assert [u["unread"] for u in updates] == [True]
 
-        device = KOReader(host.client, "mika", "hunter2")
+        device = KOReader(host.client, "mika", "hunter22")
         assert (await device.update_progress(book_digest(book), 5, 5)).status_code == 200
         updates = (await host.client.get("/_/follows/updates", auth=auth)).json()["updates"]
         assert [u["unread"] for u in updates] == [False]
