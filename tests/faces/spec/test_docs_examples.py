@@ -30,6 +30,8 @@ async def test_every_parameter_and_answer_is_the_hosts_own(make_client) -> None:
         slugs = parameters(document, "/{source}/{manga}/chapters/{chapter}")
         assert slugs["source"] == "catalog"
         for path, answer in document["paths"].items():
+            if path.startswith("/_/"):
+                continue  # the host's own APIs: their answers are checked by their faces' tests
             url = path.format(**slugs)
             method, _ = next(iter(answer.items()))
             if method == "get":
