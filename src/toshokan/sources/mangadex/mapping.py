@@ -10,7 +10,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from toshokan.sdk import EPOCH, Chapter, Classification, Entry, Manga, Publication, slugify
+from toshokan.sdk import (
+    EPOCH,
+    Chapter,
+    Classification,
+    Entry,
+    Manga,
+    Publication,
+    ReadingDirection,
+    slugify,
+)
 from toshokan.sources.mangadex.tags import TagCatalogue
 
 SITE = "https://mangadex.org"
@@ -27,6 +36,15 @@ PUBLICATIONS = {
     "completed": Publication.COMPLETED,
     "hiatus": Publication.HIATUS,
     "cancelled": Publication.CANCELLED,
+}
+#: The tag that says a work is read down a vertical strip (webtoons).
+LONG_STRIP = "long-strip"
+#: Original languages whose works read one way (MangaDex's language codes).
+DIRECTIONS: dict[str, ReadingDirection] = {
+    "ja": "rtl",
+    "ko": "ltr",
+    "zh": "ltr",
+    "zh-hk": "ltr",
 }
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -184,7 +202,17 @@ def manga(
         publication=PUBLICATIONS.get(attributes.get("status") or "", Publication.UNKNOWN),
         createdAt=parse_time(attributes.get("createdAt")) or EPOCH,
         updatedAt=parse_time(attributes.get("updatedAt")) or EPOCH,
+        readingDirection=reading_direction(attributes, catalogue),
     )
+
+
+def reading_direction(attributes: Json, catalogue: TagCatalogue) -> ReadingDirection | None:
+    """How the work reads, as MangaDex says it: a "Long Strip" is read down a vertical strip,
+    a Japanese original right to left, a Korean or Chinese one left to right; None otherwise
+    (MangaDex has no field of its own for it)."""
+    if LONG_STRIP in tag_slugs(attributes, catalogue):
+        return "vertical"
+    return DIRECTIONS.get(str(attributes.get("originalLanguage") or "").lower())
 
 
 # -- chapters -------------------------------------------------------------------
