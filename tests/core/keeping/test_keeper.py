@@ -5,103 +5,28 @@ place both ways, and still there, with that place, once MangaDex removed it."""
 import asyncio
 import time
 import zipfile
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from comicapi.comicarchive import ComicArchive
 
+from tests.core.keeping.kept import BASE, SEEN_WITHIN, pirates, settled, until, upstream
 from tests.faces.komga.clients import komga_dtos as komga
 from tests.faces.kosync.koreader import KOReader, book_digest
-from tests.sources.mangadex.fake import API, AT_HOME, REPORT, UPLOADS, FakeMangaDex
+from tests.sources.mangadex.fake import AT_HOME, FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers
-from tests.sources.mangadex.sample import two_series
 from toshokan.core.answers import Caller
 from toshokan.core.host import ConfigurationError
-from toshokan.core.keeping import BadImage, Kept, Tie
+from toshokan.core.keeping import BadImage
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import MangaNotFound
 from toshokan.faces.komga.ids import book_id
-from toshokan.models import Chapter, Manga
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.sources.local.comicinfo import parse_comicinfo
-from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, serve_host
 
 pytestmark = pytest.mark.anyio
-T = TypeVar("T")
-BASE = "http://testserver"
-#: Seconds a kept file may take to be served by the library (its watcher, then a rescan).
-SEEN_WITHIN = 10.0
-
-
-@pytest.fixture
-def fake() -> FakeMangaDex:
-    return two_series()
-
-
-@pytest.fixture
-def servers(fake: FakeMangaDex) -> ImageServers:
-    return ImageServers(fake)
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Path:
-    folder = tmp_path / "library"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-async def host(
-    servers: ImageServers, library: Path, tmp_path: Path, database_url: str | None
-) -> AsyncIterator[ServedHost]:
-    sources: dict[str, Any] = {
-        "local": (LocalLibrary, LocalSettings(root=library, watch=True, start_wait=5)),
-        "mangadex": (MangaDex, Settings(api_url=API, uploads_url=UPLOADS, report_url=REPORT)),
-    }
-    async with serve_host(
-        sources,
-        upstream=servers,
-        data_dir=tmp_path / "data",
-        limits={"rate_limit": 0},
-        cluster={"database": database_url},
-    ) as served:
-        yield served
-
-
-async def until(check: Callable[[], Awaitable[T | None]], seconds: float = SEEN_WITHIN) -> T:
-    deadline = time.monotonic() + seconds
-    while True:
-        found = await check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, "not seen in time"
-        await asyncio.sleep(0.1)
-
-
-def pirates(fake: FakeMangaDex) -> tuple[str, list[str]]:
-    manga = next(m for m in fake.manga.values() if m.title["en"] == "Pirate Voyage")
-    chapters = [c.id for c in fake.chapters.values() if c.manga_id == manga.id]
-    return manga.id, chapters
-
-
-async def upstream(host: ServedHost, manga: str) -> tuple[Manga, list[Chapter]]:
-    visit = await host.core.visit("mangadex", Caller({}, BASE))
-    return (await visit.manga(manga)).value, (await visit.chapters(manga)).value
-
-
-async def settled(host: ServedHost, kept: Kept) -> Tie:
-    """The tie once the library indexed the file (its watcher saw it)."""
-
-    async def resolved() -> Tie | None:
-        tie = await asyncio.to_thread(
-            host.core.keeper.ties.of_chapter, *kept.tie.original.__dict__.values()
-        )
-        return tie if tie is not None and tie.copy is not None else None
-
-    return await until(resolved)
 
 
 async def test_a_kept_chapter_is_its_original_in_the_library(
@@ -188,7 +113,11 @@ async def test_the_comicinfo_agrees_with_the_upstream_for_the_library_and_comict
     assert ours.summary == theirs.comments == original.synopsis
     assert ours.writers == original.authors
     assert [c["person"] for c in theirs.credits if c["role"] == "Writer"] == original.authors
-    assert ours.genres == ["Action"] and theirs.genre == "Action"
+    assert ours.genres == ours.tags == ["Action"]
+    assert theirs.genre == "Action" and theirs.tags == {"Action"}
+    # MangaDex says the series' original is Japanese: read right to left.
+    assert original.readingDirection == "rtl"
+    assert ours.manga == theirs.manga == "YesAndRightToLeft"
     assert ours.language == theirs.language == chapter.language
     assert ours.scanlator == theirs.scan_info == chapter.scanlator
     assert ours.web == theirs.web_link == chapter.url
