@@ -105,8 +105,14 @@ class Follows:
 
     # -- a reader's follows -----------------------------------------------------------------
 
+    async def followed_as(self, source: str, manga: str) -> tuple[str, str]:
+        """The series a follow of ``source``/``manga`` is: a kept series' upstream original
+        (one chapter wherever it is read, one series wherever it is followed), else itself."""
+        return await self.core.keeper.original_series(source, manga) or (source, manga)
+
     async def follow(self, reader: str, source: str, manga: str) -> Follow:
-        """Follow a series the source has (asked now); ``MANGA_NOT_FOUND`` for any other."""
+        """Follow a series the source has (asked now); ``MANGA_NOT_FOUND`` for any other. A
+        kept series is followed as its original, which need not be upstream any more."""
         hosted = self.core.source(source)
         check_slug(manga, MangaNotFound)
         if hosted.configuration().auth.required and not hosted.accepts_readers:
@@ -118,6 +124,7 @@ class Follows:
         details = await upstream_work(
             self.settings.server.upstream_timeout, lambda: hosted.source.manga(manga, ctx)
         )
+        source, manga = await self.followed_as(source, manga)
         await in_thread(
             self.store.follow, reader, source, manga, details.title, details.publication.value
         )
@@ -125,6 +132,7 @@ class Follows:
         return await self.follow_of(reader, source, manga)
 
     async def follow_of(self, reader: str, source: str, manga: str) -> Follow:
+        source, manga = await self.followed_as(source, manga)
         followed = await in_thread(self.store.followed, reader, source, manga)
         if followed is None:
             raise NotFound(f"You do not follow {source}/{manga[:80]}.")
@@ -132,9 +140,11 @@ class Follows:
         return Follow(followed, unread.get((source, manga), 0), self._served(source))
 
     async def is_following(self, reader: str, source: str, manga: str) -> bool:
+        source, manga = await self.followed_as(source, manga)
         return await in_thread(self.store.followed, reader, source, manga) is not None
 
     async def unfollow(self, reader: str, source: str, manga: str) -> bool:
+        source, manga = await self.followed_as(source, manga)
         return await in_thread(self.store.unfollow, reader, source, manga)
 
     async def follows_of(self, reader: str) -> list[Follow]:
@@ -226,8 +236,8 @@ class Follows:
     ) -> list[tuple[str, str]]:
         serving = self.rounds.serving()
         if series is not None:
-            source, manga = series
-            self.core.source(source)
+            self.core.source(series[0])
+            source, manga = await self.followed_as(*series)
             followed = await in_thread(self.store.series, source, manga)
             if followed is None or (
                 reader is not None

@@ -1,0 +1,56 @@
+"""A kept series and its upstream original are one series to follow: following either is
+following the original, once, and stays so when the upstream takes the series down."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.core.keeping.kept import pirates, settled
+from tests.sources.mangadex.fake import FakeMangaDex
+from toshokan.testing import ServedHost
+
+pytestmark = pytest.mark.anyio
+
+
+async def followed(host: ServedHost) -> list[tuple[str, str]]:
+    listed = (await host.client.get("/_/follows")).json()["follows"]
+    return [(f["source"], f["manga"]) for f in listed]
+
+
+async def test_a_kept_series_and_its_original_are_followed_once(
+    host: ServedHost, fake: FakeMangaDex, library: Path
+) -> None:
+    manga_id, chapter_ids = pirates(fake)
+    tie = await settled(host, await host.core.keeper.keep("mangadex", manga_id, chapter_ids[0]))
+    copy = f"/_/follows/series/local/{tie.local_manga}"
+    original = f"/_/follows/series/mangadex/{manga_id}"
+
+    # Following the kept series in the library follows its original.
+    made = await host.client.put(copy)
+    assert made.status_code == 201
+    assert (made.json()["source"], made.json()["manga"], made.json()["title"]) == (
+        "mangadex",
+        manga_id,
+        "Pirate Voyage",
+    )
+    # Following the original then is following it already: one follow, not two.
+    assert (await host.client.put(original)).status_code == 200
+    assert await followed(host) == [("mangadex", manga_id)]
+    for path in (copy, original):
+        answer = await host.client.get(path)
+        assert answer.status_code == 200 and answer.json()["manga"] == manga_id
+    # Unfollowing either unfollows the one series.
+    assert (await host.client.delete(copy)).status_code == 204
+    assert await followed(host) == []
+    assert (await host.client.get(original)).status_code == 404
+
+    # MangaDex takes the series down: the kept series is still followed as its original.
+    for chapter in chapter_ids:
+        del fake.chapters[chapter]
+    del fake.manga[manga_id]
+    host.core.cache.invalidate("mangadex")
+    assert (await host.client.put(original)).status_code == 404
+    made = await host.client.put(copy)
+    assert made.status_code == 201 and made.json()["manga"] == manga_id
+    assert (await host.client.put(copy)).status_code == 200
+    assert await followed(host) == [("mangadex", manga_id)]
