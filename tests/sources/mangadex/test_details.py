@@ -16,6 +16,28 @@ pytestmark = pytest.mark.anyio
 CTX = RequestContext()
 
 
+@pytest.mark.parametrize(
+    ("language", "tags", "direction"),
+    [
+        ("ja", ["action"], "rtl"),
+        ("ko", ["action"], "ltr"),
+        ("zh-hk", [], "ltr"),
+        ("ko", ["long-strip"], "vertical"),
+        ("ja", ["long-strip", "action"], "vertical"),
+        ("en", ["action"], None),
+    ],
+)
+async def test_how_a_series_reads(
+    fake: FakeMangaDex, source: MangaDex, language: str, tags: list[str], direction: str | None
+) -> None:
+    """A Long Strip reads down; otherwise the original's language says it (MangaDex has no
+    field of its own for it), and nothing is said of a Western comic."""
+    manga = fake.add_manga(
+        "read", "Read", original_language=language, tags=[tag_id(t) for t in tags]
+    )
+    assert (await source.manga(manga.id, CTX)).readingDirection == direction
+
+
 async def test_details(fake: FakeMangaDex, source: MangaDex) -> None:
     author = fake.add_person("Isayama Hajime")
     artist = fake.add_person("Someone Else")

@@ -74,6 +74,7 @@ class MangaAttributes(TypedDict, total=False):
     tags: Annotated[list[Tag], Field(max_length=MAX_ITEMS)] | None
     contentRating: Text | None
     status: Text | None
+    originalLanguage: Annotated[str, Field(max_length=20)] | None
     createdAt: Text | None
     updatedAt: Text | None
 
