@@ -26,6 +26,7 @@ from toshokan.errors import MangaNotFound
 from toshokan.faces.komga.ids import book_id, series_id
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.sources.local.comicinfo import parse_comicinfo
+from toshokan.sources.local.seriesjson import parse_series_json
 from toshokan.testing import ServedHost, serve_host
 
 pytestmark = pytest.mark.anyio
@@ -47,6 +48,21 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
         "cover.webp",
         "series.json",
     ]
+    # Pages in reading order under names that sort, stored byte for byte as they were sent.
+    with zipfile.ZipFile(path) as archive:
+        images = [i for i in archive.infolist() if i.filename != "ComicInfo.xml"]
+        assert [i.filename for i in images] == ["001.webp", "002.webp", "003.webp"]
+        assert {i.compress_type for i in images} == {zipfile.ZIP_STORED}
+        assert [archive.read(i) for i in images] == [servers.body] * 3
+    # The series' cover as sent, and Mylar's series.json, as the library reads it.
+    cover = await asyncio.to_thread((library / "Pirate Voyage" / "cover.webp").read_bytes)
+    assert cover == servers.body
+    series = parse_series_json((library / "Pirate Voyage" / "series.json").read_bytes())
+    assert (series.name, series.description, series.status) == (
+        "Pirate Voyage",
+        "A crew sails for the last island.",
+        "Continuing",
+    )
     tie = await settled(host, kept)  # the watcher saw the file renamed into place: no rescan asked
     assert time.monotonic() - started < SEEN_WITHIN
     original, chapters = await upstream(host, manga_id)
