@@ -20,18 +20,18 @@ CTX = RequestContext()
     ("language", "tags", "direction"),
     [
         ("ja", ["action"], "rtl"),
-        ("ko", ["action"], "ltr"),
-        ("zh-hk", [], "ltr"),
+        ("ja-ro", [], "rtl"),
         ("ko", ["long-strip"], "vertical"),
         ("ja", ["long-strip", "action"], "vertical"),
+        ("ko", ["action"], None),
         ("en", ["action"], None),
     ],
 )
 async def test_how_a_series_reads(
     fake: FakeMangaDex, source: MangaDex, language: str, tags: list[str], direction: str | None
 ) -> None:
-    """A Long Strip reads down; otherwise the original's language says it (MangaDex has no
-    field of its own for it), and nothing is said of a Western comic."""
+    """A Long Strip reads down; a Japanese original right to left (MangaDex has no field of
+    its own for it); nothing is said of any other."""
     manga = fake.add_manga(
         "read", "Read", original_language=language, tags=[tag_id(t) for t in tags]
     )

@@ -37,15 +37,6 @@ PUBLICATIONS = {
     "hiatus": Publication.HIATUS,
     "cancelled": Publication.CANCELLED,
 }
-#: The tag that says a work is read down a vertical strip (webtoons).
-LONG_STRIP = "long-strip"
-#: Original languages whose works read one way (MangaDex's language codes).
-DIRECTIONS: dict[str, ReadingDirection] = {
-    "ja": "rtl",
-    "ko": "ltr",
-    "zh": "ltr",
-    "zh-hk": "ltr",
-}
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -177,6 +168,21 @@ def covers(item: Json, all_covers: Iterable[Json], uploads: str) -> list[str]:
     return [cover_url(uploads, manga_id, f, 512) for f in files]
 
 
+#: MangaDex's tag for works read down one long strip (webtoons), by its name.
+LONG_STRIP = "long-strip"
+
+
+def reading_direction(attributes: Json, tags: list[str]) -> ReadingDirection | None:
+    """How the work reads, as far as MangaDex says: a long strip downwards; a work first
+    published in Japanese (manga) right to left; otherwise not said."""
+    if LONG_STRIP in tags:
+        return "vertical"
+    language = str(attributes.get("originalLanguage") or "").lower()
+    if language == "ja" or language.startswith("ja-"):
+        return "rtl"
+    return None
+
+
 def manga(
     item: Json,
     all_covers: Iterable[Json],
@@ -187,6 +193,7 @@ def manga(
 ) -> Manga:
     attributes = item["attributes"]
     title, alternatives = titles(attributes, preference)
+    tags = tag_slugs(attributes, catalogue)
     return Manga(
         slug=item["id"],
         url=manga_url(item["id"]),
@@ -195,24 +202,15 @@ def manga(
         authors=people(item),
         synopsis=localized_text(attributes.get("description"), preference),
         covers=covers(item, all_covers, uploads),
-        tags=tag_slugs(attributes, catalogue),
+        tags=tags,
         classification=CLASSIFICATIONS.get(
             attributes.get("contentRating") or "", Classification.UNKNOWN
         ),
         publication=PUBLICATIONS.get(attributes.get("status") or "", Publication.UNKNOWN),
         createdAt=parse_time(attributes.get("createdAt")) or EPOCH,
         updatedAt=parse_time(attributes.get("updatedAt")) or EPOCH,
-        readingDirection=reading_direction(attributes, catalogue),
+        readingDirection=reading_direction(attributes, tags),
     )
-
-
-def reading_direction(attributes: Json, catalogue: TagCatalogue) -> ReadingDirection | None:
-    """How the work reads, as MangaDex says it: a "Long Strip" is read down a vertical strip,
-    a Japanese original right to left, a Korean or Chinese one left to right; None otherwise
-    (MangaDex has no field of its own for it)."""
-    if LONG_STRIP in tag_slugs(attributes, catalogue):
-        return "vertical"
-    return DIRECTIONS.get(str(attributes.get("originalLanguage") or "").lower())
 
 
 # -- chapters -------------------------------------------------------------------
