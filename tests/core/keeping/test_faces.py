@@ -91,8 +91,8 @@ async def komga_walk(host: ServedHost, tie: Tie, body: bytes, page: int) -> None
         answer = await source.page_image(shown.image_url)
         # The face declares and serves every page as JPEG: the page, re-encoded.
         assert size(answer.content) == size(body)
-    answer = await host.client.get(f"/_/komga/api/v1/books/{book_id(tie.copy)}")
-    book = komga.BookDto.model_validate_json(answer.content)
+    shown_book = await source.client.request("GET", chapter.url, check=True)
+    book = komga.BookDto.model_validate_json(shown_book.content)
     assert book.media.pagesCount == PAGES
     assert book.readProgress is not None and book.readProgress.page == page + 1
 
