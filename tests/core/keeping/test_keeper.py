@@ -30,6 +30,7 @@ from toshokan.sources.local.seriesjson import parse_series_json
 from toshokan.testing import ServedHost, serve_host
 
 pytestmark = pytest.mark.anyio
+JSON = {"Content-Type": "application/json"}
 
 
 async def test_a_kept_chapter_is_its_original_in_the_library(
@@ -155,34 +156,44 @@ async def test_a_readers_place_carries_over_both_ways(
 ) -> None:
     manga_id, chapter_ids = pirates(fake)
     first, second = (ChapterRef("mangadex", manga_id, c) for c in chapter_ids[:2])
-    # Read online first, kept later: the kept copy shows it read.
-    await host.core.progress.arecord("", first, Position(2, 3, True, 1000.0))
+    network, source = mihon(host)
+    # Read online first (Mihon marks MangaDex's chapter read through the Komga face), kept
+    # later: the kept file shows it read in KOReader, the copy everywhere.
+    read_online = f"{SERVER}/api/v1/books/{book_id(first)}/read-progress"
+    marked = await source.client.request(
+        "PATCH", read_online, content=b'{"completed":true}', headers=JSON
+    )
+    assert marked.status_code == 204
     kept_first = await settled(
         host, await host.core.keeper.keep("mangadex", manga_id, first.chapter)
     )
     assert kept_first.copy is not None
-    assert (await host.core.progress.aposition("", kept_first.copy)) == Position(2, 3, True, 1000.0)
+    device = KOReader(host.client, "anyone", "whatever")
+    shown = (await device.get_progress(book_digest(library / kept_first.path))).json()
+    assert (shown["progress"], shown["percentage"]) == ("3", 1.0)
+    place = await host.core.progress.aposition("", kept_first.copy)
+    assert place is not None and place.finished
     # Read in KOReader from the kept file: the original shows read in the Komga face (Mihon).
     kept_second = await settled(
         host, await host.core.keeper.keep("mangadex", manga_id, second.chapter)
     )
-    device = KOReader(host.client, "anyone", "whatever")
     document = book_digest(library / kept_second.path)
     assert (await device.update_progress(document, 3, 3)).status_code == 200
-    answer = await host.client.get(f"/_/komga/api/v1/books/{book_id(second)}")
+    answer = await source.client.request("GET", f"{SERVER}/api/v1/books/{book_id(second)}")
     book = komga.BookDto.model_validate_json(answer.content)
     assert book.readProgress is not None and book.readProgress.completed
     # Mihon's Komga tracker, on the MangaDex series: both chapters read, in order.
-    network, source = mihon(host)
     series = f"{SERVER}/api/v1/series/{series_id('mangadex', manga_id)}"
     assert (await source.manga_details(series)).title == "Pirate Voyage"
     tracked = f"{series.replace('/api/v1/', '/api/v2/')}/read-progress/tachiyomi"
     progress = json.loads((await network.tracker_client().request("GET", tracked)).content)
     assert (progress["booksReadCount"], progress["lastReadContinuousNumberSort"]) == (2, 2)
-    # Marked unread on the original: unread on the copy too.
+    # Marked unread in Mihon on the original: unread on the copy too.
     assert kept_second.copy is not None
-    assert await host.core.progress.aforget("", second)
+    unread = f"{SERVER}/api/v1/books/{book_id(second)}/read-progress"
+    assert (await source.client.request("DELETE", unread)).status_code == 204
     assert await host.core.progress.aposition("", kept_second.copy) is None
+    assert (await device.get_progress(document)).json() == {}
 
 
 async def test_the_kept_copy_outlives_its_original_with_its_place(
