@@ -17,7 +17,7 @@ from tests.faces.komga.clients import komga_dtos as komga
 from tests.faces.komga.helpers import SERVER, mihon
 from tests.faces.kosync.koreader import KOReader, book_digest
 from tests.sources.mangadex.fake import AT_HOME, FakeMangaDex
-from tests.sources.mangadex.image_servers import ImageServers
+from tests.sources.mangadex.image_servers import ImageServers, webp
 from toshokan.core.answers import Caller
 from toshokan.core.host import ConfigurationError
 from toshokan.core.keeping import BadImage
@@ -37,6 +37,7 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
     host: ServedHost, fake: FakeMangaDex, servers: ImageServers, library: Path
 ) -> None:
     manga_id, chapter_ids = pirates(fake)
+    servers.covers = webp(300, 450, (20, 60, 200))
     started = time.monotonic()
     kept = await host.core.keeper.keep("mangadex", manga_id, chapter_ids[0])
     assert kept.written
@@ -57,7 +58,7 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
         assert [archive.read(i) for i in images] == [servers.body] * 3
     # The series' cover as sent, and Mylar's series.json, as the library reads it.
     cover = await asyncio.to_thread((library / "Pirate Voyage" / "cover.webp").read_bytes)
-    assert cover == servers.body
+    assert cover == servers.covers
     series = parse_series_json((library / "Pirate Voyage" / "series.json").read_bytes())
     assert (series.name, series.description, series.status) == (
         "Pirate Voyage",
@@ -79,6 +80,8 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
     )
     assert copy.tags == original.tags and copy.classification == original.classification
     assert copy.publication == original.publication
+    # The library's cover of the series is the one kept beside it, as MangaDex sent it.
+    assert (await host.client.get(copy.covers[0].removeprefix(BASE))).content == servers.covers
     (listed,) = (await local.chapters(tie.local_manga)).value
     assert (listed.title, listed.number, listed.language, listed.scanlator, listed.url) == (
         chapter.title,
