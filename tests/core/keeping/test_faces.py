@@ -8,6 +8,9 @@ import asyncio
 import io
 import random
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,6 +32,7 @@ from tests.faces.opds.reader import (
     href,
     link,
 )
+from tests.helpers.hosts import add_reader
 from tests.sources.mangadex.fake import FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers
 from toshokan.core.answers import Caller
@@ -52,10 +56,27 @@ def size(image: bytes) -> tuple[int, int]:
         return opened.size
 
 
-async def opds_walk(host: ServedHost, tie: Tie, file: bytes, body: bytes, page: int) -> None:
+@dataclass(frozen=True)
+class Who:
+    """Who reads: the implicit reader of an open host, or a reader of a host with readers."""
+
+    name: str = ""
+    password: str = ""
+
+    @property
+    def auth(self) -> tuple[str, str] | None:
+        return (self.name, self.password) if self.name else None
+
+    def koreader(self, host: ServedHost) -> KOReader:
+        return KOReader(host.client, self.name or "anyone", self.password or "whatever")
+
+
+async def opds_walk(
+    host: ServedHost, who: Who, tie: Tie, file: bytes, body: bytes, page: int
+) -> None:
     """Root, the library, all titles, the series, the chapter: its place, every page through
     PSE, then the file through its acquisition link."""
-    reader = Reader(host.client)
+    reader = Reader(host.client, auth=who.auth)
     root = await reader.feed("/_/opds")
     library = await reader.feed(href(entry_titled(root, "Local Library"), "subsection", NAVIGATION))
     everything = href(entry_titled(library, "All titles"), "subsection", NAVIGATION)
@@ -76,11 +97,11 @@ async def opds_walk(host: ServedHost, tie: Tie, file: bytes, body: bytes, page: 
     assert download.status_code == 200 and download.content == file
 
 
-async def komga_walk(host: ServedHost, tie: Tie, body: bytes, page: int) -> None:
+async def komga_walk(host: ServedHost, who: Who, tie: Tie, body: bytes, page: int) -> None:
     """Mihon's Komga extension: the series, its books, a book's page list and every page,
     decoded as the extension decodes them; the book's place as Komga's own DTO says it."""
     assert tie.copy is not None
-    _, source = mihon(host)
+    _, source = mihon(host, who.name, who.password)
     series = series_id(tie.library, tie.local_manga)
     assert (await source.series_details(series)).title == TITLE
     (chapter,) = await source.chapters(series)
@@ -97,11 +118,11 @@ async def komga_walk(host: ServedHost, tie: Tie, body: bytes, page: int) -> None
     assert book.readProgress is not None and book.readProgress.page == page + 1
 
 
-async def koreader_sync(host: ServedHost, file: bytes, tie: Tie, page: int) -> None:
+async def koreader_sync(host: ServedHost, who: Who, file: bytes, tie: Tie, page: int) -> None:
     """KOReader opens the file it downloaded: its id is the host's, its place the reader's."""
     document = koreader_partial_md5(file)
     assert document == tie.document
-    answer = await KOReader(host.client, "anyone", "whatever").get_progress(document)
+    answer = await who.koreader(host).get_progress(document)
     assert answer.json()["progress"] == str(page + 1)
 
 
@@ -118,39 +139,58 @@ async def alethia_walk(host: ServedHost, tie: Tie, body: bytes) -> None:
     assert [(await app.fetch_image(url)).content for url in pages] == [body] * PAGES
 
 
-async def spec_and_web(host: ServedHost, tie: Tie, body: bytes, url: str, page: int) -> None:
+async def spec_and_web(
+    host: ServedHost, who: Who, tie: Tie, body: bytes, url: str, page: int
+) -> None:
     """The spec's JSON (what the web reader reads), and the web reader's place on both the copy
-    and its original."""
+    and its original (signed in, on a host with readers)."""
     manga = f"/{tie.library}/{tie.local_manga}"
     assert (await host.client.get(manga)).json()["title"] == TITLE
     (chapter,) = (await host.client.get(f"{manga}/chapters")).json()
     assert (chapter["slug"], chapter["url"]) == (tie.local_chapter, url)
     pages = (await host.client.get(f"{manga}/chapters/{tie.local_chapter}")).json()
     assert [(await host.client.get(p)).content for p in pages] == [body] * PAGES
-    for source, series, slug in (
-        (tie.library, tie.local_manga, tie.local_chapter),
-        (tie.source, tie.manga, tie.chapter),
-    ):
-        places = (await host.client.get(f"/_/web/progress/{source}/{series}")).json()
-        assert places["chapters"][slug]["page"] == page, source
+    async with web_session(host, who):
+        for source, series, slug in (
+            (tie.library, tie.local_manga, tie.local_chapter),
+            (tie.source, tie.manga, tie.chapter),
+        ):
+            places = (await host.client.get(f"/_/web/progress/{source}/{series}")).json()
+            assert places["chapters"][slug]["page"] == page, source
+
+
+@asynccontextmanager
+async def web_session(host: ServedHost, who: Who) -> AsyncIterator[None]:
+    """The web reader's browser, signed in as ``who`` where the host has readers."""
+    if who.name:
+        body = {"name": who.name, "secret": who.password}
+        assert (await host.client.post("/_/web/session", json=body)).json()["reader"] == who.name
+    try:
+        yield
+    finally:
+        host.client.cookies.clear()
 
 
 async def every_face(
-    host: ServedHost, tie: Tie, library: Path, body: bytes, url: str, page: int
+    host: ServedHost, who: Who, tie: Tie, library: Path, body: bytes, url: str, page: int
 ) -> None:
-    """The kept chapter read on every face, its place (``page``, from 0) shown on each first
-    (an OPDS-PSE walk moves it on)."""
+    """The kept chapter read on every face, the reader's place (``page``, from 0) shown on
+    each first (an OPDS-PSE walk moves it on)."""
     file = await asyncio.to_thread((library / tie.path).read_bytes)
-    await koreader_sync(host, file, tie, page)
-    await spec_and_web(host, tie, body, url, page)
-    await komga_walk(host, tie, body, page)
-    await opds_walk(host, tie, file, body, page)
+    await koreader_sync(host, who, file, tie, page)
+    await spec_and_web(host, who, tie, body, url, page)
+    await komga_walk(host, who, tie, body, page)
+    await opds_walk(host, who, tie, file, body, page)
     await alethia_walk(host, tie, body)
 
 
+@pytest.mark.parametrize("who", [Who(), Who("mika", "hunter22")], ids=["open", "readers"])
 async def test_a_kept_chapter_reads_on_every_face_and_outlives_its_original(
-    host: ServedHost, fake: FakeMangaDex, servers: ImageServers, library: Path
+    host: ServedHost, fake: FakeMangaDex, servers: ImageServers, library: Path, who: Who
 ) -> None:
+    if who.name:
+        await add_reader(host, who.name, who.password)
+        await add_reader(host, "ren", "swordfish")  # another reader, whose place stays apart
     manga_id, chapter_ids = pirates(fake)
     kept = await host.core.keeper.keep("mangadex", manga_id, chapter_ids[0])
     tie = await settled(host, kept)
@@ -159,9 +199,10 @@ async def test_a_kept_chapter_reads_on_every_face_and_outlives_its_original(
 
     # Read online (the web reader, on MangaDex's chapter): the kept copy shows the place.
     original = f"/_/web/progress/mangadex/{manga_id}/{chapter_ids[0]}"
-    written = await host.client.put(original, json={"page": 1, "pages": 3, "updated": time.time()})
-    assert written.status_code == 200
-    await every_face(host, tie, library, servers.body, url, page=1)
+    async with web_session(host, who):
+        place = {"page": 1, "pages": 3, "updated": time.time()}
+        assert (await host.client.put(original, json=place)).status_code == 200
+    await every_face(host, who, tie, library, servers.body, url, page=1)
 
     # MangaDex takes the chapter down: the copy reads the same; KOReader moves the place.
     del fake.chapters[chapter_ids[0]]
@@ -169,9 +210,8 @@ async def test_a_kept_chapter_reads_on_every_face_and_outlives_its_original(
     visit = await host.core.visit("mangadex", Caller({}, "http://testserver"))
     with pytest.raises(ChapterNotFound):
         await visit.pages(manga_id, chapter_ids[0])
-    device = KOReader(host.client, "anyone", "whatever")
-    assert (await device.update_progress(tie.document, 1, PAGES)).status_code == 200
-    await every_face(host, tie, library, servers.body, url, page=0)
+    assert (await who.koreader(host).update_progress(tie.document, 1, PAGES)).status_code == 200
+    await every_face(host, who, tie, library, servers.body, url, page=0)
 
     # Then the whole series: the copy still reads; Mihon moves the place through the Komga face.
     for chapter in chapter_ids[1:]:
@@ -181,10 +221,17 @@ async def test_a_kept_chapter_reads_on_every_face_and_outlives_its_original(
     visit = await host.core.visit("mangadex", Caller({}, "http://testserver"))
     with pytest.raises(MangaNotFound):
         await visit.manga(manga_id)
-    _, source = mihon(host)
+    _, source = mihon(host, who.name, who.password)
     progress = f"{SERVER}/api/v1/books/{book_id(tie.copy)}/read-progress"
     marked = await source.client.request(
         "PATCH", progress, content=b'{"page":2}', headers={"Content-Type": "application/json"}
     )
     assert marked.status_code == 204
-    await every_face(host, tie, library, servers.body, url, page=1)
+    await every_face(host, who, tie, library, servers.body, url, page=1)
+    if who.name:  # the other reader has no place in it, on any face
+        assert (
+            await KOReader(host.client, "ren", "swordfish").get_progress(tie.document)
+        ).json() == {}
+        _, theirs = mihon(host, "ren", "swordfish")
+        book = await theirs.client.request("GET", progress.removesuffix("/read-progress"))
+        assert komga.BookDto.model_validate_json(book.content).readProgress is None
