@@ -1,5 +1,6 @@
 """A kept chapter is a local chapter on every face, as each face's clients read it: an OPDS
-reader walking to the last page and downloading the file, Mihon through the Komga face,
+reader walking to the last page and downloading the file (and the OPDS 2.0 walk to a DiViNa
+manifest's pages), Mihon through the Komga face,
 KOReader knowing the file by its partial MD5, the Alethia app, the web reader and the spec's
 JSON; with the reader's place, written on any face, shown on all of them. And all of that
 again once MangaDex took the chapter down, and once it took the whole series down."""
@@ -32,6 +33,7 @@ from tests.faces.opds.reader import (
     href,
     link,
 )
+from tests.faces.opds.test_opds2 import walk as opds2_walk
 from tests.helpers.hosts import add_reader
 from tests.sources.mangadex.fake import FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers
@@ -181,6 +183,9 @@ async def every_face(
     await spec_and_web(host, who, tie, body, url, page)
     await komga_walk(host, who, tie, body, page)
     await opds_walk(host, who, tie, file, body, page)
+    auth = {"auth": who.auth} if who.auth else {}
+    pages = await opds2_walk(host.client, "Local Library", **auth)  # to a DiViNa page
+    assert [size(image) for image in pages] == [size(body)] * PAGES
     await alethia_walk(host, tie, body)
 
 
