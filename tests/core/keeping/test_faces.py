@@ -1,9 +1,9 @@
 """A kept chapter is a local chapter on every face, as each face's clients read it: an OPDS
-reader walking to the last page and downloading the file (and the OPDS 2.0 walk to a DiViNa
-manifest's pages), Mihon through the Komga face,
-KOReader knowing the file by its partial MD5, the Alethia app, the web reader and the spec's
-JSON; with the reader's place, written on any face, shown on all of them. And all of that
-again once MangaDex took the chapter down, and once it took the whole series down."""
+reader walking to the last page and downloading the file, the OPDS 2.0 walk to a DiViNa
+manifest's pages, Mihon through the Komga face, KOReader knowing the file by its partial MD5,
+the Alethia app, the web reader and the spec's JSON; with the reader's place, written on any
+face, shown on all of them. And all of that again once MangaDex took the chapter down, and
+once it took the whole series down."""
 
 import asyncio
 import io
