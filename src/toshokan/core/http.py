@@ -102,7 +102,7 @@ def _guarded(core: "Core", hosted: HostedSource, app: ASGIApp) -> ASGIApp:
         signature = request.query_params.get("sig")
         if expires is not None or signature is not None:
             path = request.url.path
-            until = await core.check_link(
+            until = await core.authority.check_link(
                 hosted.slug,
                 client_of(request),
                 lambda: verify(secret, path, expires or "", signature or ""),

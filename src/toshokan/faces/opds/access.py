@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from starlette.datastructures import Headers
 
-from toshokan.core import Caller, Visit
+from toshokan.core import Caller, Core, Visit
 from toshokan.core.cache import Kind
 from toshokan.core.credentials import (
     SECRET_FIELDS,
@@ -48,7 +48,7 @@ def challenge(config: SourceConfiguration, message: str | None = None) -> Invali
     )
 
 
-async def opds_caller(visit: Visit, caller: Caller) -> Caller:
+async def opds_caller(core: Core, visit: Visit, caller: Caller) -> Caller:
     """The caller as the core should see it for the visit's source: Basic mapped to the source's
     auth."""
     config = visit.config
@@ -67,14 +67,15 @@ async def opds_caller(visit: Visit, caller: Caller) -> Caller:
     if auth_type in SECRET_FIELDS:
         headers = secret_headers(auth_type, password)
     else:
-        headers = await _session(visit, caller, username, password)
+        headers = await _session(core, visit, caller, username, password)
     kept = {k: v for k, v in caller.headers.items() if k.lower() != "authorization"}
     merged = {**kept, **{k.lower(): v for k, v in headers.items()}}
     return replace(caller, headers=Headers(headers=merged))
 
 
-async def _session(visit: Visit, caller: Caller, username: str, password: str) -> dict[str, str]:
-    core = visit.core
+async def _session(
+    core: Core, visit: Visit, caller: Caller, username: str, password: str
+) -> dict[str, str]:
     digest = credential_key(core.host.services.secret, {"username": username, "password": password})
     name = f"opds-session:{visit.slug}:{digest}"
 

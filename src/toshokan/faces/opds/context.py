@@ -46,14 +46,11 @@ class Ctx:
     """One request to a source's part of the catalogue, authorised: its content is asked of
     the request's one :class:`~toshokan.core.Visit`."""
 
+    core: Core
     visit: Visit
     urls: Urls
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
     reader: str
-
-    @property
-    def core(self) -> Core:
-        return self.visit.core
 
     @property
     def hosted(self) -> HostedSource:
@@ -122,9 +119,9 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
             return refusal(core, urls, refused.message)
         visit = await core.visit(request.path_params["source"], sent)
         try:
-            visit = visit.as_caller(await opds_caller(visit, sent))
+            visit = visit.as_caller(await opds_caller(core, visit, sent))
             await visit.access()
-            return await handler(request, Ctx(visit, urls, reader))
+            return await handler(request, Ctx(core, visit, urls, reader))
         except InvalidCredentials as refused:
             raise challenge(visit.config, refused.message) from None
 
