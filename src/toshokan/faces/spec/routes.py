@@ -19,6 +19,8 @@ from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, sour
 from toshokan.errors import MethodNotAllowed
 from toshokan.models import Health
 
+#: The authenticate endpoint, as the edge matches it (its failures take the spec's sign-in form).
+AUTHENTICATE_ROUTE = r"/[^/]+/authenticate"
 HEALTH_BODY = Health().model_dump_json(exclude_none=True).encode()
 
 
