@@ -1,6 +1,8 @@
 """Each face's failures in its own shape: handlers scoped to the face's prefix, and the sign-in
 routes whose failures take the authenticate form named by the faces, not by the edge."""
 
+from collections.abc import Awaitable, Callable
+
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -17,7 +19,7 @@ def refusing(request: Request) -> Response:
     raise NotFound("gone")
 
 
-def shaped(shape: str):  # type: ignore[no-untyped-def]
+def shaped(shape: str) -> Callable[[Request, Exception], Awaitable[Response]]:
     async def handler(request: Request, error: Exception) -> Response:
         return PlainTextResponse(f"{shape}: {error}", 404)
 
