@@ -11,7 +11,6 @@ upstream deadline (:class:`~toshokan.core.visit.Visit`).
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -41,14 +40,13 @@ from toshokan.errors import (
 )
 from toshokan.models import AuthType, Ping, SourceConfiguration
 from toshokan.models.auth import AUTH_FIELDS
-from toshokan.models.base import SOURCE_SLUG_PATTERN
+from toshokan.models.base import SOURCE_SLUG
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.urls import Urls
 
 T = TypeVar("T")
 log = logging.getLogger("toshokan.core")
-_SOURCE = re.compile(SOURCE_SLUG_PATTERN)
 
 
 class Core:
@@ -133,7 +131,7 @@ class Core:
 
     def source(self, slug: str) -> HostedSource:
         """The serving source ``slug``; ``SOURCE_NOT_FOUND`` for anything else."""
-        if not _SOURCE.fullmatch(slug):
+        if not SOURCE_SLUG.fullmatch(slug):
             raise SourceNotFound(f"No source has the slug {shown(slug)}.")
         return self.host.get(slug)
 

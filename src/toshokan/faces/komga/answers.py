@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import host_path
+from toshokan.core.cache_control import PRIVATE_NO_CACHE, image_cache_control
 from toshokan.core.http import caller_of, core_of
 from toshokan.core.images import Picture, image_response
 from toshokan.faces.komga.auth import reader_of, set_session
@@ -18,7 +19,7 @@ from toshokan.faces.komga.errors import komga_endpoint
 PREFIX = host_path("komga")
 _LIST: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
 #: Every answer shows the reader's own progress: never kept by a shared cache.
-PRIVATE = "private, no-cache"
+PRIVATE = PRIVATE_NO_CACHE
 
 Handler = Callable[[Request, Reading], Awaitable[Response]]
 
@@ -36,7 +37,7 @@ def no_content() -> Response:
 
 
 def picture(image: Picture) -> Response:
-    return image_response(image, "private, max-age=3600")
+    return image_response(image, image_cache_control(private=True))
 
 
 def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:

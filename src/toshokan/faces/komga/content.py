@@ -20,7 +20,7 @@ from starlette.datastructures import Headers
 from toshokan.core import Caller, Core, Visit
 from toshokan.core.credentials import basic_credentials
 from toshokan.core.images import THUMBNAIL_WIDTH, Picture, as_png
-from toshokan.core.progress import ChapterRef, Position
+from toshokan.core.progress import ChapterRef, Position, device_of
 from toshokan.errors import (
     ChapterNotFound,
     HostError,
@@ -43,8 +43,6 @@ CHAPTER_LISTS_AT_ONCE = 8
 
 #: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
 READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
-#: The longest device name kept with a position.
-MAX_DEVICE = 128
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,7 @@ class Reading:
     @property
     def device(self) -> str:
         """The app, as its ``User-Agent`` names it: kept with each place the reader records."""
-        return self.caller.headers.get("user-agent", "")[:MAX_DEVICE]
+        return device_of(self.caller.headers)
 
     @property
     def signed_as(self) -> str:
