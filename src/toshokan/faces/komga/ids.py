@@ -26,19 +26,23 @@ def _encoded(*slugs: str) -> str:
 
 
 def _decoded(text: str, parts: int, what: str) -> list[str]:
-    missing = NotFound(f"No {what} has this id.")
     if not text or len(text) > MAX_ID or not text.isascii():
-        raise missing
+        raise _missing(what)
     try:
         joined = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise missing from None
+        raise _missing(what) from None
     slugs = joined.split(_JOIN)
     if len(slugs) != parts or not SOURCE_SLUG.fullmatch(slugs[0]):
-        raise missing
+        raise _missing(what)
     if not all(SLUG.fullmatch(slug) for slug in slugs[1:]):
-        raise missing
+        raise _missing(what)
     return slugs
+
+
+def _missing(what: str) -> NotFound:
+    """Built when an id names nothing, never on the way to a thing it names."""
+    return NotFound(f"No {what} has this id.")
 
 
 def library_id(source: str) -> str:
