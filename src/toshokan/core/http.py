@@ -27,6 +27,7 @@ from toshokan.sdk.source import is_public
 
 if TYPE_CHECKING:
     from toshokan.core.service import Core
+    from toshokan.core.visit import Visit
 
 #: Words under ``/:source`` that name an endpoint taking POST only, never a manga.
 POST_ONLY = frozenset({"search", "authenticate"})
@@ -65,6 +66,17 @@ def source_slug(request: Request) -> str:
         # The host's own namespace (docs, page images): never a source.
         raise NotFound(f"Nothing is at {request.url.path[:200]}.")
     return slug
+
+
+async def visit_of(request: Request, slug: str | None = None) -> "Visit":
+    """The one way into a source for a request of the spec's shape (``/{source}/...``): the
+    caller told, the source ``slug`` (the path's, unless given) resolved, its configuration
+    read, the deadline started."""
+    core: Core = request.app.state.core
+    caller = Caller(
+        request.headers, base_url(request, core.settings.host.public_url), client_of(request)
+    )
+    return await core.visit(source_slug(request) if slug is None else slug, caller)
 
 
 async def authenticate(request: Request) -> Response:

@@ -98,10 +98,14 @@ class Visit:
         """Whether asking :meth:`download` of this source's chapters can find anything."""
         return self.source.offers_downloads()
 
-    def as_caller(self, caller: Caller) -> "Visit":
-        """The same visit for ``caller``: a face that maps its readers' credentials onto the
-        source's own (OPDS readers' Basic pair) does so once it knows the source's auth."""
-        return Visit(self.collaborators, self.hosted, self.config, caller, started=self.started)
+    def seen_as(self, caller: Caller) -> "Visit":
+        """This visit, for ``caller`` from now on: a face that maps its readers' credentials
+        onto the source's own (OPDS readers' Basic pair) does so once it knows the source's
+        auth, before anything was asked. One visit per request, its deadline running."""
+        if self._access is not None or self._refused is not None:
+            raise RuntimeError("The caller was decided already; a visit has one caller.")
+        self.caller = caller
+        return self
 
     def deadline(self) -> AbstractAsyncContextManager[None]:
         """The request's one upstream deadline: ``[server] upstream_timeout`` from the visit's start,

@@ -85,8 +85,8 @@ async def library(reading: Reading, slug: str) -> Library:
     shelf = await reading.core.visit(slug, reading.caller)
     if shelf.accepts_readers:
         # The core checks the reader's own credentials, the tracker's session cookie included.
-        return shelf.as_caller(with_host_session(reading.caller))
-    return shelf.as_caller(reading.source_caller(shelf.config))
+        return shelf.seen_as(with_host_session(reading.caller))
+    return shelf.seen_as(reading.source_caller(shelf.config))
 
 
 async def libraries(reading: Reading) -> list[Library]:

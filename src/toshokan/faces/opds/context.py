@@ -120,7 +120,7 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
             return refusal(core, urls, refused.message)
         visit = await core.visit(request.path_params["source"], sent)
         try:
-            visit = visit.as_caller(await opds_caller(core, visit, sent))
+            visit.seen_as(await opds_caller(core, visit, sent))
             await visit.access()
             return await handler(request, Ctx(core, visit, urls, reader))
         except InvalidCredentials as refused:

@@ -36,7 +36,7 @@ async def search_everywhere(
     async def one(hosted: HostedSource) -> Found | None:
         try:
             visit = await core.visit(hosted.slug, caller)
-            ctx = Ctx(core, visit.as_caller(await opds_caller(core, visit, caller)), urls, reader)
+            ctx = Ctx(core, visit.seen_as(await opds_caller(core, visit, caller)), urls, reader)
             body = {
                 "query": query,
                 "page": page,
