@@ -25,6 +25,7 @@ from toshokan.core.follows import follows_for
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import ImagePipeline
 from toshokan.core.keeping import Keeper
+from toshokan.core.passing import AS_SENT, Passing, PassingParts
 from toshokan.core.progress.store import IMPLICIT_READER
 from toshokan.core.readers.identify import READERS_ONLY
 from toshokan.core.served import cached_answer
@@ -75,7 +76,11 @@ class Core:
         )
         # What every visit works with: handed over, so a visit never reaches back into the core.
         self.collaborators = Collaborators(
-            self.cache, self.authority, lambda: self.images, settings.server.upstream_timeout
+            self.cache,
+            self.authority,
+            lambda: self.images,
+            settings.server.upstream_timeout,
+            PassingParts(self.cache, host.services, self.authenticate),
         )
         # Kept copies, tied to their originals in the progress store.
         self.keeper = Keeper(self)
@@ -135,12 +140,14 @@ class Core:
             raise SourceNotFound(f"No source has the slug {shown(slug)}.")
         return self.host.get(slug)
 
-    async def visit(self, slug: str, caller: Caller) -> Visit:
+    async def visit(self, slug: str, caller: Caller, passing: Passing = AS_SENT) -> Visit:
         """The one door to a source's content for one request: the source ``slug`` resolved,
         its configuration read, the request's upstream deadline started. The caller is
-        authorised when the visit first needs it, once."""
+        authorised when the visit first needs it, once, with their credentials passed on the
+        face's way (``passing``)."""
         hosted = self.source(slug)
-        return Visit(self.collaborators, hosted, await self.configuration(hosted), caller)
+        config = await self.configuration(hosted)
+        return Visit(self.collaborators, hosted, config, caller, passing)
 
     async def configuration(self, hosted: HostedSource) -> SourceConfiguration:
         async def compute() -> SourceConfiguration:

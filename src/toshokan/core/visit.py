@@ -24,6 +24,7 @@ from toshokan.core.authority import Authority
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.host import HostedSource
+from toshokan.core.passing import AS_SENT, AsSent, Passing, PassingParts, passed
 from toshokan.core.search import parse_search
 from toshokan.core.served import cached_answer
 from toshokan.errors import ChapterNotFound, HostError, MangaNotFound
@@ -55,6 +56,8 @@ class Collaborators:
     authority: Authority
     images: Callable[[], Images]
     upstream_timeout: float
+    #: What passing a caller's credentials on to a source needs (a face's way, :mod:`passing`).
+    passing: PassingParts
 
 
 class Visit:
@@ -66,6 +69,7 @@ class Visit:
         hosted: HostedSource,
         config: SourceConfiguration,
         caller: Caller,
+        passing: Passing = AS_SENT,
         *,
         started: float | None = None,
     ):
@@ -73,6 +77,7 @@ class Visit:
         self.hosted = hosted
         self.config = config
         self.caller = caller
+        self.passing = passing
         #: When the request's upstream deadline started (the running loop's clock).
         self.started = asyncio.get_running_loop().time() if started is None else started
         self._access: Access | None = None
@@ -98,15 +103,6 @@ class Visit:
         """Whether asking :meth:`download` of this source's chapters can find anything."""
         return self.source.offers_downloads()
 
-    def seen_as(self, caller: Caller) -> "Visit":
-        """This visit, for ``caller`` from now on: a face that maps its readers' credentials
-        onto the source's own (OPDS readers' Basic pair) does so once it knows the source's
-        auth, before anything was asked. One visit per request, its deadline running."""
-        if self._access is not None or self._refused is not None:
-            raise RuntimeError("The caller was decided already; a visit has one caller.")
-        self.caller = caller
-        return self
-
     def deadline(self) -> AbstractAsyncContextManager[None]:
         """The request's one upstream deadline: ``[server] upstream_timeout`` from the visit's start,
         shared by the authorisation and every content call."""
@@ -127,10 +123,22 @@ class Visit:
 
     async def _decide(self) -> Access:
         authority = self.collaborators.authority
+        caller = self.caller
+        if not isinstance(self.passing, AsSent):
+            # The caller's credentials as the source takes them, the face's way (a session
+            # sign-in keeps a deadline of its own).
+            caller = await passed(
+                self.passing,
+                self.collaborators.passing,
+                self.slug,
+                self.hosted.accepts_readers,
+                self.config,
+                caller,
+            )
         if not self.config.auth.required:  # nothing is asked upstream: no deadline to keep
-            return await authority.authorize(self.hosted, self.config, self.caller)
+            return await authority.authorize(self.hosted, self.config, caller)
         async with self.deadline():
-            return await authority.authorize(self.hosted, self.config, self.caller)
+            return await authority.authorize(self.hosted, self.config, caller)
 
     async def admit_by_link(self, verify: Callable[[], int]) -> int:
         """Let the caller in on the authority of a signed link rather than credentials (image

@@ -12,10 +12,8 @@ that account is the one the reader typed, and otherwise refuses, and is not list
 """
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
-
-from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Core, Visit
 from toshokan.core.credentials import basic_credentials
@@ -28,21 +26,16 @@ from toshokan.errors import (
     RateLimited,
     UpstreamError,
 )
-from toshokan.faces.komga.auth import with_host_session
+from toshokan.faces.komga.auth import PASSING
 from toshokan.models import (
-    AuthType,
     Chapter,
     FilterKey,
     Manga,
     SearchResponse,
-    SourceConfiguration,
 )
 
 #: Of one listing's series, at most this many have their chapters asked for at once.
 CHAPTER_LISTS_AT_ONCE = 8
-
-#: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
-READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
 
 
 @dataclass(frozen=True)
@@ -64,17 +57,6 @@ class Reading:
         basic = basic_credentials(self.caller.headers)
         return "" if basic is None else basic[0]
 
-    def source_caller(self, config: SourceConfiguration) -> Caller:
-        """The caller as a source should see it: its Basic header only if the source wants it."""
-        keep_basic = config.auth.required and config.auth.type is AuthType.BASIC
-        kept = {
-            name: value
-            for name, value in self.caller.headers.items()
-            if name.lower() not in READER_HEADERS
-            or (keep_basic and name.lower() == "authorization")
-        }
-        return replace(self.caller, headers=Headers(kept))
-
 
 #: A Komga library is one of the host's sources; in a request, the core's visit to it.
 Library = Visit
@@ -82,11 +64,7 @@ Library = Visit
 
 async def library(reading: Reading, slug: str) -> Library:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
-    shelf = await reading.core.visit(slug, reading.caller)
-    if shelf.accepts_readers:
-        # The core checks the reader's own credentials, the tracker's session cookie included.
-        return shelf.seen_as(with_host_session(reading.caller))
-    return shelf.seen_as(reading.source_caller(shelf.config))
+    return await reading.core.visit(slug, reading.caller, PASSING)
 
 
 async def libraries(reading: Reading) -> list[Library]:

@@ -17,7 +17,7 @@ from toshokan.core import Caller, Core, HostedSource, Query, Urls, Visit, host_p
 from toshokan.core.cache_control import PRIVATE_NO_CACHE
 from toshokan.core.http import caller_of, core_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
-from toshokan.faces.opds.access import challenge, opds_caller
+from toshokan.faces.opds.access import PASSING, challenge
 from toshokan.faces.opds.signin import (
     AUTH_DOCUMENT,
     CATALOGUE,
@@ -118,9 +118,8 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
             reader = await reader_of(core, sent)
         except SignInRequired as refused:
             return refusal(core, urls, refused.message)
-        visit = await core.visit(request.path_params["source"], sent)
+        visit = await core.visit(request.path_params["source"], sent, PASSING)
         try:
-            visit.seen_as(await opds_caller(core, visit, sent))
             await visit.access()
             return await handler(request, Ctx(core, visit, urls, reader))
         except InvalidCredentials as refused:
