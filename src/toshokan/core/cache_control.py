@@ -40,7 +40,8 @@ def image_cache_control(private: bool) -> str:
     return f"{'private' if private else 'public'}, max-age={IMAGE_SECONDS}"
 
 
-def cache_of(request: Request) -> CacheControl:
-    """The application's header values, which every JSON face answers with."""
+def cache_control_of(request: Request, kind: str, private: bool) -> str:
+    """The value for an answer of ``kind`` (``configuration``, ``search``, ``manga``,
+    ``chapters``), private when it depended on the caller's credentials."""
     cache_control: CacheControl = request.app.state.cache_control
-    return cache_control
+    return cache_control.of(kind, private)

@@ -14,7 +14,7 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.core import Answer
 from toshokan.core.bodies import read_json
-from toshokan.core.cache_control import NO_STORE, cache_of
+from toshokan.core.cache_control import NO_STORE, cache_control_of
 from toshokan.core.http import POST_ONLY, authenticate, core_of, source_slug, visit_of
 from toshokan.errors import MethodNotAllowed
 from toshokan.models import Health
@@ -34,12 +34,12 @@ def answer_response(answer: Answer[Any], cache_control: str) -> Response:
 
 async def manifest(request: Request) -> Response:
     answer = await core_of(request).manifest()
-    return answer_response(answer, cache_of(request).public["configuration"])
+    return answer_response(answer, cache_control_of(request, "configuration", False))
 
 
 async def configuration(request: Request) -> Response:
     answer = await core_of(request).configuration_answer(source_slug(request))
-    return answer_response(answer, cache_of(request).public["configuration"])
+    return answer_response(answer, cache_control_of(request, "configuration", False))
 
 
 async def health(request: Request) -> Response:
@@ -62,7 +62,7 @@ async def search(request: Request) -> Response:
     body = await read_json(request)
     visit = await visit_of(request, slug)
     answer = await visit.search(body)
-    return answer_response(answer, cache_of(request).of("search", answer.private))
+    return answer_response(answer, cache_control_of(request, "search", answer.private))
 
 
 async def manga(request: Request) -> Response:
@@ -71,13 +71,13 @@ async def manga(request: Request) -> Response:
         raise MethodNotAllowed(f"/{source_slug(request)}/{manga_slug} accepts POST only.")
     visit = await visit_of(request)
     answer = await visit.manga(manga_slug)
-    return answer_response(answer, cache_of(request).of("manga", answer.private))
+    return answer_response(answer, cache_control_of(request, "manga", answer.private))
 
 
 async def chapters(request: Request) -> Response:
     visit = await visit_of(request)
     answer = await visit.chapters(request.path_params["manga"])
-    return answer_response(answer, cache_of(request).of("chapters", answer.private))
+    return answer_response(answer, cache_control_of(request, "chapters", answer.private))
 
 
 async def pages(request: Request) -> Response:
