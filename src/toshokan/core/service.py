@@ -12,7 +12,7 @@ upstream deadline (:class:`~toshokan.core.visit.Visit`).
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from functools import cached_property
 from typing import Any, TypeVar
@@ -161,7 +161,8 @@ class Core:
         hosted = self.source(slug)
         config = await self.configuration(hosted)
         # Keyed by the hash, so the bytes follow the configuration the moment it changes.
-        return await self.answer(
+        return await cached_answer(
+            self.cache,
             "configuration",
             (slug, config.hash),
             lambda: _ready(config),
@@ -174,7 +175,7 @@ class Core:
             return self.host.manifest()
 
         generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
-        return await self.answer("manifest", generations, compute, source=None)
+        return await cached_answer(self.cache, "manifest", generations, compute, source=None)
 
     def health(self, slug: str) -> str | None:
         """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked.
@@ -241,20 +242,6 @@ class Core:
     def upstream_deadline(self) -> AbstractAsyncContextManager[None]:
         """``[server] upstream_timeout`` for everything one adapter call asks upstream."""
         return upstream_deadline(self.settings.server.upstream_timeout)
-
-    async def answer(
-        self,
-        kind: str,
-        key: Hashable,
-        compute: Callable[[], Awaitable[T]],
-        *,
-        source: str | None,
-        exclude_none: bool = False,
-    ) -> Answer[T]:
-        """The answer of ``kind`` under ``key``: cached, or computed now and serialised once."""
-        return await cached_answer(
-            self.cache, kind, key, compute, source=source, exclude_none=exclude_none
-        )
 
 
 async def _ready(value: T) -> T:
