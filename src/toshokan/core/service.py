@@ -1,4 +1,4 @@
-"""The service every face calls: sources, validation, authorisation, cache, images, links.
+"""The service every face calls: sources, their configurations, the way into them, links.
 
 A face (the spec's JSON interface, the Alethia dialect, OPDS, the web reader)
 translates requests into calls on :class:`Core` and its answers back into its
@@ -6,7 +6,9 @@ own shapes; it never validates, authorises, caches or maps errors itself. So
 the same search is valid or invalid on every face. A request for a source's
 content comes in through one door, :meth:`Core.visit`, and passes each layer
 once: one source lookup, one configuration lookup, one authorisation, one
-upstream deadline (:class:`~toshokan.core.visit.Visit`).
+upstream deadline (:class:`~toshokan.core.visit.Visit`). How the host is put
+together is :mod:`toshokan.core.wiring`'s; who may read,
+:mod:`toshokan.core.authority`'s.
 """
 
 import asyncio
