@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from toshokan.core import Caller, Core, HostedSource, Query, Urls, Visit, host_path
 from toshokan.core.cache_control import PRIVATE_NO_CACHE
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.http import caller_of, core_of, entry_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
 from toshokan.faces.opds.access import PASSING, challenge
 from toshokan.faces.opds.signin import (
@@ -111,9 +111,8 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
     readers answer (the host's when no reader signed in, the source's when it stays locked)."""
 
     async def endpoint(request: Request) -> Response:
-        core = core_of(request)
-        sent = caller_of(request)
-        urls = core.urls(sent)
+        entry = entry_of(request)
+        core, sent, urls = entry.core, entry.caller, entry.urls
         try:
             reader = await reader_of(core, sent)
         except SignInRequired as refused:
@@ -133,11 +132,11 @@ def signed_in(handler: Callable[[Request, str], Awaitable[Response]]) -> Callabl
     readers on the host, only for one of them."""
 
     async def endpoint(request: Request) -> Response:
-        core, caller = core_of(request), caller_of(request)
+        entry = entry_of(request)
         try:
-            reader = await reader_of(core, caller)
+            reader = await reader_of(entry.core, entry.caller)
         except SignInRequired as refused:
-            return refusal(core, core.urls(caller), refused.message)
+            return refusal(entry.core, entry.urls, refused.message)
         return await handler(request, reader)
 
     return endpoint
