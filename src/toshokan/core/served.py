@@ -45,7 +45,7 @@ class Served:
 SERVED: ContextVar[Served | None] = ContextVar("toshokan_served", default=None)
 
 
-def note(cache: ResultCache, kind: str, key: Hashable, answer: Any, source: str | None) -> None:
+def note_served(cache: ResultCache, kind: str, key: Hashable, answer: Any, source: str | None) -> None:
     """Record that the current request was answered with ``answer`` cached under ``key``."""
     served = SERVED.get()
     if served is not None:
@@ -69,5 +69,5 @@ async def cached_answer(
         return Answer(value, dumped(value, exclude_none))
 
     answer = await cache.get_or_compute(kind, key, serialised)
-    note(cache, kind, key, answer, source)
+    note_served(cache, kind, key, answer, source)
     return answer
