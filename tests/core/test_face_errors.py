@@ -60,6 +60,28 @@ def test_a_failure_is_answered_by_the_face_whose_prefix_the_path_is_under() -> N
     assert TestClient(reversed_app).get("/_/other/thing").text == "other: gone"
 
 
+def test_a_face_leaves_a_failure_to_the_face_at_the_root_by_answering_none() -> None:
+    async def only_refusals(request: Request, error: Exception) -> Response | None:
+        return None if "bug" in str(error) else PlainTextResponse("mine", 404)
+
+    def bug(request: Request) -> Response:
+        raise NotFound("a bug")
+
+    root = Face(
+        name="root", prefix="/", routes=list, exception_handlers={HostError: shaped("root")}
+    )
+    other = Face(
+        name="other",
+        prefix="/_/other",
+        routes=lambda: [Route("/_/other/thing", refusing), Route("/_/other/bug", bug)],
+        exception_handlers={HostError: only_refusals},
+    )
+    app = Starlette(routes=other.routes(), exception_handlers=exception_handlers([root, other]))
+    client = TestClient(app)
+    assert client.get("/_/other/thing").text == "mine"
+    assert client.get("/_/other/bug").text == "root: a bug"
+
+
 def test_the_sign_in_routes_are_those_the_faces_name() -> None:
     paths = PathBudgets(FACES)
     assert paths.answers_auth_failures("POST", "/mangadex/authenticate")

@@ -59,7 +59,8 @@ class Face:
     #: edge's refusals included, take the authenticate endpoint's form ``{success: false, error}``.
     authenticate_routes: tuple[str, ...] = ()
     #: Handlers for exceptions its routes raise: for paths under its prefix (see
-    #: :func:`exception_handlers`); the face at ``/`` handles what no other face does.
+    #: :func:`exception_handlers`); the face at ``/`` handles what no other face does, and
+    #: what a face's handler leaves to it by answering None.
     exception_handlers: Mapping[Any, Callable[..., Any]] = field(default_factory=dict)
     #: What its handlers read from the application's state.
     needs: frozenset[Need] = frozenset()
@@ -89,8 +90,9 @@ Handler = Callable[[Any, Exception], Any]
 def exception_handlers(faces: Iterable[Face]) -> dict[Any, Handler]:
     """One handler per exception kind any face handles, which hands the failure to the face
     whose prefix the request's path is under (the longest, so ``/_/komga`` before ``/``);
-    where that face handles no such failure, to the face at ``/``. Starlette's handlers are
-    application-wide: this keeps each face's failures in its own shape."""
+    where that face handles no such failure, or its handler answers None, to the face at
+    ``/``. Starlette's handlers are application-wide: this keeps each face's failures in its
+    own shape."""
     ordered = sorted(faces, key=lambda face: len(face.prefix.rstrip("/")), reverse=True)
     kinds = {kind for face in ordered for kind in face.exception_handlers}
     return {kind: _dispatching(kind, ordered) for kind in kinds}
@@ -105,15 +107,17 @@ def _dispatching(kind: Any, ordered: Sequence[Face]) -> Handler:
 
     async def handler(request: Any, error: Exception) -> Any:
         path: str = request.url.path
-        chosen = next(
-            (
-                handle
-                for prefix, handle in owners
-                if not prefix or path == prefix or path.startswith(prefix + "/")
-            ),
-            owners[-1][1],
-        )
-        answer = chosen(request, error)
-        return await answer if inspect.isawaitable(answer) else answer
+        chosen = [
+            handle
+            for prefix, handle in owners
+            if not prefix or path == prefix or path.startswith(prefix + "/")
+        ]
+        answer = None
+        for handle in chosen or [owners[-1][1]]:
+            answer = handle(request, error)
+            answer = await answer if inspect.isawaitable(answer) else answer
+            if answer is not None:
+                break
+        return answer
 
     return handler

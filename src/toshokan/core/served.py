@@ -45,7 +45,9 @@ class Served:
 SERVED: ContextVar[Served | None] = ContextVar("toshokan_served", default=None)
 
 
-def note_served(cache: ResultCache, kind: str, key: Hashable, answer: Any, source: str | None) -> None:
+def note_served(
+    cache: ResultCache, kind: str, key: Hashable, answer: Any, source: str | None
+) -> None:
     """Record that the current request was answered with ``answer`` cached under ``key``."""
     served = SERVED.get()
     if served is not None:

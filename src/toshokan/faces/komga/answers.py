@@ -14,7 +14,6 @@ from toshokan.core.http import entry_of
 from toshokan.core.images import Picture, image_response
 from toshokan.faces.komga.auth import reader_of, set_session
 from toshokan.faces.komga.content import Reading
-from toshokan.faces.komga.errors import komga_endpoint
 
 PREFIX = host_path("komga")
 _LIST: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
@@ -54,4 +53,4 @@ def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             set_session(request, response, token, face)
         return response
 
-    return komga_endpoint(endpoint)
+    return endpoint
