@@ -8,6 +8,7 @@ spends the client's attempt budget.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from toshokan.core.access import AttemptGate
 from toshokan.core.answers import Access, Caller
@@ -25,22 +26,18 @@ from toshokan.sdk.deadline import upstream_deadline
 READERS_ACCESS = Access({}, "readers")
 
 
+@dataclass(frozen=True)
 class Authority:
     """The host's decisions on callers: credentials, readers and signed links."""
 
-    def __init__(
-        self,
-        cache: ResultCache,
-        attempts: AttemptGate,
-        readers: ReaderGate,
-        secret: bytes,
-        upstream_timeout: float,
-    ):
-        self.cache = cache
-        self.attempts = attempts
-        self.readers = readers
-        self.secret = secret
-        self.upstream_timeout = upstream_timeout
+    #: Where decisions are remembered (``authorization``, half a minute).
+    cache: ResultCache
+    #: Every failed attempt counted, per client address.
+    attempts: AttemptGate
+    readers: ReaderGate
+    #: The host's secret, which keys the remembered decisions.
+    secret: bytes
+    upstream_timeout: float
 
     async def authorize(
         self, hosted: HostedSource, config: SourceConfiguration, caller: Caller
