@@ -3,8 +3,9 @@
 The rest of the face only shapes answers; these calls are the whole of its
 traffic with the core, so they can move with it as a unit.
 
-A Komga request carries the host's reader credentials, not a source's. A
-source open to everyone is asked with none of them (its answers stay shared
+A Komga request carries the host's reader credentials, not a source's; the
+face says so (:data:`toshokan.faces.komga.auth.PASSING`) and the core passes
+them on that way (:mod:`toshokan.core.passing`). A source open to everyone is asked with none of them (its answers stay shared
 in the cache); a source that accepts the host's readers is asked with all of
 them, the session cookie included, for the core to check; a source locked with
 its own ``basic`` account receives the request's Basic header, so it opens when
