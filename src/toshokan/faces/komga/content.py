@@ -59,16 +59,12 @@ class Reading:
         return "" if basic is None else basic[0]
 
 
-#: A Komga library is one of the host's sources; in a request, the core's visit to it.
-Library = Visit
-
-
-async def library(reading: Reading, slug: str) -> Library:
+async def library(reading: Reading, slug: str) -> Visit:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
     return await reading.core.visit(slug, reading.caller, PASSING)
 
 
-async def libraries(reading: Reading) -> list[Library]:
+async def libraries(reading: Reading) -> list[Visit]:
     """The serving sources this reader can open: every open one, and each locked one whose
     check passes with what the request sent (decided once per half minute by the core)."""
     found = [await library(reading, hosted.slug) for hosted in reading.core.host.serving()]
@@ -76,7 +72,7 @@ async def libraries(reading: Reading) -> list[Library]:
     return [shelf for shelf, opens in zip(found, opened, strict=True) if opens]
 
 
-async def _opens(reading: Reading, shelf: Library) -> bool:
+async def _opens(reading: Reading, shelf: Visit) -> bool:
     if not shelf.config.auth.required:
         return True
     try:
@@ -86,27 +82,27 @@ async def _opens(reading: Reading, shelf: Library) -> bool:
     return True
 
 
-def holds_files(reading: Reading, shelf: Library) -> bool:
+def holds_files(reading: Reading, shelf: Visit) -> bool:
     """Whether the source's chapters are files here: asking about each reads its own index."""
     return shelf.offers_downloads
 
 
-async def known_values(reading: Reading, shelf: Library, key: FilterKey) -> list[str]:
+async def known_values(reading: Reading, shelf: Visit, key: FilterKey) -> list[str]:
     """What the source's ``key`` filter can match, when it declares the filter and knows them."""
     if key not in shelf.config.search.filters:
         return []
     return await shelf.filter_values(key)
 
 
-async def search(reading: Reading, shelf: Library, body: dict[str, Any]) -> SearchResponse:
+async def search(reading: Reading, shelf: Visit, body: dict[str, Any]) -> SearchResponse:
     return (await shelf.search(body)).value
 
 
-async def manga(reading: Reading, shelf: Library, slug: str) -> Manga:
+async def manga(reading: Reading, shelf: Visit, slug: str) -> Manga:
     return (await shelf.manga(slug)).value
 
 
-async def chapters(reading: Reading, shelf: Library, manga_slug: str) -> list[Chapter]:
+async def chapters(reading: Reading, shelf: Visit, manga_slug: str) -> list[Chapter]:
     return (await shelf.chapters(manga_slug)).value
 
 
@@ -119,7 +115,7 @@ class SeriesProgress:
 
 
 async def progress_of(
-    reading: Reading, shelf: Library, manga_slugs: list[str]
+    reading: Reading, shelf: Visit, manga_slugs: list[str]
 ) -> list[SeriesProgress | None]:
     """Each work's chapters and the reader's places, None for a work whose chapters could not
     be listed (gone, or its source down or out of time: the request's one deadline holds)."""
@@ -141,9 +137,7 @@ async def progress_of(
     return list(await asyncio.gather(*(one(slug) for slug in manga_slugs)))
 
 
-async def chapter(
-    reading: Reading, shelf: Library, ref: ChapterRef
-) -> tuple[Chapter, list[Chapter]]:
+async def chapter(reading: Reading, shelf: Visit, ref: ChapterRef) -> tuple[Chapter, list[Chapter]]:
     """The chapter a book is, and every chapter of its work (a book's number is its place)."""
     every = await chapters(reading, shelf, ref.manga)
     for found in every:
@@ -152,12 +146,12 @@ async def chapter(
     raise ChapterNotFound()
 
 
-async def page_urls(reading: Reading, shelf: Library, ref: ChapterRef) -> list[str]:
+async def page_urls(reading: Reading, shelf: Visit, ref: ChapterRef) -> list[str]:
     return await shelf.page_list(ref.manga, ref.chapter)
 
 
 async def page_counts(
-    reading: Reading, shelf: Library, manga_slug: str, chapters: list[Chapter]
+    reading: Reading, shelf: Visit, manga_slug: str, chapters: list[Chapter]
 ) -> dict[str, int]:
     """The page counts of ``chapters`` by slug: asked of a source whose chapters are files
     here (each a read of its own index), else those the source listed with its chapters."""
@@ -175,13 +169,13 @@ async def page_counts(
     return dict(zip((c.slug for c in chapters), counted, strict=True))
 
 
-async def page_image(reading: Reading, shelf: Library, url: str, *, png: bool) -> Picture:
+async def page_image(reading: Reading, shelf: Visit, url: str, *, png: bool) -> Picture:
     """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
     picture = await shelf.image(url, as_jpeg=True)
     return await asyncio.to_thread(as_png, picture) if png else picture
 
 
-async def thumbnail(reading: Reading, shelf: Library, url: str) -> Picture:
+async def thumbnail(reading: Reading, shelf: Visit, url: str) -> Picture:
     return await shelf.image(url, width=THUMBNAIL_WIDTH)
 
 
