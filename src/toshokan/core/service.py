@@ -86,8 +86,8 @@ class Core:
         )
         # Kept copies, tied to their originals in the progress store.
         self.keeper = Keeper(self)
-        # Follows and the background jobs that check them.
-        self.follows = follows_for(self)
+        # Follows and the background jobs that check them; a kept series is its original's.
+        self.follows = follows_for(self, self.keeper.original_series)
 
     # -- life ----------------------------------------------------------------------
 

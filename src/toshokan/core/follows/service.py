@@ -9,7 +9,7 @@ are checked again when it returns.
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,8 @@ from toshokan.sdk.context import RequestContext
 if TYPE_CHECKING:
     from toshokan.core.parts import CoreParts
 
+#: The upstream series (source, manga) a series is the kept copy of; None for any other.
+Originals = Callable[[str, str], Awaitable[tuple[str, str] | None]]
 #: Most updates one answer lists; most chapters one "mark read" names.
 MAX_UPDATES = 100
 MAX_MARKED = 500
@@ -46,8 +48,11 @@ class Follow:
 class Follows:
     """Follows, updates, checks on demand and notification targets, over the host's database."""
 
-    def __init__(self, core: "CoreParts", jobs: Jobs):
+    def __init__(self, core: "CoreParts", jobs: Jobs, originals: Originals | None = None):
+        """``originals``: the upstream series a series is the kept copy of (the keeper's
+        :meth:`~toshokan.core.keeping.Keeper.original_series`), to follow it as that."""
         self.core = core
+        self._originals = originals
         self.settings = core.settings
         database = core.database
         self.store = FollowStore(database)
@@ -108,7 +113,8 @@ class Follows:
     async def followed_as(self, source: str, manga: str) -> tuple[str, str]:
         """The series a follow of ``source``/``manga`` is: a kept series' upstream original
         (one chapter wherever it is read, one series wherever it is followed), else itself."""
-        return await self.core.keeper.original_series(source, manga) or (source, manga)
+        original = None if self._originals is None else await self._originals(source, manga)
+        return original or (source, manga)
 
     async def follow(self, reader: str, source: str, manga: str) -> Follow:
         """Follow a series the source has (asked now); ``MANGA_NOT_FOUND`` for any other. A
