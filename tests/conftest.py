@@ -13,6 +13,7 @@ from toshokan.sdk import throttle
 pytest_plugins = [
     "tests.helpers.databases",
     "tests.helpers.hosts",
+    "tests.helpers.isolation",
     "tests.helpers.libraries",
     "tests.helpers.local_sources",
 ]
