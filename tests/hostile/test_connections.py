@@ -88,9 +88,7 @@ def error_object(answer: bytes) -> tuple[int, dict]:
     ],
     ids=["100 KB", "over the cap"],
 )
-def test_an_address_too_long_is_414_with_the_error_object(
-    host: str, request_bytes: bytes
-) -> None:
+def test_an_address_too_long_is_414_with_the_error_object(host: str, request_bytes: bytes) -> None:
     with connect(host) as sock:
         sock.sendall(request_bytes)
         status, error = error_object(read_all(sock))
