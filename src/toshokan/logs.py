@@ -106,22 +106,29 @@ class Deferred:
             kept = self._kept
             if not kept:
                 return
-            make, count = self.make, len(kept)
-            # Made one at a time and dropped once written: a batch of records alive at once
-            # would have the garbage collector walk the whole heap.
-            records = (make(kept.popleft()) for _ in range(count))
-            batched = self._handlers()
-            if batched is not None and len(batched) == 1:
-                batched[0].take(records)
-            elif batched is not None:
-                made = list(records)
-                for handler in batched:
-                    handler.take(made)
-            else:
-                for record in records:
-                    self.logger.handle(record)
-            for reached in batched or self._reached():
-                reached.flush()
+            _batch.writing = True
+            try:
+                self._write(kept)
+            finally:
+                _batch.writing = False
+
+    def _write(self, kept: deque[Any]) -> None:
+        make, count = self.make, len(kept)
+        # Made one at a time and dropped once written: a batch of records alive at once
+        # would have the garbage collector walk the whole heap.
+        records = (make(kept.popleft()) for _ in range(count))
+        batched = self._handlers()
+        if batched is not None and len(batched) == 1:
+            batched[0].take(records)
+        elif batched is not None:
+            made = list(records)
+            for handler in batched:
+                handler.take(made)
+        else:
+            for record in records:
+                self.logger.handle(record)
+        for reached in batched or self._reached():
+            reached.flush()
 
     def _reached(self) -> list[logging.Handler]:
         """The handlers a record of the logger reaches, as :meth:`logging.Logger.callHandlers`
@@ -151,6 +158,8 @@ class Deferred:
 _DEFERRED: list[Deferred] = []
 #: Held while kept records are written: one batch at a time, in order.
 _WRITING = threading.RLock()
+#: ``writing`` is true on the thread writing a batch: its lines wait for the batch's end.
+_batch = threading.local()
 
 
 def write_deferred() -> None:
@@ -175,12 +184,17 @@ class BatchedLines(logging.Handler):
         return super().handle(record)
 
     def take(self, records: Iterable[logging.LogRecord]) -> None:
-        """Records of one batch, each as :meth:`handle` takes it, under one lock."""
+        """Records of one batch, each filtered and formatted as :meth:`handle` would, under
+        one lock; written at the batch's end."""
         self.acquire()
         try:
+            lines = self._lines
             for record in records:
                 if self.filter(record):
-                    self.emit(record)
+                    try:
+                        lines.append(self.format(record))
+                    except Exception:
+                        self.handleError(record)
         finally:
             self.release()
 
@@ -190,7 +204,7 @@ class BatchedLines(logging.Handler):
         except Exception:
             self.handleError(record)
             return
-        if record.name != BATCHED or len(self._lines) > MAX_KEPT:
+        if not getattr(_batch, "writing", False) or len(self._lines) > MAX_KEPT:
             self._flush()
 
     def flush(self) -> None:
