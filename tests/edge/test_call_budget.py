@@ -60,6 +60,7 @@ def request_scope(path: str) -> dict[str, Any]:
 def access_log() -> Iterator[list[str]]:
     """The access log at info, as the host configures it: one handler of the host's, writing
     to a list, and no other (pytest's capturing handlers are put back after)."""
+    write_deferred()  # lines of earlier tests, to their own handlers
     lines: list[str] = []
     handler = BatchedLines(write=lines.append)
     handler.addFilter(RequestIds())

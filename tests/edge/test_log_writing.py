@@ -17,7 +17,7 @@ import pytest
 from tests.helpers.serving import REPO, free_port, serve_command
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.request_ids import new_request_id
-from toshokan.logs import FLUSH_SECONDS, LOG_FORMAT, BatchedLines, RequestIds
+from toshokan.logs import FLUSH_SECONDS, LOG_FORMAT, BatchedLines, RequestIds, write_deferred
 from toshokan.sources.local.demo import write_demo_library
 
 pytestmark = pytest.mark.anyio
@@ -26,6 +26,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def written():
     """Every line the host writes, through its own handler and format, as written."""
+    write_deferred()  # lines of earlier tests, to their own handlers
     lines: list[str] = []
     handler = BatchedLines(write=lines.append)
     handler.addFilter(RequestIds())
