@@ -33,7 +33,12 @@ from toshokan.sdk.archives.epub import (
     EpubReader,
 )
 from toshokan.sdk.archives.folder import FolderReader
-from toshokan.sdk.archives.kinds import EPUB_EXTENSIONS, PDF_EXTENSIONS, kind_of
+from toshokan.sdk.archives.kinds import (
+    EPUB_EXTENSIONS,
+    PDF_EXTENSIONS,
+    archive_kind_of_content,
+    kind_of,
+)
 from toshokan.sdk.archives.limits import MAX_BUFFERED_BYTES, MAX_DECOMPRESS_WORK, MAX_PAGE_BYTES
 from toshokan.sdk.archives.opening import IDLE_READERS, open_chapter
 from toshokan.sdk.archives.pdf import MAX_PDF_PAGES, PDF_RENDER_VERSION, PdfReader
@@ -87,6 +92,7 @@ __all__ = [
     "displayable",
     "iter_chunks",
     "kind_of",
+    "archive_kind_of_content",
     "limits",
     "needs_conversion",
     "open_chapter",

@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Protocol, Self, TypeVar
 
 from toshokan.sdk.archives import limits
+from toshokan.sdk.archives.streams import sniff_media_type
 from toshokan.sdk.names import is_image_name, natural_key
 
 
@@ -139,6 +140,24 @@ class ChapterReader(ABC):
                 return size
         raise ArchiveError("no such entry")
 
+    def heads(self, names: list[str]) -> dict[str, bytes] | None:
+        """The first bytes of each of these entries, to tell an image from a damaged page
+        at scan time; None where the format cannot say so cheaply (solid 7z, RAR: reading
+        every page whole would cost a scan more than opening the archive)."""
+        return None
+
+    def _damaged_pages(self, pages: list[Member]) -> list[str]:
+        """A warning for each page whose first bytes are no image: it stays in the chapter
+        (the pages after it keep their numbers) and is served as a damaged page."""
+        heads = self.heads([m.name for m in pages])
+        if heads is None:
+            return []
+        return [
+            f"page {number} ({member.name[:80]!r}) is damaged: its bytes are not an image"
+            for number, member in enumerate(pages, 1)
+            if member.name in heads and sniff_media_type(heads[member.name]) is None
+        ]
+
     def listing(self, *, comicinfo_limit: int) -> Listing:
         """The pages in reading order and the ComicInfo.xml bytes, for the scanner."""
         pages: list[Member] = []
@@ -167,6 +186,7 @@ class ChapterReader(ABC):
         if unsafe:
             warnings.append(f"{unsafe} entries ignored: absolute, '..' or symlink names")
         pages.sort(key=lambda m: natural_key(m.name.replace("\\", "/")))
+        warnings += self._damaged_pages(pages)
         comicinfo: bytes | None = None
         if comicinfo_name is not None:
             try:

@@ -63,6 +63,16 @@ class FolderReader(ChapterReader):
             raise ArchiveError(f"file is larger than {limit} bytes")
         return data
 
+    def heads(self, names: list[str]) -> dict[str, bytes] | None:
+        heads: dict[str, bytes] = {}
+        for name in names:
+            try:
+                with self._target(name).open("rb") as stream:
+                    heads[name] = stream.read(16)
+            except (OSError, ArchiveError):
+                heads[name] = b""
+        return heads
+
     def open(self, name: str) -> BinaryIO:
         target = self._target(name)
         try:

@@ -7,6 +7,7 @@ so no plaintext secret needs to sit in the configuration file.
 """
 
 import getpass
+import threading
 from pathlib import Path
 
 import click
@@ -16,7 +17,14 @@ from toshokan.sdk import HostServices, pass_services
 from toshokan.sources.local.credentials import hash_secret
 from toshokan.sources.local.demo import write_demo_library
 from toshokan.sources.local.discovery import LibraryUnavailable
-from toshokan.sources.local.index import Index, default_index_path
+from toshokan.sources.local.index import (
+    Index,
+    IndexLock,
+    IndexUnavailable,
+    default_index_path,
+)
+from toshokan.sources.local.index.update import Progress, ScanCancelled
+from toshokan.sources.local.scan_report import ScanReport
 from toshokan.sources.local.scanner import Scanner
 
 
@@ -56,7 +64,14 @@ def scan_command(
     root = directory.expanduser().resolve()
     if not root.is_dir():
         raise click.ClickException(f"{root} is not a folder")
-    index = Index(index_path or default_index_path(services.data_dir, slug))
+    path = index_path or default_index_path(services.data_dir, slug, root)
+    lock = IndexLock(path, None)
+    try:
+        lock.acquire()
+        index = Index(path, root)
+    except IndexUnavailable as error:
+        lock.release()
+        raise click.ClickException(str(error)) from None
     scanner = Scanner(
         root,
         index,
@@ -77,15 +92,50 @@ def scan_command(
         bar.update(done - bar.n)  # redraws at most every mininterval, not per chapter
 
     try:
-        report = scanner.scan(progress=progress)
+        report = scan_until_interrupted(scanner, progress)
     except LibraryUnavailable as error:
         raise click.ClickException(str(error)) from None
+    except ScanCancelled:
+        if bar is not None:
+            bar.close()
+            bar = None
+        click.echo(
+            f"Scan interrupted: the chapters read so far are kept in {index.path}; "
+            "scan again to go on from there.",
+            err=True,
+        )
+        raise SystemExit(130) from None
     finally:
         if bar is not None:
             bar.close()
         index.close()
+        lock.release()
     click.echo(report.summary())
     click.echo(f"Index: {index.path}")
+
+
+def scan_until_interrupted(scanner: Scanner, progress: Progress) -> ScanReport:
+    """The scan, in a thread of its own: Ctrl-C stops it at the next chapter, and what it read
+    is committed (:class:`ScanCancelled` then), instead of unwinding it mid-write."""
+    outcome: list[ScanReport | BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(scanner.scan(progress=progress))
+        except BaseException as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=run, name="toshokan-scan")
+    thread.start()
+    while thread.is_alive():
+        try:
+            thread.join(0.2)
+        except KeyboardInterrupt:
+            scanner.stop.set()
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 @click.command("demo")

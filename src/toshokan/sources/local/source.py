@@ -51,7 +51,14 @@ from toshokan.sdk.archives import DiskCache
 from toshokan.sources.local.credentials import LocalAuth
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.folder_cbz import CBZ
-from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
+from toshokan.sources.local.index import (
+    Index,
+    IndexLock,
+    IndexUnavailable,
+    Snapshot,
+    default_index_path,
+    host_identity,
+)
 from toshokan.sources.local.index import search as searching
 from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
@@ -106,7 +113,10 @@ class LocalLibrary(Source[LocalSettings]):
     def __init__(self, slug: str, settings: LocalSettings, services: HostServices):
         super().__init__(slug, settings, services)
         self.root = settings.root.resolve()
-        self.index_path = settings.index_path or default_index_path(services.data_dir, slug)
+        self.index_path = settings.index_path or default_index_path(
+            services.data_dir, slug, self.root
+        )
+        self._lock: IndexLock | None = None
         self.auth = LocalAuth(settings, slug)
         self._index: Index | None = None
         self.scanner: Scanner | None = None
@@ -135,7 +145,17 @@ class LocalLibrary(Source[LocalSettings]):
         return self._index
 
     async def startup(self) -> None:
-        self._index = await asyncio.to_thread(Index, self.index_path)
+        # Replicas of one host (sharing its secrets through [cluster] redis) may share the
+        # index; anything else using it is another host, refused.
+        replicas = self.services.shared_secrets is not None
+        lock = IndexLock(self.index_path, host_identity(self.services.secret) if replicas else None)
+        await asyncio.to_thread(lock.acquire)
+        try:
+            self._index = await asyncio.to_thread(Index, self.index_path, self.root)
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
         self.scanner = Scanner(
             self.root,
             self._index,
@@ -185,6 +205,9 @@ class LocalLibrary(Source[LocalSettings]):
         self.thumbnails.close()
         if self._index is not None:
             self._index.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     async def rescan(self, only: set[str] | None = None) -> ScanReport:
         """Bring the index up to date (for ``only`` these top-level entries) in a worker thread."""

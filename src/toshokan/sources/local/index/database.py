@@ -169,10 +169,25 @@ def _forget_signatures_if_page_types_changed(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES('page_types', ?)", (page_types,))
 
 
+def claim_root(db: sqlite3.Connection, path: Path, root: Path) -> None:
+    """Record ``root`` as the index's library, or refuse when it holds another's."""
+    wanted = str(root.resolve())
+    row = db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+    if row is not None and row[0] != wanted:
+        raise IndexUnavailable(
+            f"the index {path} belongs to the library {row[0]}, not {wanted}: "
+            "give each library its own index_path"
+        )
+    if row is None:
+        db.execute("INSERT INTO meta VALUES('root', ?)", (wanted,))
+
+
 class Index:
     """The index file, its schema, and the read queries the source needs."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, root: Path | None = None):
+        """Open (or create) the index at ``path``; with ``root``, refuse unless it is that
+        library's (:func:`claim_root`)."""
         self.path = path
         self.write_lock = threading.Lock()
         self._local = threading.local()
@@ -205,11 +220,13 @@ class Index:
             db.executescript(SCHEMA)
             db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
             _forget_signatures_if_page_types_changed(db)
+            if root is not None:
+                claim_root(db, path, root)
 
     def files(self) -> frozenset[str]:
-        """Absolute paths of the index file and its WAL companions."""
+        """Absolute paths of the index file, its WAL companions and its lock file."""
         base = str(self.path.resolve())
-        return frozenset(base + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+        return frozenset(base + suffix for suffix in ("", "-wal", "-shm", "-journal", ".lock"))
 
     @contextmanager
     def writer(self) -> Iterator[sqlite3.Connection]:
@@ -338,8 +355,3 @@ def loads(value: str | None) -> Any:
 
 def now() -> float:
     return time.time()
-
-
-def default_index_path(data_dir: Path, slug: str) -> Path:
-    """Where a library's index lives when its settings name no ``index_path``."""
-    return data_dir / "local" / f"{slug}.sqlite3"
