@@ -20,6 +20,7 @@ from toshokan.sdk.archives.base import (
     ChapterReader,
     Listing,
     Member,
+    TooLarge,
     safe_member_name,
 )
 from toshokan.sdk.archives.directories import IdleReaders, ZipDirectoryCache
@@ -87,12 +88,13 @@ __all__ = [
     "RarReader",
     "Renderer",
     "SevenZipReader",
+    "TooLarge",
     "ZipDirectoryCache",
     "ZipReader",
+    "archive_kind_of_content",
     "displayable",
     "iter_chunks",
     "kind_of",
-    "archive_kind_of_content",
     "limits",
     "needs_conversion",
     "open_chapter",

@@ -21,6 +21,11 @@ class ArchiveError(Exception):
     """A chapter that cannot be read; the message is the reason shown to the operator."""
 
 
+class TooLarge(ArchiveError):
+    """An entry past a bound the host keeps (bytes held in memory, decompression work):
+    refused as too large, which is not the same as damaged."""
+
+
 class _LockableArchive(Protocol):
     def needs_password(self) -> bool: ...
 

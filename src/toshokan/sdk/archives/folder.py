@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, TooLarge
 
 
 class FolderReader(ChapterReader):
@@ -60,7 +60,7 @@ class FolderReader(ChapterReader):
         except OSError as error:
             raise ArchiveError(f"file cannot be read ({error.strerror})") from None
         if len(data) > limit:
-            raise ArchiveError(f"file is larger than {limit} bytes")
+            raise TooLarge(f"file is larger than {limit} bytes")
         return data
 
     def heads(self, names: list[str]) -> dict[str, bytes] | None:

@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO
 
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, TooLarge
 
 #: A zip entry's local header: signature, five 16-bit fields, CRC and sizes, name and extra lengths.
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
@@ -80,7 +80,7 @@ class ZipReader(ChapterReader):
         try:
             info = self._zip.getinfo(name)
             if info.file_size > limit:
-                raise ArchiveError(f"entry is larger than {limit} bytes")
+                raise TooLarge(f"entry is larger than {limit} bytes")
             if info.flag_bits & 0x1:
                 raise ArchiveError("entry is encrypted")
             with self._lock:
@@ -92,7 +92,7 @@ class ZipReader(ChapterReader):
         except (zipfile.BadZipFile, OSError, KeyError, EOFError, ValueError, RuntimeError) as error:
             raise ArchiveError(f"entry cannot be read ({error})") from None
         if len(data) > limit:
-            raise ArchiveError(f"entry is larger than {limit} bytes")
+            raise TooLarge(f"entry is larger than {limit} bytes")
         return data
 
     def size(self, name: str) -> int:

@@ -201,7 +201,10 @@ def _volume_of_folder(relpath: str) -> float | None:
 
 def _numbered_title(name: NameInfo, number: float | None, volume: float | None) -> str | None:
     """A title made from the numbers, for a chapter that has no title of its own."""
-    if number is not None and volume is not None and name.number is not None:
+    # The volume is in the title only where the name says it ("v02 c003"): a chapter in a
+    # "Vol 02" folder is shown as "Chapter 3", its volume told apart.
+    named = name.volume is not None and name.number is not None
+    if number is not None and volume is not None and named:
         return f"Vol. {format_number(volume)} Ch. {format_number(number)}"
     if number is not None:
         return "Oneshot" if name.oneshot and number == 0 else f"Chapter {format_number(number)}"
@@ -227,6 +230,7 @@ def _series_hints(info: ComicInfo, name: NameInfo) -> dict[str, Any]:
         "year": info.year,
         "age_rating": info.age_rating,
         "name_series": name.series,
+        "manga": info.manga,
     }
 
 

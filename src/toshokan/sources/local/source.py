@@ -63,7 +63,7 @@ from toshokan.sources.local.index import search as searching
 from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
 from toshokan.sources.local.pages import PageServer, archive_media_type, scanned_size
-from toshokan.sources.local.scan_report import ScanProgress, ScanReport
+from toshokan.sources.local.scan_report import ScanProgress, ScanReport, SkippedFiles
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
@@ -126,6 +126,7 @@ class LocalLibrary(Source[LocalSettings]):
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
         self.progress = ScanProgress(report=partial(services.observers.scan_progress, slug))
+        self.skipped = SkippedFiles(slug, log)
         renders = DiskCache(
             services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
         )
@@ -171,6 +172,8 @@ class LocalLibrary(Source[LocalSettings]):
             self._watcher = asyncio.create_task(self._watch(), name=f"toshokan-watch-{self.slug}")
             await asyncio.sleep(0.05)
         await self._refresh_snapshot()
+        if not self.settings.scan_on_start:  # what the index knows is all there is to say
+            await asyncio.to_thread(self._note_problems_in_index)
         if self.settings.scan_on_start:
             # A large library's first scan takes minutes: serve what is indexed meanwhile.
             self._first_scan = asyncio.create_task(
@@ -231,6 +234,7 @@ class LocalLibrary(Source[LocalSettings]):
             finally:
                 self.progress.waiting = False
                 self.progress.finish()
+        self.skipped.note(report.skipped, report.warnings)
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
         if report.changed or self.snapshot.updated_at != before:
@@ -399,6 +403,7 @@ class LocalLibrary(Source[LocalSettings]):
             publication=Publication(row["status"]),
             createdAt=_timestamp(row["created_at"]),
             updatedAt=_timestamp(row["updated_at"]),
+            readingDirection=row["reading_direction"],
         )
 
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
@@ -458,7 +463,7 @@ class LocalLibrary(Source[LocalSettings]):
         )
         if row["kind"] == "dir":  # written as a CBZ while it is sent; its length not known here
             return Download(url, CBZ)
-        file_type = archive_media_type(row["relpath"])
+        file_type = archive_media_type(row["relpath"], row["kind"])
         if file_type is None:
             return None
         return Download(url, file_type, scanned_size(row["sig"]))
@@ -471,7 +476,17 @@ class LocalLibrary(Source[LocalSettings]):
         return self.root
 
     def activity(self) -> str | None:
-        return self.progress.summary() if self.progress.running else None
+        """A running scan's progress, and the files the library cannot use."""
+        notes = [self.progress.summary() if self.progress.running else None]
+        notes.append(self.skipped.summary())
+        return "; ".join(note for note in notes if note) or None
+
+    def _note_problems_in_index(self) -> None:
+        rows = self._require_index().problems()
+        self.skipped.note(
+            [(r["relpath"], r["reason"]) for r in rows if r["severity"] != "warning"],
+            [(r["relpath"], r["reason"]) for r in rows if r["severity"] == "warning"],
+        )
 
     async def ping(self) -> None:
         def check() -> None:

@@ -20,9 +20,18 @@ from typing import Any
 from toshokan.sdk import ChapterFile
 from toshokan.sdk.names import IMAGE_TYPES
 
-SCHEMA_VERSION = "7"
-#: Older versions brought up to this one in place, without a rescan: version -> statements.
-MIGRATIONS = {"6": ("ALTER TABLE chapters ADD COLUMN partial_md5 TEXT",)}
+SCHEMA_VERSION = "8"
+#: Older versions brought up to this one in place, keeping slugs and dates: version ->
+#: statements. Clearing the signatures has the next scan read every chapter again.
+_READING_DIRECTION = (
+    "ALTER TABLE series ADD COLUMN reading_direction TEXT",
+    # The chapters' ComicInfo is read again for its <Manga>, which the index did not keep.
+    "UPDATE chapters SET sig = ''",
+)
+MIGRATIONS = {
+    "6": ("ALTER TABLE chapters ADD COLUMN partial_md5 TEXT", *_READING_DIRECTION),
+    "7": _READING_DIRECTION,
+}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,7 +63,9 @@ CREATE TABLE IF NOT EXISTS series(
     latest_at REAL NOT NULL DEFAULT 0,
     chapter_count INTEGER NOT NULL DEFAULT 0,
     meta_sig TEXT NOT NULL DEFAULT '',
-    series_json TEXT
+    series_json TEXT,
+    -- How the work reads (ltr, rtl, vertical) when its metadata says; the Manga's field.
+    reading_direction TEXT
 );
 -- One index per sort, in the search's exact ORDER BY, limited to the series that are
 -- listed: a page is read off the index, never sorted per request (search.build).
