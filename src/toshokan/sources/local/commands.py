@@ -82,8 +82,11 @@ def scan_command(
     )
     bar: tqdm | None = None
 
+    read = 0
+
     def progress(done: int, total: int) -> None:
-        nonlocal bar
+        nonlocal bar, read
+        read = done
         if quiet:
             return
         if bar is None:
@@ -100,7 +103,7 @@ def scan_command(
             bar.close()
             bar = None
         click.echo(
-            f"Scan interrupted: the chapters read so far are kept in {index.path}; "
+            f"Scan interrupted: the {read} chapters read so far are kept in {index.path}; "
             "scan again to go on from there.",
             err=True,
         )
@@ -118,20 +121,26 @@ def scan_until_interrupted(scanner: Scanner, progress: Progress) -> ScanReport:
     """The scan, in a thread of its own: Ctrl-C stops it at the next chapter, and what it read
     is committed (:class:`ScanCancelled` then), instead of unwinding it mid-write."""
     outcome: list[ScanReport | BaseException] = []
+    done = threading.Event()
 
     def run() -> None:
         try:
             outcome.append(scanner.scan(progress=progress))
         except BaseException as error:
             outcome.append(error)
+        finally:
+            done.set()
 
     thread = threading.Thread(target=run, name="toshokan-scan")
     thread.start()
-    while thread.is_alive():
+    # Waiting on an event, not on join(): a join interrupted by Ctrl-C can take the thread
+    # for finished while it still runs.
+    while not done.is_set():
         try:
-            thread.join(0.2)
+            done.wait(0.2)
         except KeyboardInterrupt:
             scanner.stop.set()
+    thread.join()
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
