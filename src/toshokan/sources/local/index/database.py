@@ -193,6 +193,15 @@ def claim_root(db: sqlite3.Connection, path: Path, root: Path) -> None:
         db.execute("INSERT INTO meta VALUES('root', ?)", (wanted,))
 
 
+def _migrate(db: sqlite3.Connection, statement: str) -> None:
+    """One migration statement; a column an index already has is left as it is."""
+    try:
+        db.execute(statement)
+    except sqlite3.OperationalError as error:
+        if "duplicate column" not in str(error):
+            raise
+
+
 class Index:
     """The index file, its schema, and the read queries the source needs."""
 
@@ -213,7 +222,7 @@ class Index:
             migration = MIGRATIONS.get(version or "")
             if migration is not None:
                 for statement in migration:
-                    db.execute(statement)
+                    _migrate(db, statement)
                 version = SCHEMA_VERSION
             if version not in (None, SCHEMA_VERSION):
                 # An index from another version is a cache: drop it and rescan.
