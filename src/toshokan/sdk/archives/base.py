@@ -9,7 +9,7 @@ import io
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO, Protocol, Self, TypeVar
 
 from toshokan.sdk.archives import limits
@@ -92,8 +92,9 @@ def safe_member_name(name: str) -> str | None:
 
 def _junk(name: str) -> bool:
     """Resource forks and hidden files that tools leave in archives."""
-    parts = PurePosixPath(name).parts
-    return any(p.startswith(".") or p == "__MACOSX" for p in parts)
+    # ``name`` is normalised (safe_member_name): its parts are what split gives, and no Path
+    # is built for each entry of each archive a scan opens.
+    return any(p.startswith(".") or p == "__MACOSX" for p in name.split("/"))
 
 
 class ChapterReader(ABC):
@@ -176,7 +177,7 @@ class ChapterReader(ABC):
                 continue
             if _junk(name):
                 continue
-            if PurePosixPath(name).name.lower() == "comicinfo.xml":
+            if name.rsplit("/", 1)[-1].lower() == "comicinfo.xml":
                 if comicinfo_name is None or "/" not in name:
                     comicinfo_name = raw
                 continue

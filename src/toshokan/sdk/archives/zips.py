@@ -1,5 +1,6 @@
 """Zip chapters (``.cbz``): entries are streamed and seekable straight from the archive."""
 
+import contextlib
 import stat
 import struct
 import threading
@@ -53,7 +54,15 @@ class ZipReader(ChapterReader):
         a scan checks every page this way for about the cost of listing it."""
         heads: dict[str, bytes] = {}
         try:
-            with open(self.path, "rb") as raw:
+            # The archive's own file when this reader is not shared (a scan's): no second open.
+            with (
+                self._lock,
+                (
+                    contextlib.nullcontext(self._zip.fp)
+                    if not self.shared and self._zip.fp is not None
+                    else open(self.path, "rb")
+                ) as raw,
+            ):
                 for name in names:
                     info = self._zip.getinfo(name)
                     raw.seek(info.header_offset)

@@ -108,6 +108,8 @@ CREATE INDEX IF NOT EXISTS chapters_partial_md5 ON chapters(partial_md5)
 CREATE INDEX IF NOT EXISTS chapters_unnamed ON chapters(relpath)
     WHERE partial_md5 IS NULL AND kind != 'dir';
 CREATE INDEX IF NOT EXISTS chapters_series ON chapters(series_id);
+-- The library's content time (update.content_time) is the newest chapter's: read off here.
+CREATE INDEX IF NOT EXISTS chapters_mtime ON chapters(mtime);
 -- What a rescan compares against the walk, read off this index alone: the table's
 -- rows carry page lists and metadata, ten times the bytes.
 CREATE INDEX IF NOT EXISTS chapters_state ON chapters(relpath, sig);

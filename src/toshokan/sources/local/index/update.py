@@ -380,11 +380,13 @@ class IndexUpdate:
         rebuilt = self.changed_series or self.published
         if rebuilt or self.series_set_changed:
             refresh_tag_names(self.db)
-        # Every scan, even one that found no change: an index written before the time
-        # came from the files holds its last scan's time until then.
-        self.db.execute(
-            "INSERT OR REPLACE INTO meta VALUES('updated_at', ?)", (str(content_time(self.db)),)
-        )
+        changed = rebuilt or self.series_set_changed or self.report.changed
+        known = self.db.execute("SELECT 1 FROM meta WHERE key = 'updated_at'").fetchone()
+        if changed or known is None:  # an unchanged library's time is the one stored
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta VALUES('updated_at', ?)",
+                (str(content_time(self.db)),),
+            )
 
     def _fill_report(self) -> None:
         """Totals and problems for the whole library, not just this scan's scope."""
