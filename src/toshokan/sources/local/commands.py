@@ -36,8 +36,9 @@ from toshokan.sources.local.scanner import Scanner
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Index file to create or update (the source's `index_path`). Default: the file "
-    "`toshokan serve` uses for a source named --slug, DATA_DIR/local/<slug>.sqlite3 "
-    "([host] data_dir of --config, or TOSHOKAN_HOST__DATA_DIR).",
+    "`toshokan serve` uses for a source named --slug on DIRECTORY, "
+    "DATA_DIR/local/<slug>-<key of DIRECTORY>.sqlite3 ([host] data_dir of --config, or "
+    "TOSHOKAN_HOST__DATA_DIR). Refused while a host serves from that index.",
 )
 @click.option("--slug", default="local", show_default=True, help="Source slug the index is for.")
 @click.option(
