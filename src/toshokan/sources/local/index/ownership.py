@@ -60,8 +60,14 @@ class IndexLock:
             self._holding = True
 
     def _lock_file(self) -> IO[str]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
+        except OSError as error:
+            raise IndexUnavailable(
+                f"the index lock {self.path} cannot be opened ({error.strerror}): make its "
+                "folder writable by this user, or set index_path elsewhere"
+            ) from None
         owner = f"host {self.host}" if self.host is not None else f"pid {os.getpid()}"
         try:
             if _try(handle, fcntl.LOCK_EX):  # nobody uses the index: it is this process's
