@@ -10,10 +10,14 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
+from tests.cluster.library import write_config
+from tests.cluster.replicas import start_replica
 from tests.helpers.local_sources import SourceFactory
+from tests.helpers.serving import free_port, serve_command
 from toshokan.cli import main
 from toshokan.core.host import ConfigurationError
 from toshokan.sdk import RequestContext, SearchRequest
@@ -178,3 +182,31 @@ def test_an_interrupted_scan_keeps_what_it_read(tmp_path: Path) -> None:
     )
     assert again.returncode == 0, again.stderr
     assert f"Indexed 41 series, {total} chapters ({total - kept} read this scan" in again.stdout
+
+
+def test_one_serve_and_its_workers_share_the_index_a_second_serve_is_refused(
+    tmp_path: Path,
+) -> None:
+    """`serve --workers 2` is one host; another `serve` of the same library and data
+    directory is not, and stops with one line instead of scanning into the same index."""
+    root = tmp_path / "library"
+    write_demo_library(root, series=1, chapters=1, pages=1)
+    config = write_config(tmp_path / "toshokan.toml", root)
+    data = tmp_path / "data"
+    first = start_replica(config, data, workers=2, ready_path="/local")
+    try:
+        for _ in range(8):  # both workers answer (the port spreads connections over them)
+            assert httpx.get(f"{first.url}/local", timeout=10).status_code == 200
+        second = subprocess.run(
+            serve_command("--config", str(config), "--port", str(free_port())),
+            env={**os.environ, "TOSHOKAN_HOST__DATA_DIR": str(data)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode != 0
+        assert "in use by another toshokan process" in second.stderr
+        assert "Traceback" not in second.stderr
+        assert "in use by another" not in first.output()
+    finally:
+        first.stop()

@@ -23,6 +23,7 @@ import click
 from starlette.routing import BaseRoute
 
 from toshokan.sdk import (
+    SERVE_ID,
     AuthConfig,
     Chapter,
     ChapterFile,
@@ -146,10 +147,9 @@ class LocalLibrary(Source[LocalSettings]):
         return self._index
 
     async def startup(self) -> None:
-        # Replicas of one host (sharing its secrets through [cluster] redis) may share the
-        # index; anything else using it is another host, refused.
-        replicas = self.services.shared_secrets is not None
-        lock = IndexLock(self.index_path, host_identity(self.services.secret) if replicas else None)
+        # Replicas of one host (sharing its secrets through [cluster] redis) and the worker
+        # processes of one `serve` may share the index; anything else is another host.
+        lock = IndexLock(self.index_path, self._host_identity())
         await asyncio.to_thread(lock.acquire)
         try:
             self._index = await asyncio.to_thread(Index, self.index_path, self.root)
@@ -180,6 +180,13 @@ class LocalLibrary(Source[LocalSettings]):
                 self._initial_scan(), name=f"toshokan-scan-{self.slug}"
             )
             await asyncio.wait({self._first_scan}, timeout=self.settings.start_wait)
+
+    def _host_identity(self) -> str | None:
+        """Who may share this library's index with this process: None for nobody."""
+        if self.services.shared_secrets is not None:
+            return host_identity(self.services.secret)
+        serve = os.environ.get(SERVE_ID)
+        return f"serve {serve}" if serve else None
 
     async def _initial_scan(self) -> None:
         try:
