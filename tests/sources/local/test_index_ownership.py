@@ -124,7 +124,11 @@ def test_scan_beside_a_running_host_is_refused_in_one_line(
     write_demo_library(root, series=1, chapters=1, pages=1)
     index = tmp_path / "i.sqlite3"
     held_elsewhere(index, None)
-    result = CliRunner().invoke(main, ["scan", str(root), "--index", str(index), "--quiet"])
+    result = CliRunner().invoke(
+        main,
+        ["scan", str(root), "--index", str(index), "--quiet"],
+        env={"TOSHOKAN_HOST__DATA_DIR": str(tmp_path / "data")},
+    )
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "in use by another toshokan process (pid" in lines[0]
