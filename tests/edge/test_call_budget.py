@@ -25,10 +25,10 @@ pytestmark = pytest.mark.anyio
 
 #: Calls of one replayed answer on the request path, with the access log and metrics on
 #: (56 when this was written, 2 of them the test's own ``send``): reading the head (bounds,
-#: the client's budget, the route; CORS only for a request with an origin), the replay table, the answer with its id, the
-#: figures (an append; the collectors take them in batches, off this count) and keeping the
-#: access line's parts. A few to spare for a Python release moving a call; 20 more is a
-#: regression.
+#: the client's budget, the route; CORS only for a request with an origin), the replay
+#: table, the answer with its id, the figures (an append; the collectors take them in
+#: batches, off this count) and keeping the access line's parts. A few to spare for a
+#: Python release moving a call; 20 more is a regression.
 REQUEST_BUDGET = 60
 #: Lines in the measured batch of the log's writer thread.
 LINES = 20
