@@ -81,9 +81,7 @@ async def unread(host: ServedHost) -> list[Any]:
     return updates
 
 
-async def test_atom_root_to_updates_to_the_last_page(
-    host: ServedHost, fake: FakeMangaDex
-) -> None:
+async def test_atom_root_to_updates_to_the_last_page(host: ServedHost, fake: FakeMangaDex) -> None:
     chapter = await published_and_found(host, fake)
     reader = Reader(host.client, auth=(READER, PASSWORD))
     root = await reader.feed("/_/opds")
@@ -111,9 +109,7 @@ async def test_atom_root_to_updates_to_the_last_page(
     assert chapter.id in href(newest, STREAM)
 
 
-async def test_opds2_root_to_updates_to_the_last_page(
-    host: ServedHost, fake: FakeMangaDex
-) -> None:
+async def test_opds2_root_to_updates_to_the_last_page(host: ServedHost, fake: FakeMangaDex) -> None:
     chapter = await published_and_found(host, fake)
     auth = {"auth": (READER, PASSWORD)}
     root = await get_json(host.client, "/_/opds/v2", **auth)
