@@ -6,9 +6,11 @@ interface names them; here those are the fake's image servers, answered by the b
 routing so that nothing leaves the machine.
 """
 
+import asyncio
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -18,10 +20,13 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.browsing import DESKTOP, PHONE, listening, shot, wait_for_page_image
+from tests.faces.kosync.koreader import KOReader, book_digest
 from tests.helpers.serving import free_port
+from tests.sources.local.helpers import cbz
 from tests.sources.mangadex.fake import API, T0, UPLOADS, FakeMangaDex
 from tests.sources.mangadex.image_servers import webp
 from tests.sources.mangadex.sample import two_series
+from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import build_app
 
@@ -83,10 +88,10 @@ def api(base: str, method: str, path: str, **options: Any) -> Any:
     return answer.json() if answer.content else None
 
 
-def until_checked(base: str, manga: str) -> None:
+def until_checked(base: str, manga: str, source: str = "mangadex") -> None:
     """The series' first check is recorded (what exists then is not new)."""
     deadline = time.monotonic() + 30
-    while api(base, "GET", f"/_/follows/series/mangadex/{manga}")["state"] != "ok":
+    while api(base, "GET", f"/_/follows/series/{source}/{manga}")["state"] != "ok":
         assert time.monotonic() < deadline, "the first check never ran"
         time.sleep(0.2)
     time.sleep(1.1)  # a series is checked on demand once a round at most
@@ -177,4 +182,69 @@ def test_on_a_phone_mark_all_read_and_unfollow(
     page.get_by_role("button", name="Unfollow").click()
     expect(page.get_by_role("button", name="Follow", exact=True)).to_be_visible()
     assert api(base, "GET", "/_/follows")["follows"] == []
+    assert errors == []
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Path:
+    root = tmp_path / "library"
+    write_demo_library(root, series=1, chapters=2, pages=5)
+    return root
+
+
+@pytest.fixture
+def library_host(library: Path, tmp_path: Path) -> Iterator[str]:
+    """The library, watched (a file dropped in is indexed), with one reader."""
+    port = free_port()
+    app = build_app(
+        {"local": (LocalLibrary, {"root": str(library), "watch": True})},
+        data_dir=tmp_path / "data",
+        server={"host": "127.0.0.1", "port": port},
+        limits={"rate_limit": 0},
+        follows={"round": 1},
+    )
+    app.state.core.readers.readers.add(MIKA, PASSWORD)
+    yield from listening(app, port)
+
+
+def synced_from_koreader(base: str, book: Path, page: int, pages: int) -> None:
+    """KOReader's sync plugin reports its place in the book (its own event loop, as a device is)."""
+
+    async def sync() -> int:
+        async with httpx.AsyncClient(base_url=base, timeout=20) as client:
+            device = KOReader(client, MIKA, PASSWORD)
+            return (await device.update_progress(book_digest(book), page, pages)).status_code
+
+    with ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, sync()).result() == 200
+
+
+def test_a_chapter_read_in_koreader_is_read_on_the_updates_page(
+    browser: Any, library_host: str, library: Path
+) -> None:
+    base = library_host
+    [series] = api(base, "POST", "/local/search", json={"page": 1, "sort": "title"})["results"]
+    api(base, "PUT", f"/_/follows/series/local/{series['slug']}")
+    until_checked(base, series["slug"], "local")
+    book = cbz(library / series["title"] / f"{series['title']} Ch.003.cbz", pages=5)
+    deadline = time.monotonic() + 30
+    while len(api(base, "GET", f"/local/{series['slug']}/chapters")) < 3:
+        assert time.monotonic() < deadline, "the library never saw the new file"
+        time.sleep(0.2)
+
+    page, errors = signed_in_page(browser, base, DESKTOP)
+    page.goto(f"{base}/_/#/updates")
+    page.get_by_role("button", name="Check now").click()
+    expect(page.locator(".updates li.unread")).to_have_count(1)
+    expect(page.locator(".updates li.unread")).to_contain_text(series["title"])
+
+    synced_from_koreader(base, book, 5, 5)  # the last page, in KOReader
+    page.reload()
+    expect(page.locator(".updates li.update")).to_have_count(1)
+    expect(page.locator(".updates li.unread")).to_have_count(0)
+    expect(page.locator(".summary")).to_have_text("0 unread · 1 series followed")
+    page.get_by_role("link", name="Home").click()
+    shelf = page.get_by_role("list", name="Following")
+    expect(shelf).to_contain_text(series["title"])
+    expect(shelf.locator(".unread-count")).to_have_count(0)
     assert errors == []

@@ -111,35 +111,36 @@ async def test_atom_root_to_updates_to_the_last_page(host: ServedHost, fake: Fak
 
 async def test_opds2_root_to_updates_to_the_last_page(host: ServedHost, fake: FakeMangaDex) -> None:
     chapter = await published_and_found(host, fake)
-    auth = {"auth": (READER, PASSWORD)}
-    root = await get_json(host.client, "/_/opds/v2", **auth)
+    root = await get_json(host.client, "/_/opds/v2", auth=(READER, PASSWORD))
     assert_feed(root)
     updates_url = next(n["href"] for n in root["navigation"] if n["title"] == "Updates")
-    updates = await get_json(host.client, updates_url, **auth)
+    updates = await get_json(host.client, updates_url, auth=(READER, PASSWORD))
     assert_feed(updates)
     [publication] = updates["publications"]
     assert publication["metadata"]["title"].startswith("Pirate Voyage: Ch. 4")
     assert publication["metadata"]["identifier"].endswith(chapter.id)
     manifest_url = next(k["href"] for k in publication["links"] if k["type"] == DIVINA)
-    manifest = await get_json(host.client, manifest_url, DIVINA, **auth)
+    manifest = await get_json(host.client, manifest_url, DIVINA, auth=(READER, PASSWORD))
     assert_manifest(manifest)
     assert len(manifest["readingOrder"]) == 5
     for item in manifest["readingOrder"]:  # a DiViNa reader fetches them in order
-        answer = await host.client.get(item["href"], **auth)
+        answer = await host.client.get(item["href"], auth=(READER, PASSWORD))
         assert answer.status_code == 200
         assert answer.headers["content-type"] == "image/jpeg"
     assert Image.open(io.BytesIO(answer.content)).size[0] > 0
 
     assert await unread(host) == []
-    emptied = await get_json(host.client, updates_url, **auth)
+    emptied = await get_json(host.client, updates_url, auth=(READER, PASSWORD))
     assert_feed(emptied)
     assert "publications" not in emptied
 
     following_url = next(n["href"] for n in root["navigation"] if n["title"] == "Following")
-    following = await get_json(host.client, following_url, **auth)
+    following = await get_json(host.client, following_url, auth=(READER, PASSWORD))
     assert_feed(following)
     assert [n["title"] for n in following["navigation"]] == ["Pirate Voyage"]
-    series = await get_json(host.client, following["navigation"][0]["href"], **auth)
+    series = await get_json(
+        host.client, following["navigation"][0]["href"], auth=(READER, PASSWORD)
+    )
     assert series["publications"][0]["metadata"]["identifier"].endswith(chapter.id)
 
 
