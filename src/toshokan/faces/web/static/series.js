@@ -70,7 +70,6 @@ function followButton(src, mangaSlug, config) {
   let following = false;
   const show = () => {
     button.textContent = following ? "Unfollow" : "Follow";
-    button.classList.toggle("primary", !following);
     button.disabled = false;
   };
   follows("").then((answer) => {
