@@ -32,8 +32,11 @@ READER, PASSWORD = "mika", "hunter22 at sea"
 
 
 @pytest.fixture
-async def host(image_servers: ImageServers, tmp_path: Path) -> AsyncIterator[ServedHost]:
-    """MangaDex with its image servers, one reader, follows checked on rounds a second apart."""
+async def host(
+    image_servers: ImageServers, tmp_path: Path, database_url: str | None
+) -> AsyncIterator[ServedHost]:
+    """MangaDex with its image servers, one reader, follows checked on rounds a second apart;
+    follows and progress in SQLite or PostgreSQL."""
     async with serve_host(
         {"mangadex": (MangaDex, Settings(api_url=API, uploads_url=UPLOADS))},
         upstream=image_servers,
@@ -41,6 +44,7 @@ async def host(image_servers: ImageServers, tmp_path: Path) -> AsyncIterator[Ser
         host={"secret": SECRET},
         limits={"rate_limit": 0},
         follows={"round": 1},
+        cluster={"database": database_url},
     ) as served:
         await add_reader(served, READER, PASSWORD)
         yield served
