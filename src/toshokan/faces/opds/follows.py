@@ -62,7 +62,7 @@ async def following(request: Request, reader: str) -> Response:
             AtomEntry(
                 id=f"urn:toshokan:opds:{series.source}:{series.manga}",
                 title=series.title,
-                updated=atom.timestamp(),
+                updated=when(series.last_change or follow.followed.since),
                 content=news + state.get(series.state, "") + ".",
                 links=[
                     Link(
