@@ -15,9 +15,12 @@ from PIL import Image
 
 from tests.faces.follows.test_api import until
 from tests.helpers.hosts import add_reader
+from tests.helpers.libraries import DemoLibrary
+from tests.sources.local.helpers import cbz
 from tests.sources.mangadex.fake import API, T0, UPLOADS, Chapter, FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers
 from toshokan.faces.opds.atom import PSE
+from toshokan.sources.local import LocalLibrary
 from toshokan.sources.mangadex import MangaDex, Settings
 from toshokan.testing import ServedHost, serve_host
 
@@ -181,3 +184,51 @@ async def test_the_follows_feeds_are_the_readers_own(host: ServedHost) -> None:
     assert bad.status_code == 400
     empty = await get_json(host.client, "/_/opds/v2/_following", auth=(READER, PASSWORD))
     assert_feed(empty)
+
+
+async def test_a_new_file_of_a_library_open_to_readers_streams_and_downloads(
+    tmp_path: Path, demo_library: DemoLibrary
+) -> None:
+    """The library accepts the host's readers: its new chapter in Updates streams with the
+    reader's own Basic credentials, and carries its file to download."""
+    library = demo_library(series=1, chapters=2, pages=4)
+    source = (LocalLibrary, {"root": library, "watch": False, "auth": "readers"})
+    async with serve_host(
+        {"local": source},
+        data_dir=tmp_path / "data",
+        host={"secret": SECRET},
+        limits={"rate_limit": 0},
+        follows={"round": 1},
+    ) as host:
+        await add_reader(host, READER, PASSWORD)
+        auth = (READER, PASSWORD)
+        [series] = (
+            await host.client.post("/local/search", json={"page": 1, "sort": "title"}, auth=auth)
+        ).json()["results"]
+        slug = series["slug"]
+        assert (await host.client.put(f"/_/follows/series/local/{slug}", auth=auth)).is_success
+
+        async def checked() -> bool:
+            found = await host.client.get(f"/_/follows/series/local/{slug}", auth=auth)
+            return bool(found.json()["state"] == "ok")
+
+        await until(checked)
+        cbz(library / series["title"] / f"{series['title']} Ch.003.cbz", pages=6)
+        await host.source("local").rescan()
+        await asyncio.sleep(1.1)
+        batch = (await host.client.post("/_/follows/checks", json={}, auth=auth)).json()["batch"]
+
+        async def finished() -> bool:
+            status = await host.client.get(f"/_/follows/checks/{batch}", auth=auth)
+            return status.json()["finished"] is not None
+
+        await until(finished)
+        reader = Reader(host.client, auth=auth)
+        root = await reader.feed("/_/opds")
+        updates = await reader.feed(href(entry_titled(root, "Updates"), "subsection", ACQUISITION))
+        [entry] = updates.findall("a:entry", NS)
+        assert link(entry, "http://opds-spec.org/acquisition") is not None
+        assert len(await reader.read_chapter(entry)) == 6
+        assert await unread(host) == []
+        anonymous = await host.client.get(href(updates, "self"))
+        assert anonymous.status_code == 401
