@@ -49,7 +49,7 @@ def everywhere_template(urls: Urls) -> str:
 async def root(request: Request, reader: str) -> Response:
     core = core_of(request)
     urls = core.urls(caller_of(request))
-    entries = follows_entries(request)
+    entries = follows_entries(urls)
     for hosted in core.host.serving():
         config = await core.configuration(hosted)
         # A source that accepts the host's readers is open to the reader signed in here.

@@ -19,10 +19,10 @@ from starlette.requests import Request
 from toshokan.core import Download
 from toshokan.core.follows import Follow
 from toshokan.core.follows.found import Update
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.http import Entry
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import HostError
-from toshokan.faces.opds.access import opds_caller
+from toshokan.faces.opds.access import PASSING
 from toshokan.faces.opds.context import Ctx, page_of
 
 #: Updates one page of the feed lists.
@@ -48,17 +48,15 @@ class UpdatesPage:
     more: bool
 
 
-async def followed(request: Request, reader: str) -> list[Follow]:
+async def followed(entry: Entry, reader: str) -> list[Follow]:
     """The reader's follows of sources served now (those of a removed source lead nowhere)."""
-    found = await core_of(request).follows.follows_of(reader)
+    found = await entry.core.follows.follows_of(reader)
     return [f for f in found if f.served]
 
 
-async def unread_updates(request: Request, reader: str) -> UpdatesPage:
+async def unread_updates(request: Request, entry: Entry, reader: str) -> UpdatesPage:
     """A page of the reader's unread updates, each with what opens it."""
-    core = core_of(request)
-    caller = caller_of(request)
-    urls = core.urls(caller)
+    core, caller, urls = entry.core, entry.caller, entry.urls
     page = page_of(request)
     found = await core.follows.updates(
         reader, UPDATES_PER_PAGE + 1, (page - 1) * UPDATES_PER_PAGE, unread_only=True
@@ -67,8 +65,7 @@ async def unread_updates(request: Request, reader: str) -> UpdatesPage:
     serving = {hosted.slug for hosted in core.host.serving()}
     contexts: dict[str, Ctx] = {}
     for slug in {u.source for u in listed} & serving:
-        visit = await core.visit(slug, caller)
-        contexts[slug] = Ctx(visit.as_caller(await opds_caller(visit, caller)), urls, reader)
+        contexts[slug] = Ctx(core, await core.visit(slug, caller, PASSING), urls, reader)
     shown = await asyncio.gather(
         *(_shown(u, contexts[u.source]) for u in listed if u.source in contexts)
     )

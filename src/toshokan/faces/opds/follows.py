@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core.http import caller_of, core_of
+from toshokan.core import Urls
+from toshokan.core.http import entry_of
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, AtomEntry, Feed, Link
 from toshokan.faces.opds.chapters import numbered_title
@@ -29,9 +30,8 @@ def when(moment: float) -> str:
     return atom.timestamp(datetime.fromtimestamp(moment, UTC))
 
 
-def follows_entries(request: Request) -> list[AtomEntry]:
+def follows_entries(urls: Urls) -> list[AtomEntry]:
     """The root's entries that lead to the reader's follows."""
-    urls = core_of(request).urls(caller_of(request))
     now = atom.timestamp()
     return [
         AtomEntry(
@@ -52,9 +52,10 @@ def follows_entries(request: Request) -> list[AtomEntry]:
 
 
 async def following(request: Request, reader: str) -> Response:
-    urls = core_of(request).urls(caller_of(request))
+    entry = entry_of(request)
+    urls = entry.urls
     entries = []
-    for follow in await followed(request, reader):
+    for follow in await followed(entry, reader):
         series = follow.followed.series
         news = f"{follow.unread} new chapter{'s' if follow.unread != 1 else ''} not read yet"
         state = {"gone": "; its source no longer has it", "failing": "; its last check failed"}
@@ -112,8 +113,9 @@ def update_entry(shown: Shown) -> AtomEntry:
 
 
 async def updates(request: Request, reader: str) -> Response:
-    urls = core_of(request).urls(caller_of(request))
-    found = await unread_updates(request, reader)
+    entry = entry_of(request)
+    urls = entry.urls
+    found = await unread_updates(request, entry, reader)
     here = catalogue(urls, UPDATES)
     feed = Feed(
         id="urn:toshokan:opds:updates",

@@ -8,8 +8,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import with_query
-from toshokan.core.http import caller_of, core_of
+from toshokan.core import Urls, with_query
+from toshokan.core.http import entry_of
 from toshokan.faces.opds.chapters import numbered_title
 from toshokan.faces.opds.followed import UPDATES_PER_PAGE, Shown, followed, unread_updates
 from toshokan.faces.opds.follows import FOLLOWING, UPDATES, when
@@ -26,9 +26,8 @@ from toshokan.faces.opds.v2_progression import progression_links
 from toshokan.faces.opds.v2_series import acquisition
 
 
-def follows_navigation(request: Request) -> list[dict[str, Any]]:
+def follows_navigation(urls: Urls) -> list[dict[str, Any]]:
     """The root's links to the reader's follows."""
-    urls = core_of(request).urls(caller_of(request))
     return [
         link(catalogue(urls, "v2", UPDATES), title="Updates", rel="subsection"),
         link(catalogue(urls, "v2", FOLLOWING), title="Following", rel="subsection"),
@@ -36,10 +35,11 @@ def follows_navigation(request: Request) -> list[dict[str, Any]]:
 
 
 async def following(request: Request, reader: str) -> Response:
-    urls = core_of(request).urls(caller_of(request))
+    entry = entry_of(request)
+    urls = entry.urls
     root = catalogue(urls, "v2")
     navigation = []
-    for follow in await followed(request, reader):
+    for follow in await followed(entry, reader):
         series = follow.followed.series
         title = series.title + (f" ({follow.unread} new)" if follow.unread else "")
         href = catalogue(urls, "v2", series.source, "series", series.manga)
@@ -81,9 +81,10 @@ def update_publication(shown: Shown) -> dict[str, Any]:
 
 
 async def updates(request: Request, reader: str) -> Response:
-    urls = core_of(request).urls(caller_of(request))
+    entry = entry_of(request)
+    urls = entry.urls
     root = catalogue(urls, "v2")
-    found = await unread_updates(request, reader)
+    found = await unread_updates(request, entry, reader)
     here = catalogue(urls, "v2", UPDATES)
     document: dict[str, Any] = {
         "metadata": {

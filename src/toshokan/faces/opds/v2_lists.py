@@ -53,7 +53,7 @@ async def root(request: Request, reader: str) -> Response:
     document = {
         "metadata": {"title": core.settings.host.name},
         "links": [link(base, rel="self"), link(base, rel="start"), everywhere_link(urls)],
-        "navigation": [*follows_navigation(request), *navigation],
+        "navigation": [*follows_navigation(urls), *navigation],
     }
     return json_response(document, OPDS_JSON, private=False)
 
