@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("toshokan.errors")
 Headers = list[tuple[bytes, bytes]]
+#: No headers to add (never appended to: answers copy the lists they add to).
+NO_HEADERS: Headers = []
 CREDENTIALS = frozenset(
     {b"authorization", b"cookie"}
     | {name.lower().encode() for names in AUTH_HEADERS.values() for name in names}
@@ -216,10 +218,11 @@ class Edge:
                     client = scope.get("client")
                     if client and self.proxies.trusts(client[0]):
                         forwarded = True
-        cors = self.cors.headers(origin)
+        # Calls skipped for what most requests are: no origin, not a POST.
+        cors = self.cors.headers(origin) if origin is not None else NO_HEADERS
         method: str = scope["method"]
         path: str = scope["path"]
-        auth_form = self.answers_auth_failures(method, path)
+        auth_form = method == "POST" and self.answers_auth_failures(method, path)
         if len(headers) > self.max_headers or size > self.max_header_bytes:
             return await _answer(send, self._too_many_headers[auth_form], cors)
         if forwarded:

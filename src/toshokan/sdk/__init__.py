@@ -43,7 +43,7 @@ from toshokan.models.search import Filters
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.claims import Claims
 from toshokan.sdk.commands import pass_services
-from toshokan.sdk.context import HostServices, RequestContext
+from toshokan.sdk.context import SERVE_ID, HostServices, RequestContext
 from toshokan.sdk.deadline import remaining, upstream_deadline
 from toshokan.sdk.digests import partial_md5
 from toshokan.sdk.gather import gather
@@ -80,6 +80,7 @@ from toshokan.sdk.urls import Urls
 
 __all__ = [
     "EPOCH",
+    "SERVE_ID",
     "AllOf",
     "AuthConfig",
     "AuthType",
