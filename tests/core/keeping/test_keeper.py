@@ -80,6 +80,7 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
     )
     assert copy.tags == original.tags and copy.classification == original.classification
     assert copy.publication == original.publication
+    assert copy.readingDirection == original.readingDirection == "rtl"  # its ComicInfo's Manga
     # The library's cover of the series is the one kept beside it, as MangaDex sent it.
     assert (await host.client.get(copy.covers[0].removeprefix(BASE))).content == servers.covers
     (listed,) = (await local.chapters(tie.local_manga)).value

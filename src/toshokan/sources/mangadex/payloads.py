@@ -76,7 +76,6 @@ class MangaAttributes(TypedDict, total=False):
     #: The work's first language: Japanese means manga, read right to left.
     originalLanguage: Text | None
     status: Text | None
-    originalLanguage: Annotated[str, Field(max_length=20)] | None
     createdAt: Text | None
     updatedAt: Text | None
 
