@@ -33,6 +33,7 @@ from toshokan.core.answers import (
 from toshokan.core.cache import Kind, ResultCache
 from toshokan.core.database import ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
+from toshokan.core.downloads import Downloads
 from toshokan.core.follows import follows_for
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
@@ -123,6 +124,8 @@ class Core:
         self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
         # Follows and the background jobs that check them.
         self.follows = follows_for(self)
+        # The download queue keeping followed series, on the follows' job engine.
+        self.downloads = Downloads(self, self.follows.jobs)
         # What the host needs to serve, asked by load balancers (/_/ready).
         self.readiness = Readiness()
         self.cluster.add_checks(self.readiness)
@@ -141,6 +144,8 @@ class Core:
         await self.keeper.startup()  # first: a keep folder no library serves stops the host
         await self.host.startup()
         await (self.follows.start() if background else self.follows.open())
+        if background:
+            await self.downloads.start()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
                 self.host.services.sign_links(hosted.slug)
@@ -158,6 +163,7 @@ class Core:
     async def shutdown(self, *, started: bool = True) -> None:
         """Stop what :meth:`startup` started (``started=False``: only the follows were opened,
         by a command that needed no source)."""
+        await self.downloads.stop()
         await self.follows.stop()
         await self.keeper.shutdown()
         if started:
@@ -226,7 +232,12 @@ class Core:
         return self._detail(self.source(slug))
 
     def _detail(self, hosted: HostedSource) -> str | None:
-        details = [hosted.source.activity(), self.cluster.detail(), self.follows.detail()]
+        details = [
+            hosted.source.activity(),
+            self.cluster.detail(),
+            self.follows.detail(),
+            self.downloads.detail(),
+        ]
         return "; ".join(d for d in details if d) or None
 
     async def ping(self, slug: str) -> Ping:
