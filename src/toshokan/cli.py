@@ -478,9 +478,11 @@ def _or_exit(action: Any) -> Any:
 
 
 def _add_follows() -> None:
+    from toshokan.downloads_cli import downloads_group
     from toshokan.follows_cli import follows_group
 
     main.add_command(follows_group)
+    main.add_command(downloads_group)
 
 
 _add_follows()

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toshokan.core.downloads.runner import FOLDER_REASONS, SERIES, Runner
+from toshokan.core.downloads.runner import FOLDER_REASONS, PRIORITY, SERIES, Runner
 from toshokan.core.downloads.store import (
     DONE,
     FAILED,
@@ -116,7 +116,7 @@ class Downloads:
                     SERIES,
                     {"source": outcome.source, "manga": outcome.manga},
                     key=f"{outcome.source}/{outcome.manga}",
-                    priority=-5,
+                    priority=PRIORITY,
                 )
             )
             self._deferring.add(task)
@@ -164,9 +164,8 @@ class Downloads:
             before.since if before is not None else time.time(),
         )
         await in_thread(self.store.keep, keep)
-        await self.jobs.defer(
-            SERIES, {"source": source, "manga": manga}, key=f"{source}/{manga}", priority=-5
-        )
+        # What its checks recorded already is queued now; the rest as checks find it.
+        await self.runner.series(source, manga)
         return keep
 
     def _may_keep(self, reader: str, source: str) -> None:
