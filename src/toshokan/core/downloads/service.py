@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from toshokan.core.downloads.runner import FOLDER_REASONS, PRIORITY, SERIES, Runner
 from toshokan.core.downloads.store import (
+    CANCELLED,
     DONE,
     FAILED,
     WAITING,
@@ -56,6 +57,9 @@ class Listing:
     failures: dict[str, int]
     queue: QueueState
     operator: bool
+    #: Chapters kept since the queue was last empty, chapters waiting, and the share of the
+    #: waiting chapters' pages kept so far (their progress bars, summed).
+    progress: tuple[int, int, float] = (0, 0, 0.0)
 
 
 class Downloads:
@@ -208,14 +212,16 @@ class Downloads:
         offset: int = 0,
     ) -> Listing:
         """The queue (``reader``'s series; with ``everyone``, an operator's whole queue), waiting
-        rows first in queue order, then failed and done (with ``finished``), newest first."""
+        rows first in queue order, then failed (and, with ``finished``, cancelled and done),
+        newest first."""
         operator = reader is None or self.is_operator(reader)
         whose = None if (reader is None or (everyone and operator)) else reader
-        states = (*WAITING, FAILED, DONE) if finished else (*WAITING, FAILED)
+        states = (*WAITING, FAILED, CANCELLED, DONE) if finished else (*WAITING, FAILED)
         rows = await in_thread(self.store.listing, whose, states, limit, offset)
         counts, failures = await in_thread(self.store.counts, whose)
         state = await in_thread(self.store.state)
-        return Listing(rows, counts, failures, state, operator)
+        progress = await in_thread(self.store.progress, whose)
+        return Listing(rows, counts, failures, state, operator, progress)
 
     async def steer(self, reader: str | None, download: str, action: str) -> Download:
         """``hold``, ``release``, ``retry`` or ``cancel`` one download, or move it (``top``,

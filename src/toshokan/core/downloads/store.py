@@ -507,6 +507,32 @@ class DownloadStore:
             reasons = {str(row[0]): int(row[1]) for row in cursor.fetchall()}
         return states, reasons
 
+    def progress(self, reader: str | None = None) -> tuple[int, int, float]:
+        """How far the queue is since it was last empty: chapters kept since its oldest
+        waiting row was queued, chapters waiting, and the share of their pages kept so far."""
+        mine = (
+            "AND EXISTS (SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = d.source "
+            "AND k.manga = d.manga)"
+        )
+        where = mine if reader is not None else ""
+        parameters = (reader,) if reader is not None else ()
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT min(d.added), count(*), "
+                "sum(CASE WHEN d.pages > 0 THEN 1.0 * d.pages_done / d.pages ELSE 0 END) "
+                f"FROM downloads d WHERE d.state IN (?, ?, ?) {where}",
+                (*WAITING, *parameters),
+            )
+            oldest, waiting, partly = cursor.fetchone()
+            if not waiting:
+                return 0, 0, 0.0
+            cursor.execute(
+                f"SELECT count(*) FROM downloads d WHERE d.state = ? AND d.finished >= ? {where}",
+                (DONE, oldest, *parameters),
+            )
+            done = int(cursor.fetchone()[0])
+        return done, int(waiting), float(partly or 0.0)
+
     def get(self, download: str) -> Download | None:
         with self.database.transaction() as cursor:
             cursor.execute(f"SELECT {_COLUMNS} FROM downloads WHERE id = ?", (download,))
