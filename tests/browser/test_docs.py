@@ -12,8 +12,8 @@ def test_docs_page_renders_every_operation_from_the_package(desktop: Watched) ->
     page = desktop.open("/_/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("toshokan")
     expect(page.locator(".opblock-summary-path", has_text="/{source}/search")).to_be_visible()
-    # The spec's nine operations and the follows API's eleven.
-    expect(page.locator(".opblock")).to_have_count(20)
+    # The spec's nine operations, the follows API's fourteen and the downloads API's five.
+    expect(page.locator(".opblock")).to_have_count(28)
     expect(page.get_by_text("Unable to render this definition")).to_have_count(0)
 
     # An operation opens and shows its documented error answers, not just 200.

@@ -111,6 +111,16 @@ export async function web(path, { method = "GET", body, keepalive = false } = {}
   });
 }
 
+/** The host's own JSON APIs under /_/ (the download queue's), with the reader's session. */
+export async function hostApi(path, { method = "GET", body } = {}) {
+  const init = { method, headers: { Accept: "application/json" }, cache: "no-store" };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  return send(API + "/_" + path, init, null, () => { session = { readers: true, reader: null }; });
+}
+
 export const mustSignIn = () => session && session.readers && session.reader === null;
 export const progressOf = (src, manga) => web(`/progress/${seg(src)}/${seg(manga)}`).then((answer) => answer.chapters);
 export const recentlyRead = () => web("/progress/recent?limit=50").then((answer) => answer.chapters);
