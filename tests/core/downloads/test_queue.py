@@ -177,6 +177,8 @@ async def test_an_upstream_that_fails_is_retried_then_the_chapter_fails_with_the
     rows = await settled(host, 1, ("failed",))
     (failed,) = [d for d in rows if d.state == "failed"]
     assert (failed.reason, failed.attempts) == (reason, 2)  # [keep] attempts = 2
+    figures = (await host.client.get("/_/metrics")).text
+    assert f'toshokan_download_failures_total{{reason="{reason}",source="mangadex"}} 1.0' in figures
     # A storm is not fed: a few requests a try, not a loop.
     assert 1000 - storm.times <= 8
     assert await asyncio.to_thread(kept_files, library) == before

@@ -193,6 +193,10 @@ async def test_a_new_chapter_kept_shows_its_progress(host: ServedHost, fake: Fak
     (row,) = await until(done)
     assert (row["chapter"], row["pagesDone"], row["pages"]) == (chapter.id, 3, 3)
     assert row["path"].endswith(".cbz") and row["bytes"] > 0
+    figures = (await host.client.get("/_/metrics")).text
+    assert 'toshokan_kept_chapters_total{source="mangadex"} 1.0' in figures
+    assert f'toshokan_kept_bytes_total{{source="mangadex"}} {float(row["bytes"])}' in figures
+    assert "toshokan_downloads_paused 0.0" in figures
     unkept = await host.client.delete(f"/_/follows/series/mangadex/{manga}/keep")
     assert unkept.status_code == 204
     await asyncio.sleep(0)
