@@ -14,16 +14,18 @@
    reader reading the same chapters' pages through the host's page proxy, same run. Memory is
    the Python heap's peak during one chapter (``tracemalloc``), next to the chapter's size.
 
-3. The download queue against the budget's ceiling, and a reader beside it, same run: a kept
-   series of ``--queued`` chapters (backfilled) is kept by the host's own queue
+3. The download queue against the budget's ceiling, and a reader beside it, same run:
+   ``--queued`` chapters of ``--series`` kept series (backfilled; the queue keeps one chapter
+   of a series at a time) are kept by the host's own queue
    (``[keep] concurrency`` ``--concurrency``) under MangaDex's published budgets (5 API
    requests a second, ``--at-home`` page lists a minute, of which background work may take
    four fifths); chapters kept per minute next to that ceiling (downloads are budget-bound,
    not CPU-bound), the process's CPU and peak memory per chapter, and the p99 of a reader's
    request for a chapter's page list (the budget the queue spends) while the queue is full,
-   next to the same requests while it is empty.
+   next to the same requests while it is empty (a chapter opened every ``--reader-every``
+   seconds: within the fifth of the page lists the budget keeps for readers).
 
-Run: ``python bench/keeping.py [--rate 20] [--requests 50] [--chapters 8] [--queued 30]``
+Run: ``python bench/keeping.py [--rate 20] [--requests 50] [--chapters 8] [--queued 40]``
 """
 
 import argparse
@@ -230,7 +232,17 @@ async def cost_per_chapter(args: argparse.Namespace) -> None:
 
 
 async def queue_against_the_ceiling(args: argparse.Namespace) -> None:
-    fake, manga, chapters = build_fake(args.latency, args.queued, args.pages_queued)
+    # ``--series`` kept series (the queue keeps one chapter of a series at a time), the reader
+    # reading the first.
+    each = args.queued // args.series
+    fake, manga, chapters = build_fake(args.latency, each, args.pages_queued)
+    group = next(iter(fake.groups.values()))
+    others = []
+    for n in range(1, args.series):
+        other = fake.add_manga(f"bench-{n}", f"Kept Series {n}")
+        for chapter in fake.add_many_chapters(other, each, group):
+            chapter.pages = args.pages_queued
+        others.append(other.id)
     servers = ImageServers(fake)
     servers.body = jpeg_of(args.page_kb)
     throttle.reset()
@@ -258,12 +270,13 @@ async def queue_against_the_ceiling(args: argparse.Namespace) -> None:
             keep={"concurrency": args.concurrency, "source_concurrency": args.concurrency},
         ) as host:
             core = host.core
-            await core.follows.follow("", "mangadex", manga)
-            while True:
-                series = await asyncio.to_thread(core.follows.store.series, "mangadex", manga)
-                if series is not None and series.state == "ok":
-                    break
-                await asyncio.sleep(0.1)
+            for slug in (manga, *others):
+                await core.follows.follow("", "mangadex", slug)
+                while True:
+                    series = await asyncio.to_thread(core.follows.store.series, "mangadex", slug)
+                    if series is not None and series.state == "ok":
+                        break
+                    await asyncio.sleep(0.1)
 
             async def reader(count: int, until: Callable[[], bool] = lambda: False) -> list[float]:
                 times = []
@@ -285,11 +298,12 @@ async def queue_against_the_ceiling(args: argparse.Namespace) -> None:
 
             async def keep_all() -> float:
                 started = time.monotonic()
-                await core.downloads.keep("", "mangadex", manga, backfill=args.queued)
+                for slug in (manga, *others):
+                    await core.downloads.keep("", "mangadex", slug, backfill=each)
                 while True:
                     listing = await core.downloads.listing(None, limit=1)
                     done[0] = listing.states.get("done", 0)
-                    if done[0] + listing.states.get("failed", 0) >= args.queued:
+                    if done[0] + listing.states.get("failed", 0) >= each * args.series:
                         return time.monotonic() - started
                     await asyncio.sleep(0.2)
 
@@ -304,7 +318,8 @@ async def queue_against_the_ceiling(args: argparse.Namespace) -> None:
     per_minute = done[0] / seconds * 60
     ceiling = args.at_home - max(1, args.at_home // 5)  # background's share of the page lists
     print(
-        f"\nthe queue: {done[0]} chapters ({failed} failed) of {args.pages_queued} pages, "
+        f"\nthe queue: {done[0]} chapters of {args.series} series ({failed} failed) of "
+        f"{args.pages_queued} pages, "
         f"{sum(sizes) / max(1, len(sizes)) / 1e6:.1f} MB each, kept in {seconds:.0f} s by "
         f"concurrency {args.concurrency}"
     )
@@ -336,12 +351,14 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--page-kb", type=int, default=400)
     parser.add_argument("--skip-readers", action="store_true")
-    parser.add_argument("--queued", type=int, default=30, help="chapters the queue keeps")
+    parser.add_argument("--queued", type=int, default=40, help="chapters the queue keeps")
     parser.add_argument("--pages-queued", type=int, default=8, help="pages of each")
+    parser.add_argument("--series", type=int, default=8, help="series they belong to")
     parser.add_argument("--at-home", type=int, default=40, help="page lists a minute")
     parser.add_argument("--concurrency", type=int, default=2, help="[keep] concurrency")
-    parser.add_argument("--reader-requests", type=int, default=30)
-    parser.add_argument("--reader-every", type=float, default=1.0)
+    # A reader opening a chapter every 8 s: within the fifth of the page lists kept for readers.
+    parser.add_argument("--reader-requests", type=int, default=8)
+    parser.add_argument("--reader-every", type=float, default=8.0)
     parser.add_argument("--only-queue", action="store_true")
     args = parser.parse_args()
     if not args.only_queue:
