@@ -44,7 +44,7 @@ from toshokan.core.keeping.shelf import DRAFTS, disk_error
 from toshokan.errors import HostError, NotFound
 
 if TYPE_CHECKING:
-    from toshokan.core.service import Core
+    from toshokan.core.downloads.parts import QueueParts
 
 log = logging.getLogger("toshokan.downloads")
 
@@ -86,7 +86,7 @@ def probe(folder: Path) -> str | None:
 
 
 class Runner:
-    def __init__(self, core: "Core", jobs: Jobs, store: DownloadStore):
+    def __init__(self, core: "QueueParts", jobs: Jobs, store: DownloadStore):
         self.core = core
         self.settings = core.settings.keep
         self.jobs = jobs

@@ -32,8 +32,8 @@ from toshokan.core.progress.store import IMPLICIT_READER
 from toshokan.errors import InvalidRequest, NotFound
 
 if TYPE_CHECKING:
+    from toshokan.core.downloads.parts import QueueParts
     from toshokan.core.follows.checks import Outcome
-    from toshokan.core.service import Core
 
 log = logging.getLogger("toshokan.downloads")
 
@@ -65,7 +65,7 @@ class Listing:
 class Downloads:
     """Keeps of followed series, and the queue that keeps their chapters."""
 
-    def __init__(self, core: "Core", jobs: Jobs):
+    def __init__(self, core: "QueueParts", jobs: Jobs):
         self.core = core
         self.settings = core.settings.keep
         self.store = DownloadStore(core.database)

@@ -20,10 +20,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.errors import HostError, NotFound
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json
-from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import CollectionDto, page_of
 from toshokan.faces.komga.ids import collection_id, collection_of, series_id
 from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params, series_query
@@ -34,11 +35,11 @@ from toshokan.models.search import MAX_LIMIT
 MAX_SERIES = 1000
 
 
-def _changed(shelf: Library) -> datetime:
+def _changed(shelf: Visit) -> datetime:
     return shelf.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _preset_search(shelf: Library, index: int) -> dict[str, Any]:
+def _preset_search(shelf: Visit, index: int) -> dict[str, Any]:
     if index >= len(shelf.config.presets):
         raise NotFound("No collection has this id.")
     body: dict[str, Any] = shelf.config.presets[index].request.model_dump(
@@ -47,7 +48,7 @@ def _preset_search(shelf: Library, index: int) -> dict[str, Any]:
     return body
 
 
-async def _series_ids(reading: Reading, shelf: Library, index: int) -> list[str]:
+async def _series_ids(reading: Reading, shelf: Visit, index: int) -> list[str]:
     """The series the preset finds: all of a library's, the first page of an upstream's."""
     body = _preset_search(shelf, index)
     whole = content.holds_files(reading, shelf)
@@ -68,7 +69,7 @@ async def _series_ids(reading: Reading, shelf: Library, index: int) -> list[str]
     return list(dict.fromkeys(found))[:MAX_SERIES]
 
 
-async def _collection(reading: Reading, shelf: Library, index: int) -> CollectionDto:
+async def _collection(reading: Reading, shelf: Visit, index: int) -> CollectionDto:
     return CollectionDto(
         id=collection_id(shelf.slug, index),
         name=f"{shelf.config.name}: {shelf.config.presets[index].name}",

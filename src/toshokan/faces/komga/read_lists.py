@@ -20,11 +20,12 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import NotFound
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
-from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, ReadListDto, page_of
 from toshokan.faces.komga.ids import book_of
 from toshokan.faces.komga.listing import page_params
@@ -36,7 +37,7 @@ MAX_BOOKS = 50
 PLACES_LOOKED_AT = 500
 
 #: A read list's books for one reader, in its order, among the libraries they open.
-Books = Callable[[Reading, dict[str, Library]], Awaitable[list[tuple[ChapterRef, Position]]]]
+Books = Callable[[Reading, dict[str, Visit]], Awaitable[list[tuple[ChapterRef, Position]]]]
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class ReadList:
 
 
 async def _keep_reading(
-    reading: Reading, shelves: dict[str, Library]
+    reading: Reading, shelves: dict[str, Visit]
 ) -> list[tuple[ChapterRef, Position]]:
     """The books the reader started and has not finished, the latest first."""
     found: list[tuple[ChapterRef, Position]] = []
@@ -88,7 +89,7 @@ async def _books(reading: Reading, chosen: ReadList) -> list[BookDto]:
 
 
 async def books_of_places(
-    reading: Reading, shelves: dict[str, Library], listed: list[tuple[ChapterRef, Position]]
+    reading: Reading, shelves: dict[str, Visit], listed: list[tuple[ChapterRef, Position]]
 ) -> list[BookDto]:
     """Chapters the reader has places in, as Komga's books, those still listed, in order."""
     works = list(dict.fromkeys((ref.source, ref.manga) for ref, _ in listed))
