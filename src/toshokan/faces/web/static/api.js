@@ -111,14 +111,23 @@ export async function web(path, { method = "GET", body, keepalive = false } = {}
   });
 }
 
-/** The host's own JSON APIs under /_/ (the download queue's), with the reader's session. */
+// The reader's follows and their updates, through the host's follows API (/_/follows), which
+// tells the reader by the same session cookie.
+export async function follows(path, { method = "GET", body } = {}) {
+  return hostApi("/follows" + path, { method, body });
+}
+
+/** The host's own JSON APIs under /_/ (the follows' and the download queue's), with the
+ * reader's session. */
 export async function hostApi(path, { method = "GET", body } = {}) {
   const init = { method, headers: { Accept: "application/json" }, cache: "no-store" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  return send(API + "/_" + path, init, null, () => { session = { readers: true, reader: null }; });
+  return send(API + "/_" + path, init, null, () => {
+    if (session && session.readers) session = { ...session, reader: null };
+  });
 }
 
 export const mustSignIn = () => session && session.readers && session.reader === null;
