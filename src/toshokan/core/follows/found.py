@@ -265,6 +265,17 @@ class FoundStore:
             )
             return {(row[0], row[1]): int(row[2]) for row in cursor.fetchall()}
 
+    def last_found(self, reader: str) -> dict[tuple[str, str], float]:
+        """When a check last found a chapter new to the reader, by series (those with one)."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT c.source, c.manga, max(c.found) FROM follows f JOIN series_chapters c "
+                f"ON c.source = f.source AND c.manga = f.manga WHERE f.reader = ? "
+                f"AND c.kind <> '{KNOWN}' AND c.found > f.since GROUP BY c.source, c.manga",
+                (reader,),
+            )
+            return {(row[0], row[1]): float(row[2]) for row in cursor.fetchall()}
+
     def chapter(self, source: str, manga: str, chapter: str) -> tuple[int | None] | None:
         """The page count a check saw of a chapter it recorded (None unknown); None: no such."""
         with self.database.transaction() as cursor:

@@ -41,6 +41,8 @@ class Follow:
     unread: int
     #: Whether the source is served now (a follow of a removed source stays, marked).
     served: bool
+    #: When a check last found a chapter new to the reader (None: none since they followed).
+    last_found: float | None = None
 
 
 class Follows:
@@ -140,12 +142,12 @@ class Follows:
     async def follows_of(self, reader: str) -> list[Follow]:
         followed = await in_thread(self.store.follows_of, reader)
         unread = await in_thread(self.found.unread_counts, reader)
-        return [
-            Follow(
-                f, unread.get((f.series.source, f.series.manga), 0), self._served(f.series.source)
-            )
-            for f in followed
-        ]
+        found = await in_thread(self.found.last_found, reader)
+        follows = []
+        for f in followed:
+            key = (f.series.source, f.series.manga)
+            follows.append(Follow(f, unread.get(key, 0), self._served(key[0]), found.get(key)))
+        return follows
 
     def _served(self, source: str) -> bool:
         hosted = self.core.host.sources.get(source)
