@@ -532,8 +532,10 @@ class FakeMangaDex:
         return payload
 
     def _latest_chapter(self, manga: Manga) -> Chapter | None:
+        """The chapter uploaded last (``latestUploadedChapter``): the latest published, the
+        one added last of those published at once."""
         own = [c for c in self.chapters.values() if c.manga_id == manga.id]
-        return max(own, key=lambda c: c.publish_at, default=None)
+        return max(reversed(own), key=lambda c: c.publish_at, default=None)
 
     def _manga_payload(self, manga: Manga, includes: set[str]) -> dict[str, Any]:
         tag_items = {t["id"]: t for t in self.tags}
@@ -654,6 +656,11 @@ class FakeMangaDex:
             found = [m for m in found if not test(t in m.tags for t in excluded)]
         ratings = q.getlist("contentRating[]") or DEFAULT_RATINGS
         found = [m for m in found if m.content_rating in ratings]
+        ids = q.getlist("ids[]")
+        if len(ids) > 100 or not all(self._is_uuid(i) for i in ids):
+            raise BadRequest("ids[] holds at most 100 UUIDs.")
+        if ids:
+            found = [m for m in found if m.id in ids]
         for param, attribute in (
             ("status[]", "status"),
             ("publicationDemographic[]", "demographic"),

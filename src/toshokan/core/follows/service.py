@@ -17,7 +17,7 @@ from toshokan.core.answers import check_slug
 from toshokan.core.follows.checks import Checker, Outcome, upstream_work
 from toshokan.core.follows.found import FoundStore, Update
 from toshokan.core.follows.notify import HOST_WIDE, Target, Targets
-from toshokan.core.follows.rounds import Rounds
+from toshokan.core.follows.rounds import Rounds, groups
 from toshokan.core.follows.store import Followed, FollowStore
 from toshokan.core.jobs import Jobs, in_thread
 from toshokan.core.progress import ChapterRef, Position
@@ -65,6 +65,7 @@ class Follows:
             self.found,
             self.targets,
             core.settings.follows.round,
+            core.settings.follows.concurrency,
         )
         #: Targets failing now, redacted, as health tells them; kept by the deliveries this
         #: process makes and read again every round (another process's deliveries).
@@ -212,13 +213,19 @@ class Follows:
         await in_thread(self.found.seal, batch, len(wanted))
         gate = asyncio.Semaphore(concurrency)
 
-        async def one(source: str, manga: str) -> Outcome:
+        async def one(source: str, group: Sequence[tuple[str, str, float]]) -> list[Outcome]:
+            mangas = [manga for _, manga, _ in group]
             async with gate:
-                outcome = await self.checker.check(source, manga, batch=batch, scheduled=False)
-            self.rounds.checked(outcome)
-            return outcome
+                found = await self.checker.check_many(
+                    source, mangas, batch=batch, scheduled=False, concurrency=concurrency
+                )
+            for outcome in found:
+                self.rounds.checked(outcome)
+            return found
 
-        outcomes = await asyncio.gather(*(one(s, m) for s, m in wanted))
+        now = time.time()
+        grouped = groups(self.core.host, [(s, m, now) for s, m in wanted])
+        outcomes = [o for found in await asyncio.gather(*(one(*g) for g in grouped)) for o in found]
         if any(o.finished_batch for o in outcomes):
             await self.rounds.announce(batch, here=True)
         return batch, list(outcomes)

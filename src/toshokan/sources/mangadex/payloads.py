@@ -76,6 +76,7 @@ class MangaAttributes(TypedDict, total=False):
     status: Text | None
     createdAt: Text | None
     updatedAt: Text | None
+    latestUploadedChapter: Text | None
 
 
 class MangaItem(TypedDict):
