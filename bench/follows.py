@@ -127,7 +127,7 @@ async def fake_cpu(fake: FakeMangaDex, since: int, until: int) -> float:
     async with httpx.AsyncClient(transport=fake.transport(), base_url=API) as client:
         cpu = time.process_time()
         for request in asked:
-            await client.get(request.path, params=httpx.QueryParams(request.query))
+            await client.get(request.path, params=tuple(request.query))
         spent = time.process_time() - cpu
     del fake.requests[until:]
     return spent
