@@ -1,4 +1,10 @@
-"""One check of one followed series: its lease taken, its source asked once, the result recorded.
+"""Checks of followed series: their leases taken, their source asked as little as it can be, the
+results recorded.
+
+Series of a source checked together (up to :data:`~toshokan.sdk.MARKS_AT_ONCE`)
+cost one question where the source gives *marks* (:meth:`toshokan.sdk.Source.marks`):
+only those whose mark moved, or not read in full for :data:`FULL_CHECK_SECONDS`,
+have their chapters read; a series checked alone is read.
 
 Every check asks the upstream through :func:`upstream_work`, under the source's
 host-wide budget and the host's upstream deadline, like a request; it is the one
