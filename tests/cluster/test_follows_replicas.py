@@ -32,12 +32,16 @@ INTERVAL = 60
 LEASE = 15 + 15
 #: What the queue, the rounds (2 s) and a loaded machine may add to a check's time.
 SLACK = 15
+#: Seconds within which a series' feed follows the list by ids of the same check.
+ONE_CHECK = 5
 
 
 @dataclass(frozen=True)
 class Answer:
     at: float
     series: tuple[str, ...]
+    #: A title's feed (else a list of titles by id).
+    feed: bool
 
 
 class Gate:
@@ -72,17 +76,27 @@ class Gate:
             end = message["type"] == "http.response.body" and not message.get("more_body")
             if end and series:
                 with self.lock:
-                    self.answers.append(Answer(time.monotonic(), series))
+                    feed = scope["path"].endswith("/feed")
+                    self.answers.append(Answer(time.monotonic(), series, feed))
 
         await self.app(scope, receive, sending)
 
     def times(self) -> dict[str, list[float]]:
+        """When each series was checked: each answer for it, but the feed read right after a
+        list by ids showed the series' latest chapter moved, which is the same check."""
         with self.lock:
             answers = list(self.answers)
         found: dict[str, list[float]] = {}
+        listed: dict[str, float] = {}  # when a list by ids last answered for the series
         for answer in answers:
             for manga in answer.series:
-                found.setdefault(manga, []).append(answer.at)
+                moments = found.setdefault(manga, [])
+                if answer.feed and 0 <= answer.at - listed.get(manga, -ONE_CHECK) < ONE_CHECK:
+                    listed.pop(manga)  # the feed of a series its list showed had moved
+                    continue
+                moments.append(answer.at)
+                if not answer.feed:
+                    listed[manga] = answer.at
         return found
 
 
