@@ -12,7 +12,7 @@ from starlette.types import ASGIApp
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.cache_control import CacheControl
-from toshokan.core.face import Face, Need, kept_by, names_of
+from toshokan.core.face import Face, Need, exception_handlers, kept_by, names_of
 from toshokan.core.metrics import HostMetrics
 from toshokan.edge import Edge
 from toshokan.edge.routes import RouteLabels
@@ -93,9 +93,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
         metrics,
         labels,
         routes=routes,
-        exception_handlers={
-            kind: handler for face in faces for kind, handler in face.exception_handlers.items()
-        },
+        exception_handlers=exception_handlers(faces),
         lifespan=lifespan,
     )
     app.router.redirect_slashes = False

@@ -12,16 +12,14 @@ import click
 
 from toshokan import __version__
 from toshokan.config import (
-    ENV_PREFIX,
     ConfigFileError,
     HostSettings,
     Keys,
-    explain,
     load_settings,
     settings_and_problems,
 )
+from toshokan.exits import or_exit as _or_exit
 from toshokan.registry import (
-    AdapterLoadError,
     adapter_commands,
     embedded_default,
     installed_adapters,
@@ -450,27 +448,6 @@ def configuration_problems(settings: HostSettings) -> "Problems":
     from toshokan.preflight import configuration_problems
 
     return configuration_problems(settings)
-
-
-def _or_exit(action: Any) -> Any:
-    """Run ``action``; a configuration problem ends the command with its message, not a traceback."""
-    from pydantic import ValidationError
-
-    from toshokan.core.data_dir import DataDirError
-    from toshokan.core.database import DatabaseUnavailable
-    from toshokan.core.host import ConfigurationError
-
-    try:
-        return action()
-    except (DatabaseUnavailable, DataDirError) as error:
-        click.echo(f"toshokan: {error}", err=True)
-        sys.exit(1)
-    except (ConfigurationError, ConfigFileError, AdapterLoadError) as error:
-        click.echo(f"toshokan: configuration error: {error}", err=True)
-    except ValidationError as error:
-        model = HostSettings if error.title == HostSettings.__name__ else None
-        click.echo(f"toshokan: configuration error: {explain(error, model, ENV_PREFIX)}", err=True)
-    sys.exit(2)
 
 
 def _add_follows() -> None:

@@ -33,9 +33,9 @@ def _config() -> Path | None:
 @asynccontextmanager
 async def _core(start_sources: bool) -> AsyncIterator[Any]:
     """The host's core for ``--config``: its sources started only when the command asks them."""
-    from toshokan.cli import _or_exit
     from toshokan.core import Core, Host
     from toshokan.core.face import names_of
+    from toshokan.exits import or_exit as _or_exit
     from toshokan.faces import FACES
 
     settings = _or_exit(lambda: load_settings(_config()))

@@ -17,6 +17,7 @@ from PIL import Image
 
 from tests.sources.mangadex.fake import API, AT_HOME, UPLOADS, FakeMangaDex
 from toshokan.core import Core, HostedSource
+from toshokan.core.authority import Authority
 from toshokan.sdk import Source
 from toshokan.sources.local import LocalLibrary, LocalSettings, write_demo_library
 from toshokan.sources.mangadex import MangaDex, Settings
@@ -107,9 +108,9 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     spy(Core, "source", "lookups")
     spy(Core, "configuration", "configurations")
     spy(HostedSource, "configuration", "configuration reads")
-    spy(Core, "authorize", "authorisations")
+    spy(Authority, "authorize", "authorisations")
     spy(Source, "authorize", "adapter checks")
-    spy(Core, "check_link", "links verified")
+    spy(Authority, "check_link", "links verified")
     yield counts
     monkeypatch.undo()
 

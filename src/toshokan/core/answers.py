@@ -8,7 +8,6 @@ host shares through ``[cluster] redis``, and how each is kept there.
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,12 +19,11 @@ from toshokan.core.hashing import etag_of
 from toshokan.core.shared.results import Codec
 from toshokan.errors import HostError
 from toshokan.models import Chapter, Manga, SearchResponse
-from toshokan.models.base import SLUG_PATTERN
+from toshokan.models.base import SLUG
 
 T = TypeVar("T")
 CHAPTER_LIST = TypeAdapter(list[Chapter])
 PAGE_LIST = TypeAdapter(list[str])
-_SLUG = re.compile(SLUG_PATTERN)
 #: Longer query and filter texts are keyed by their digest, so a cache entry's key stays small.
 MAX_KEY_TEXT = 256
 
@@ -92,7 +90,7 @@ def shown(value: str) -> str:
 
 def check_slug(slug: str, not_found: type[HostError]) -> None:
     """Anything outside the slug alphabet cannot exist; it never reaches an adapter."""
-    if not _SLUG.fullmatch(slug):
+    if not SLUG.fullmatch(slug):
         raise not_found(
             f"{not_found.default_message.rstrip('.')}: {shown(slug)} is not a valid slug."
         )

@@ -29,15 +29,14 @@ async def read_json(request: Request) -> Any:
             raise _too_large(limit)
     if not raw.strip():
         return None
-    too_deep = InvalidRequest(f"The request body nests deeper than {MAX_JSON_DEPTH} levels.")
     try:
         body = json.loads(raw)
     except RecursionError:
-        raise too_deep from None
+        raise _too_deep() from None
     except (ValueError, UnicodeDecodeError):
         raise InvalidRequest("The request body is not valid JSON.") from None
     if _depth(body) > MAX_JSON_DEPTH:
-        raise too_deep
+        raise _too_deep()
     return body
 
 
@@ -45,6 +44,10 @@ def max_body_bytes(request: Request) -> int:
     """The operator's ``[limits] max_body_bytes``."""
     settings: HostSettings = request.app.state.core.settings
     return settings.limits.max_body_bytes
+
+
+def _too_deep() -> InvalidRequest:
+    return InvalidRequest(f"The request body nests deeper than {MAX_JSON_DEPTH} levels.")
 
 
 def _too_large(limit: int) -> PayloadTooLarge:

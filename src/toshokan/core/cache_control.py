@@ -4,7 +4,17 @@ from starlette.requests import Request
 
 from toshokan.config import CacheSection
 
+#: Answers no one may keep: refusals, page lists, positions, probes.
 NO_STORE = "no-store"
+#: The header, for answers built with a dict of headers.
+NO_STORE_HEADERS = {"Cache-Control": NO_STORE}
+#: Answers that show one reader's own state (progress, follows): never in a shared cache, and
+#: asked again each time.
+PRIVATE_NO_CACHE = "private, no-cache"
+#: Seconds a reader keeps a page image or a cover.
+IMAGE_SECONDS = 3600
+#: Static files whose names change with their content.
+IMMUTABLE = "public, max-age=31536000, immutable"
 KINDS = ("configuration", "search", "manga", "chapters")
 
 
@@ -24,7 +34,14 @@ class CacheControl:
         return (self.private if private else self.public)[kind]
 
 
-def cache_of(request: Request) -> CacheControl:
-    """The application's header values, which every JSON face answers with."""
+def image_cache_control(private: bool) -> str:
+    """A page image's or a cover's: an hour, in the reader's cache alone when it needed
+    credentials."""
+    return f"{'private' if private else 'public'}, max-age={IMAGE_SECONDS}"
+
+
+def cache_control_of(request: Request, kind: str, private: bool) -> str:
+    """The value for an answer of ``kind`` (``configuration``, ``search``, ``manga``,
+    ``chapters``), private when it depended on the caller's credentials."""
     cache_control: CacheControl = request.app.state.cache_control
-    return cache_control
+    return cache_control.of(kind, private)

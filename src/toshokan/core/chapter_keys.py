@@ -15,9 +15,8 @@ slug contains, since the length says where the manga slug ends.
 import re
 
 from toshokan.errors import ChapterNotFound
-from toshokan.models.base import SLUG_PATTERN
+from toshokan.models.base import SLUG
 
-_SLUG = re.compile(SLUG_PATTERN)
 _LENGTH = re.compile(r"[1-9][0-9]{0,3}")
 
 
@@ -31,6 +30,6 @@ def chapter_of(key: str) -> tuple[str, str]:
     length, _, rest = key.partition("_")
     if _LENGTH.fullmatch(length) and len(rest) > int(length) + 1:
         manga, separator, chapter = rest[: int(length)], rest[int(length)], rest[int(length) + 1 :]
-        if separator == "_" and _SLUG.fullmatch(manga) and _SLUG.fullmatch(chapter):
+        if separator == "_" and SLUG.fullmatch(manga) and SLUG.fullmatch(chapter):
             return manga, chapter
     raise ChapterNotFound(f"No chapter has the key {key[:60]!r}.")

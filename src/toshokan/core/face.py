@@ -8,6 +8,7 @@ against the image budget, and spends none on its probes. Each of them reads the 
 (:data:`toshokan.faces.FACES`), so a new face is one package and one entry.
 """
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -54,7 +55,12 @@ class Face:
     #: Patterns (matched whole) of routes that spend no budget at all: probes a load balancer or
     #: a metrics scraper sends on a schedule, which a rate limit must never refuse.
     unbudgeted_routes: tuple[str, ...] = ()
-    #: Handlers for exceptions its routes raise (Starlette's are application-wide).
+    #: Patterns (matched whole) of its routes that sign a client in: their failures, the
+    #: edge's refusals included, take the authenticate endpoint's form ``{success: false, error}``.
+    authenticate_routes: tuple[str, ...] = ()
+    #: Handlers for exceptions its routes raise: for paths under its prefix (see
+    #: :func:`exception_handlers`); the face at ``/`` handles what no other face does, and
+    #: what a face's handler leaves to it by answering None.
     exception_handlers: Mapping[Any, Callable[..., Any]] = field(default_factory=dict)
     #: What its handlers read from the application's state.
     needs: frozenset[Need] = frozenset()
@@ -76,3 +82,42 @@ def kept_by(faces: Iterable[Face]) -> dict[str, Kind]:
 def names_of(faces: Iterable[Face]) -> frozenset[str]:
     """Every name the faces take under ``/_/``; the core refuses them as source slugs."""
     return frozenset(name for face in faces for name in face.names)
+
+
+Handler = Callable[[Any, Exception], Any]
+
+
+def exception_handlers(faces: Iterable[Face]) -> dict[Any, Handler]:
+    """One handler per exception kind any face handles, which hands the failure to the face
+    whose prefix the request's path is under (the longest, so ``/_/komga`` before ``/``);
+    where that face handles no such failure, or its handler answers None, to the face at
+    ``/``. Starlette's handlers are application-wide: this keeps each face's failures in its
+    own shape."""
+    ordered = sorted(faces, key=lambda face: len(face.prefix.rstrip("/")), reverse=True)
+    kinds = {kind for face in ordered for kind in face.exception_handlers}
+    return {kind: _dispatching(kind, ordered) for kind in kinds}
+
+
+def _dispatching(kind: Any, ordered: Sequence[Face]) -> Handler:
+    owners = [
+        (face.prefix.rstrip("/"), face.exception_handlers[kind])
+        for face in ordered
+        if kind in face.exception_handlers
+    ]
+
+    async def handler(request: Any, error: Exception) -> Any:
+        path: str = request.url.path
+        chosen = [
+            handle
+            for prefix, handle in owners
+            if not prefix or path == prefix or path.startswith(prefix + "/")
+        ]
+        answer = None
+        for handle in chosen or [owners[-1][1]]:
+            answer = handle(request, error)
+            answer = await answer if inspect.isawaitable(answer) else answer
+            if answer is not None:
+                break
+        return answer
+
+    return handler

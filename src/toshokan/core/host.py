@@ -4,7 +4,6 @@ manifest."""
 import contextlib
 import logging
 import os
-import re
 import secrets
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from toshokan.models import (
     SourceManifestEntry,
     SourceStatus,
 )
-from toshokan.models.base import SOURCE_SLUG_PATTERN
+from toshokan.models.base import SOURCE_SLUG
 from toshokan.registry import AdapterLoadError, adapter
 from toshokan.sdk.context import HostServices
 from toshokan.sdk.source import Source
@@ -199,7 +198,7 @@ def host_services(settings: HostSettings, **overrides: Any) -> HostServices:
 def build_source(
     slug: str, section: SourceSection, services: HostServices, face_names: Collection[str]
 ) -> HostedSource:
-    if not re.fullmatch(SOURCE_SLUG_PATTERN, slug):
+    if not SOURCE_SLUG.fullmatch(slug):
         raise ConfigurationError(f"source {slug!r}: a source slug is lowercase letters a-z only")
     if slug in face_names:
         # A source's own routes mount at /_/<slug> and would shadow the face's.

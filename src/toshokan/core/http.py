@@ -9,6 +9,8 @@ or valid credentials before its handler runs, and its answers marked private.
 """
 
 import time
+from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from starlette.datastructures import MutableHeaders
@@ -24,9 +26,11 @@ from toshokan.core.host import HostedSource
 from toshokan.core.signing import verify
 from toshokan.errors import NotFound
 from toshokan.sdk.source import is_public
+from toshokan.sdk.urls import Urls
 
 if TYPE_CHECKING:
     from toshokan.core.service import Core
+    from toshokan.core.visit import Visit
 
 #: Words under ``/:source`` that name an endpoint taking POST only, never a manga.
 POST_ONLY = frozenset({"search", "authenticate"})
@@ -52,10 +56,32 @@ def core_of(request: Request) -> "Core":
 
 
 def caller_of(request: Request) -> Caller:
-    core = core_of(request)
+    return _caller(request, core_of(request))
+
+
+def _caller(request: Request, core: "Core") -> Caller:
     return Caller(
         request.headers, base_url(request, core.settings.host.public_url), client_of(request)
     )
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A request as every face starts one: the core, who asks, and the host's link builder on
+    the address they reached it at. Sources are entered from here (``entry.core.visit``)."""
+
+    core: "Core"
+    caller: Caller
+
+    @cached_property
+    def urls(self) -> Urls:
+        return self.core.urls(self.caller)
+
+
+def entry_of(request: Request) -> Entry:
+    """The request's :class:`Entry`, told once."""
+    core: Core = request.app.state.core
+    return Entry(core, _caller(request, core))
 
 
 def source_slug(request: Request) -> str:
@@ -65,6 +91,15 @@ def source_slug(request: Request) -> str:
         # The host's own namespace (docs, page images): never a source.
         raise NotFound(f"Nothing is at {request.url.path[:200]}.")
     return slug
+
+
+async def visit_of(request: Request, slug: str | None = None) -> "Visit":
+    """The one way into a source for a request of the spec's shape (``/{source}/...``): the
+    caller told, the source ``slug`` (the path's, unless given) resolved, its configuration
+    read, the deadline started."""
+    core: Core = request.app.state.core
+    slug = source_slug(request) if slug is None else slug
+    return await core.visit(slug, _caller(request, core))
 
 
 async def authenticate(request: Request) -> Response:
@@ -102,7 +137,7 @@ def _guarded(core: "Core", hosted: HostedSource, app: ASGIApp) -> ASGIApp:
         signature = request.query_params.get("sig")
         if expires is not None or signature is not None:
             path = request.url.path
-            until = await core.check_link(
+            until = await core.authority.check_link(
                 hosted.slug,
                 client_of(request),
                 lambda: verify(secret, path, expires or "", signature or ""),

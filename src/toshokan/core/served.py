@@ -8,12 +8,15 @@ holds (not expired, evicted or cleared). Invalidation of a source is
 announced separately by :meth:`ResultCache.on_invalidate`.
 """
 
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from toshokan.core.answers import Answer, dumped
 from toshokan.core.cache import ResultCache
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +45,31 @@ class Served:
 SERVED: ContextVar[Served | None] = ContextVar("toshokan_served", default=None)
 
 
-def note(cache: ResultCache, kind: str, key: Hashable, answer: Any, source: str | None) -> None:
+def note_served(
+    cache: ResultCache, kind: str, key: Hashable, answer: Any, source: str | None
+) -> None:
     """Record that the current request was answered with ``answer`` cached under ``key``."""
     served = SERVED.get()
     if served is not None:
         served.entry = CacheEntry(cache, kind, key, answer, source)
+
+
+async def cached_answer(
+    cache: ResultCache,
+    kind: str,
+    key: Hashable,
+    compute: Callable[[], Awaitable[T]],
+    *,
+    source: str | None,
+    exclude_none: bool = False,
+) -> Answer[T]:
+    """The answer of ``kind`` under ``key``: cached, or computed now and serialised once; noted
+    as what the current request was served from."""
+
+    async def serialised() -> Answer[T]:
+        value = await compute()
+        return Answer(value, dumped(value, exclude_none))
+
+    answer = await cache.get_or_compute(kind, key, serialised)
+    note_served(cache, kind, key, answer, source)
+    return answer

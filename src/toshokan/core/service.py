@@ -1,4 +1,4 @@
-"""The service every face calls: sources, validation, authorisation, cache, images, links.
+"""The service every face calls: sources, their configurations, the way into them, links.
 
 A face (the spec's JSON interface, the Alethia dialect, OPDS, the web reader)
 translates requests into calls on :class:`Core` and its answers back into its
@@ -6,47 +6,33 @@ own shapes; it never validates, authorises, caches or maps errors itself. So
 the same search is valid or invalid on every face. A request for a source's
 content comes in through one door, :meth:`Core.visit`, and passes each layer
 once: one source lookup, one configuration lookup, one authorisation, one
-upstream deadline (:class:`~toshokan.core.visit.Visit`).
+upstream deadline (:class:`~toshokan.core.visit.Visit`). How the host is put
+together is :mod:`toshokan.core.wiring`'s; who may read,
+:mod:`toshokan.core.authority`'s.
 """
 
 import asyncio
-import functools
 import logging
-import re
 import time
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
 from functools import cached_property
 from typing import Any, TypeVar
 
 from toshokan.config import HostSettings
-from toshokan.core.access import AttemptGate
-from toshokan.core.answers import (
-    SHARED_CODECS,
-    Access,
-    Answer,
-    Caller,
-    check_slug,
-    dumped,
-    shown,
-)
-from toshokan.core.cache import Kind, ResultCache
-from toshokan.core.database import ServerDatabase, open_database
-from toshokan.core.database.claims import DatabaseClaims
+from toshokan.core.answers import Access, Answer, Caller, check_slug, shown
+from toshokan.core.authority import Authority
+from toshokan.core.cache import Kind
 from toshokan.core.follows import follows_for
 from toshokan.core.host import Host, HostedSource
-from toshokan.core.images.pipeline import PAGE_LIST_SECONDS, ImagePipeline
+from toshokan.core.images.pipeline import ImagePipeline
 from toshokan.core.keeping import Keeper
-from toshokan.core.limits import MovingWindowLimit
-from toshokan.core.progress import ProgressStore
+from toshokan.core.passing import AS_SENT, Passing, PassingParts
 from toshokan.core.progress.store import IMPLICIT_READER
-from toshokan.core.readers import ReaderGate, Readers, host_reader
 from toshokan.core.readers.identify import READERS_ONLY
-from toshokan.core.readiness import CHECK_SECONDS, Readiness
-from toshokan.core.served import note
-from toshokan.core.shared.cluster import Cluster
-from toshokan.core.signing import ExpiredLink, credential_key, signed_query
-from toshokan.core.visit import Visit
+from toshokan.core.served import cached_answer
+from toshokan.core.visit import Collaborators, Visit
+from toshokan.core.wiring import wire
 from toshokan.errors import (
     HostError,
     InvalidCredentials,
@@ -57,80 +43,51 @@ from toshokan.errors import (
 )
 from toshokan.models import AuthType, Ping, SourceConfiguration
 from toshokan.models.auth import AUTH_FIELDS
-from toshokan.models.base import SOURCE_SLUG_PATTERN
-from toshokan.sdk.auth import Credentials, auth_headers_from, credentials_from_headers, headers_for
+from toshokan.models.base import SOURCE_SLUG
+from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.urls import Urls
 
 T = TypeVar("T")
 log = logging.getLogger("toshokan.core")
-_SOURCE = re.compile(SOURCE_SLUG_PATTERN)
-#: Seconds the core memoises configurations, the manifest and authorisation decisions.
-MEMO_SECONDS = 30
-#: What a reader of the host is let into a source that accepts them with: no headers for the
-#: adapter, and a key that marks its answers private.
-READERS_ACCESS = Access({}, "readers")
 
 
 class Core:
     """The sources and everything a face needs from them."""
 
     def __init__(self, settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = None):
-        """``kept``: what the faces keep through the core's cache, by kind."""
+        """``kept``: what the faces keep through the core's cache, by kind. The host's parts
+        are wired by :func:`~toshokan.core.wiring.wire`; the core serves with them."""
+        wiring = wire(settings, host, kept)
         self.settings = settings
         self.host = host
-        cache = settings.cache
-        self.cache = ResultCache(
-            {
-                "manifest": MEMO_SECONDS,
-                "configuration": MEMO_SECONDS,
-                "authorization": MEMO_SECONDS,
-                "search": cache.search,
-                "manga": cache.manga,
-                "chapters": cache.chapters,
-                # A file's link is handed out for half its life at most, so it stays valid.
-                "download": settings.host.link_ttl // 2,
-                # Never longer than a signed page link lives.
-                "page-list": min(PAGE_LIST_SECONDS, settings.host.link_ttl),
-                **(kept or {}),
-            },
-            cache.max_entries,
+        self.cache = wiring.cache
+        self.cluster = wiring.cluster
+        self.attempts = wiring.attempts
+        self.database = wiring.database
+        self._owns_database = wiring.owns_database
+        self.progress = wiring.progress
+        self.readers = wiring.readers
+        self.readiness = wiring.readiness
+        self.authority = Authority(
+            self.cache,
+            self.attempts,
+            self.readers,
+            host.services.secret,
+            settings.server.upstream_timeout,
         )
-        # Shared with every process of the host through Redis when [cluster] redis is set.
-        self.cluster = Cluster(settings)
-        self.cluster.share_cache(self.cache, SHARED_CODECS)
-        self.cluster.share_services(host.services)
-        self.attempts = AttemptGate(
-            MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", self.cluster.counters)
+        # What every visit works with: handed over, so a visit never reaches back into the core.
+        self.collaborators = Collaborators(
+            self.cache,
+            self.authority,
+            lambda: self.images,
+            settings.server.upstream_timeout,
+            PassingParts(self.cache, host.services, self.authenticate),
         )
-        host.services.on_content_changed(self.cache.invalidate)
-        # Every signed link the host hands out, of any face or source, is signed this one way.
-        host.services.provide(
-            link_signer=functools.partial(
-                signed_query, host.services.secret, ttl=settings.host.link_ttl
-            )
-        )
-        # Readers and their progress: one database every face reads and writes; with
-        # [cluster] database, the one the host's services opened for slug claims.
-        claims = host.services.claims
-        self._owns_database = not isinstance(claims, DatabaseClaims)
-        self.database = (
-            claims.database if isinstance(claims, DatabaseClaims) else open_database(settings)
-        )
-        self.progress = ProgressStore(self.database)
         # Kept copies, tied to their originals in the progress store.
         self.keeper = Keeper(self)
-        self.readers = ReaderGate(Readers(self.database), self.attempts, host.services.secret)
         # Follows and the background jobs that check them.
         self.follows = follows_for(self)
-        # What the host needs to serve, asked by load balancers (/_/ready).
-        self.readiness = Readiness()
-        self.cluster.add_checks(self.readiness)
-        if isinstance(self.database, ServerDatabase):
-            # Required: readers, progress and new slug claims fail here without it. Borrowing
-            # a connection gives up before the check's own bound, so the answer says why.
-            answer = functools.partial(self.database.answer, CHECK_SECONDS * 0.75)
-            self.readiness.add("postgresql", functools.partial(asyncio.to_thread, answer))
 
     # -- life ----------------------------------------------------------------------
 
@@ -181,16 +138,18 @@ class Core:
 
     def source(self, slug: str) -> HostedSource:
         """The serving source ``slug``; ``SOURCE_NOT_FOUND`` for anything else."""
-        if not _SOURCE.fullmatch(slug):
+        if not SOURCE_SLUG.fullmatch(slug):
             raise SourceNotFound(f"No source has the slug {shown(slug)}.")
         return self.host.get(slug)
 
-    async def visit(self, slug: str, caller: Caller) -> Visit:
+    async def visit(self, slug: str, caller: Caller, passing: Passing = AS_SENT) -> Visit:
         """The one door to a source's content for one request: the source ``slug`` resolved,
         its configuration read, the request's upstream deadline started. The caller is
-        authorised when the visit first needs it, once."""
+        authorised when the visit first needs it, once, with their credentials passed on the
+        face's way (``passing``)."""
         hosted = self.source(slug)
-        return Visit(self, hosted, await self.configuration(hosted), caller)
+        config = await self.configuration(hosted)
+        return Visit(self.collaborators, hosted, config, caller, passing)
 
     async def configuration(self, hosted: HostedSource) -> SourceConfiguration:
         async def compute() -> SourceConfiguration:
@@ -204,7 +163,8 @@ class Core:
         hosted = self.source(slug)
         config = await self.configuration(hosted)
         # Keyed by the hash, so the bytes follow the configuration the moment it changes.
-        return await self.answer(
+        return await cached_answer(
+            self.cache,
             "configuration",
             (slug, config.hash),
             lambda: _ready(config),
@@ -217,7 +177,7 @@ class Core:
             return self.host.manifest()
 
         generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
-        return await self.answer("manifest", generations, compute, source=None)
+        return await cached_answer(self.cache, "manifest", generations, compute, source=None)
 
     def health(self, slug: str) -> str | None:
         """Raises unless ``slug`` is a serving source: the adapter runs, nothing upstream is asked.
@@ -250,68 +210,7 @@ class Core:
         result.detail = self._detail(hosted)
         return result
 
-    # -- authorisation -------------------------------------------------------------
-
-    async def authorize(
-        self, hosted: HostedSource, config: SourceConfiguration, caller: Caller
-    ) -> Access:
-        """The caller's auth headers for this source, checked when the source requires them."""
-        if hosted.accepts_readers:
-            # A reader of the host, checked here; the adapter serves every one of them alike,
-            # so they share its answers, which no shared cache keeps.
-            await host_reader(self.readers, caller.headers, caller.client)
-            return READERS_ACCESS
-        auth = auth_headers_from(config.auth.type, caller.headers)
-        key = credential_key(self.host.services.secret, auth)
-        if not config.auth.required:
-            return Access(auth, key)
-        if not auth:
-            raise InvalidCredentials(
-                "This source requires authentication: send the headers POST "
-                f"/{hosted.slug}/authenticate returned."
-            )
-        credentials = credentials_from_headers(config.auth.type, caller.headers)
-        attempts_key = f"{caller.client}:{hosted.slug}"
-        # Before the remembered decisions: they must not answer a client that is over its limit.
-        await self.attempts.refuse_if_over(attempts_key)
-
-        async def decide() -> bool:
-            async def check() -> None:
-                async with self.upstream_deadline():
-                    allowed = await hosted.source.authorize(auth, credentials)
-                if not allowed:
-                    raise InvalidCredentials()
-
-            try:
-                await self.attempts.check(attempts_key, check)
-            except InvalidCredentials:
-                return False
-            return True
-
-        allowed = await self.cache.get_or_compute("authorization", (hosted.slug, key), decide)
-        if not allowed:
-            raise InvalidCredentials(
-                "The authentication headers were not accepted; authenticate again."
-            )
-        return Access(auth, key)
-
-    async def check_link(self, slug: str, client: str, verify: Callable[[], int]) -> int:
-        """A signed link's expiry, from ``verify``, with a forged signature counted as a failed
-        attempt of ``client`` on source ``slug`` (a genuine link that expired is not)."""
-        until = 0
-        stale: list[ExpiredLink] = []
-
-        async def attempt() -> None:
-            nonlocal until
-            try:
-                until = verify()
-            except ExpiredLink as expired:
-                stale.append(expired)
-
-        await self.attempts.check(f"{client}:{slug}", attempt)
-        if stale:
-            raise stale[0]
-        return until
+    # -- authentication ------------------------------------------------------------
 
     async def authenticate(self, slug: str, body: Any, caller: Caller) -> dict[str, str]:
         """Check credentials; the headers the client sends from now on. Failures raise."""
@@ -345,25 +244,6 @@ class Core:
     def upstream_deadline(self) -> AbstractAsyncContextManager[None]:
         """``[server] upstream_timeout`` for everything one adapter call asks upstream."""
         return upstream_deadline(self.settings.server.upstream_timeout)
-
-    async def answer(
-        self,
-        kind: str,
-        key: Hashable,
-        compute: Callable[[], Awaitable[T]],
-        *,
-        source: str | None,
-        exclude_none: bool = False,
-    ) -> Answer[T]:
-        """The answer of ``kind`` under ``key``: cached, or computed now and serialised once."""
-
-        async def serialised() -> Answer[T]:
-            value = await compute()
-            return Answer(value, dumped(value, exclude_none))
-
-        answer = await self.cache.get_or_compute(kind, key, serialised)
-        note(self.cache, kind, key, answer, source)
-        return answer
 
 
 async def _ready(value: T) -> T:

@@ -16,12 +16,17 @@ has: a malformed request is told so whoever sends it.
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, bounded_key, check_slug
+from toshokan.core.authority import Authority
+from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.host import HostedSource
+from toshokan.core.passing import AS_SENT, AsSent, Passing, PassingParts, passed
 from toshokan.core.search import parse_search
+from toshokan.core.served import cached_answer
 from toshokan.errors import ChapterNotFound, HostError, MangaNotFound
 from toshokan.models import Chapter, FilterKey, Manga, SearchResponse, SourceConfiguration
 from toshokan.models.content import newest_first
@@ -30,10 +35,29 @@ from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.pictures import Picture
 from toshokan.sdk.source import Download, Source
 
-if TYPE_CHECKING:
-    from toshokan.core.service import Core
-
 T = TypeVar("T")
+
+
+class Images(Protocol):
+    """The host's image pipeline, as a visit hands it its pages and covers."""
+
+    async def render(
+        self, visit: "Visit", url: str, *, width: int | None = None, as_jpeg: bool = False
+    ) -> Picture: ...
+
+
+@dataclass(frozen=True)
+class Collaborators:
+    """What every visit of one host works with, handed over when it is built: the core's cache,
+    the authority that decides callers, the image pipeline (made once the sources started,
+    hence asked for) and the upstream timeout every request's deadline is."""
+
+    cache: ResultCache
+    authority: Authority
+    images: Callable[[], Images]
+    upstream_timeout: float
+    #: What passing a caller's credentials on to a source needs (a face's way, :mod:`passing`).
+    passing: PassingParts
 
 
 class Visit:
@@ -41,17 +65,19 @@ class Visit:
 
     def __init__(
         self,
-        core: "Core",
+        collaborators: Collaborators,
         hosted: HostedSource,
         config: SourceConfiguration,
         caller: Caller,
+        passing: Passing = AS_SENT,
         *,
         started: float | None = None,
     ):
-        self.core = core
+        self.collaborators = collaborators
         self.hosted = hosted
         self.config = config
         self.caller = caller
+        self.passing = passing
         #: When the request's upstream deadline started (the running loop's clock).
         self.started = asyncio.get_running_loop().time() if started is None else started
         self._access: Access | None = None
@@ -77,15 +103,10 @@ class Visit:
         """Whether asking :meth:`download` of this source's chapters can find anything."""
         return self.source.offers_downloads()
 
-    def as_caller(self, caller: Caller) -> "Visit":
-        """The same visit for ``caller``: a face that maps its readers' credentials onto the
-        source's own (OPDS readers' Basic pair) does so once it knows the source's auth."""
-        return Visit(self.core, self.hosted, self.config, caller, started=self.started)
-
     def deadline(self) -> AbstractAsyncContextManager[None]:
         """The request's one upstream deadline: ``[server] upstream_timeout`` from the visit's start,
         shared by the authorisation and every content call."""
-        return upstream_deadline(self.core.settings.server.upstream_timeout, since=self.started)
+        return upstream_deadline(self.collaborators.upstream_timeout, since=self.started)
 
     async def access(self) -> Access:
         """The caller's authorisation for this source: decided once, on first need."""
@@ -101,16 +122,30 @@ class Visit:
             return self._access
 
     async def _decide(self) -> Access:
+        authority = self.collaborators.authority
+        caller = self.caller
+        if not isinstance(self.passing, AsSent):
+            # The caller's credentials as the source takes them, the face's way (a session
+            # sign-in keeps a deadline of its own).
+            caller = await passed(
+                self.passing,
+                self.collaborators.passing,
+                self.slug,
+                self.hosted.accepts_readers,
+                self.config,
+                caller,
+            )
         if not self.config.auth.required:  # nothing is asked upstream: no deadline to keep
-            return await self.core.authorize(self.hosted, self.config, self.caller)
+            return await authority.authorize(self.hosted, self.config, caller)
         async with self.deadline():
-            return await self.core.authorize(self.hosted, self.config, self.caller)
+            return await authority.authorize(self.hosted, self.config, caller)
 
     async def admit_by_link(self, verify: Callable[[], int]) -> int:
         """Let the caller in on the authority of a signed link rather than credentials (image
         loaders send none); the link's expiry. ``verify`` checks the signature, a forgery
         counted as a failed attempt."""
-        until = await self.core.check_link(self.slug, self.caller.client, verify)
+        authority = self.collaborators.authority
+        until = await authority.check_link(self.slug, self.caller.client, verify)
         self._access = Access({}, "")
         return until
 
@@ -181,7 +216,7 @@ class Visit:
             return (await self.pages(manga_slug, chapter_slug)).value
 
         key = self._key(manga_slug, chapter_slug, access=access)
-        return await self.core.cache.get_or_compute("page-list", key, ask)
+        return await self.collaborators.cache.get_or_compute("page-list", key, ask)
 
     async def download(self, manga_slug: str, chapter_slug: str) -> Download | None:
         """The chapter's original file, when its source offers one; remembered for half a
@@ -196,7 +231,7 @@ class Visit:
 
         key = self._key(manga_slug, chapter_slug, access=access)
         async with self.deadline():
-            return await self.core.cache.get_or_compute("download", key, compute)
+            return await self.collaborators.cache.get_or_compute("download", key, compute)
 
     async def filter_values(self, key: FilterKey) -> list[str]:
         """Every value the source's ``key`` text filter can match, when the source knows them all
@@ -211,7 +246,8 @@ class Visit:
         pipeline: in a format every reader shows (JPEG when ``as_jpeg``), at most ``width`` wide.
         Only for a caller the visit lets in, whether or not the source reads the image itself."""
         await self.access()
-        return await self.core.images.render(self, url, width=width, as_jpeg=as_jpeg)
+        images = self.collaborators.images()
+        return await images.render(self, url, width=width, as_jpeg=as_jpeg)
 
     # -- keys ------------------------------------------------------------------------
 
@@ -219,7 +255,7 @@ class Visit:
         # What an adapter returns may depend on the credentials and, for links back to the
         # host, on the address it was reached at: both are part of the key, and the source's
         # generation, so a changed source is asked afresh at once.
-        generation = self.core.cache.generation(self.slug)
+        generation = self.collaborators.cache.generation(self.slug)
         return (self.slug, generation, *parts, access.key, self.caller.base_url)
 
     async def _content(
@@ -230,8 +266,12 @@ class Visit:
         compute: Callable[[], Awaitable[T]],
     ) -> Answer[T]:
         async with self.deadline():
-            answer = await self.core.answer(
-                kind, self._key(*key, access=access), compute, source=self.slug
+            answer = await cached_answer(
+                self.collaborators.cache,
+                kind,
+                self._key(*key, access=access),
+                compute,
+                source=self.slug,
             )
         if access.key and not answer.private:
             return Answer(answer.value, answer.body, private=True)

@@ -39,7 +39,7 @@ from toshokan.core.served import SERVED, Served
 from toshokan.core.shared import SharedRedis
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.cors import Cors
-from toshokan.edge.paths import BudgetKind, PathBudgets, answers_auth_failures, reaches_no_route
+from toshokan.edge.paths import BudgetKind, PathBudgets, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import FULL, LIGHT, LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
@@ -118,7 +118,9 @@ class Edge:
         self.app = app
         self.metrics = metrics
         self.labels = labels or RouteLabels()
-        self.budget_of = PathBudgets(faces).of
+        paths = PathBudgets(faces)
+        self.budget_of = paths.of
+        self.answers_auth_failures = paths.answers_auth_failures
         limits, server = settings.limits, settings.server
         self.proxies = TrustedProxies(server.trusted_proxies)
         self.cors = Cors(
@@ -212,7 +214,7 @@ class Edge:
         cors = self.cors.headers(origin)
         method: str = scope["method"]
         path: str = scope["path"]
-        auth_form = answers_auth_failures(method, path)
+        auth_form = self.answers_auth_failures(method, path)
         if len(headers) > self.max_headers or size > self.max_header_bytes:
             return await _answer(send, self._too_many_headers[auth_form], cors)
         if forwarded:

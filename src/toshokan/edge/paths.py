@@ -1,5 +1,5 @@
 """What the edge tells from a request's path alone: the budget it spends, whether it can
-reach a route at all, and the form its failures take.
+reach a route at all, and the form its failures take (each face names its sign-in routes).
 
 Readers fetch one image per page, so page images and covers count against a
 budget of their own, larger than the API's: reading a long chapter never
@@ -42,6 +42,10 @@ class PathBudgets:
         self._unbudgeted = (
             re.compile("|".join(f"(?:{route})" for route in unbudgeted)) if unbudgeted else None
         )
+        signing_in = [route for face in faces for route in face.authenticate_routes]
+        self._authenticate = (
+            re.compile("|".join(f"(?:{route})" for route in signing_in)) if signing_in else None
+        )
 
     def of(self, path: str) -> BudgetKind:
         if path.startswith("/_/"):
@@ -52,14 +56,14 @@ class PathBudgets:
             return BudgetKind.EXEMPT
         return BudgetKind.REQUESTS
 
-
-#: The spec's authenticate endpoint, as the JSON interface and the Alethia face route it.
-_AUTHENTICATE = re.compile(r"(?:/_/alethia)?/[^/]+/authenticate")
-
-
-def answers_auth_failures(method: str, path: str) -> bool:
-    """Whether failures here take the authenticate endpoint's form, ``{success: false, error}``."""
-    return method == "POST" and _AUTHENTICATE.fullmatch(path) is not None
+    def answers_auth_failures(self, method: str, path: str) -> bool:
+        """Whether failures here take the authenticate endpoint's form, ``{success: false,
+        error}``: a POST to a route a face names as signing clients in."""
+        return (
+            method == "POST"
+            and self._authenticate is not None
+            and self._authenticate.fullmatch(path) is not None
+        )
 
 
 def reaches_no_route(path: str) -> bool:

@@ -1,5 +1,6 @@
 """Shared model configuration and field types."""
 
+import re
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -7,6 +8,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, PlainSerializer, Str
 
 SLUG_PATTERN = r"^[a-z0-9_-]+$"
 SOURCE_SLUG_PATTERN = r"^[a-z]+$"
+#: Compiled once for every check of a slug outside a model (paths, ids, keys).
+SLUG = re.compile(SLUG_PATTERN)
+SOURCE_SLUG = re.compile(SOURCE_SLUG_PATTERN)
 
 #: A URL-safe slug as DECISIONS.md rules: emitted and accepted exactly as [a-z0-9_-]+.
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]

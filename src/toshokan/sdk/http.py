@@ -263,18 +263,21 @@ class UpstreamClient:
         # deadline's cancellation, reports what it knows (an earlier attempt's upstream error).
         left = deadline.remaining()
         budget = self.timeout if left is None else min(self.timeout, left - DEADLINE_SLACK)
-        late = UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")
+
+        def late() -> UpstreamTimeout:  # built on failure only: a success raises nothing
+            return UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")
+
         if budget <= 0:
-            raise _Retryable(late)
+            raise _Retryable(late())
         try:
             async with asyncio.timeout(budget):
                 await self._take_budget()
                 sent.append(True)
                 response = await self._fetch(method, url, **kwargs)
         except TimeoutError:
-            raise _Retryable(late) from None
+            raise _Retryable(late()) from None
         except httpx.TimeoutException:
-            raise _Retryable(late) from None
+            raise _Retryable(late()) from None
         except httpx.TooManyRedirects:
             raise UpstreamError(
                 f"The upstream redirected {_path(url)} more than {self.max_redirects} times."
@@ -312,18 +315,21 @@ class UpstreamClient:
 
     async def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         """The response with its whole (decoded) body, refused past ``max_body_bytes``."""
-        too_large = UpstreamError(
-            f"The upstream sent more than {self.max_body_bytes} bytes for {_path(url)}."
-        )
+
+        def too_large() -> UpstreamError:
+            return UpstreamError(
+                f"The upstream sent more than {self.max_body_bytes} bytes for {_path(url)}."
+            )
+
         async with self._http.stream(method, url, **kwargs) as streamed:
             declared = streamed.headers.get("Content-Length", "")
             if declared.isascii() and declared.isdigit() and int(declared) > self.max_body_bytes:
-                raise too_large
+                raise too_large()
             body = bytearray()
             async for chunk in streamed.aiter_bytes():
                 body += chunk
                 if len(body) > self.max_body_bytes:
-                    raise too_large
+                    raise too_large()
         headers = [
             (name, value)
             for name, value in streamed.headers.multi_items()

@@ -3,7 +3,6 @@
 import httpx
 import pytest
 
-from toshokan.core.images import images_of
 from toshokan.testing import ServedHost
 
 from .reader import ACQUISITION, NAVIGATION, NS, Reader, entry_titled, href
@@ -65,7 +64,7 @@ async def test_a_kept_link_outliving_its_library_signature_still_shows(
     slug = href(entry, "subsection").rsplit("/", 1)[-1]
     stale = f"http://testserver/_/shelf/covers/{slug}?exp=1&sig=0000"
     assert series_feed is not None
-    link = images_of(locked_host.core).signed_url("http://testserver", "shelf", stale)
+    link = locked_host.core.images.signed_url("http://testserver", "shelf", stale)
     answer = await locked_host.client.get(link)
     assert answer.status_code == 200, answer.text
     assert answer.headers["content-type"].startswith("image/")

@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from toshokan.core.images import images_of
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio
@@ -46,7 +45,7 @@ def assert_each_header_once(answer: httpx.Response, route: str) -> None:
 
 async def test_page_and_image_answers_name_each_header_once(both_host: ServedHost) -> None:
     client = both_host.client
-    pipeline = images_of(both_host.core)
+    pipeline = both_host.core.images
     answers: dict[str, httpx.Response] = {}
     for slug, auth in (("local", None), ("shelf", LOCKED), ("mangadex", None)):
         entry, chapter, pages = await first_chapter(client, slug, auth)

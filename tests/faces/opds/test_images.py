@@ -12,7 +12,6 @@ from tests.sources.mangadex.image_servers import ImageServers, webp
 from toshokan.core.images import (
     MAX_PIXELS,
     clamp_width,
-    images_of,
     stable_key,
     transform,
 )
@@ -123,7 +122,7 @@ pytestmark = pytest.mark.anyio
 async def test_signed_links_serve_any_image_without_headers(
     mangadex_host: ServedHost, image_servers: ImageServers
 ) -> None:
-    pipeline = images_of(mangadex_host.core)
+    pipeline = mangadex_host.core.images
     upstream = "https://abc123.fake-mangadex.network/data/hash/1.webp"
     url = pipeline.signed_url("http://testserver", "mangadex", upstream, width=100)
     answer = await mangadex_host.client.get(url)
@@ -134,7 +133,7 @@ async def test_signed_links_serve_any_image_without_headers(
 
 
 async def test_tampered_or_unsigned_links_are_refused(mangadex_host: ServedHost) -> None:
-    pipeline = images_of(mangadex_host.core)
+    pipeline = mangadex_host.core.images
     url = pipeline.signed_url(
         "http://testserver", "mangadex", "https://abc123.fake-mangadex.network/a.webp"
     )
@@ -151,7 +150,7 @@ async def test_tampered_or_unsigned_links_are_refused(mangadex_host: ServedHost)
 async def test_converted_images_come_from_disk_the_second_time(
     mangadex_host: ServedHost, image_servers: ImageServers, tmp_path: Path
 ) -> None:
-    pipeline = images_of(mangadex_host.core)
+    pipeline = mangadex_host.core.images
     pipeline.memory = type(pipeline.memory)(0, 0)  # nothing kept in memory
     url = pipeline.signed_url(
         "http://testserver", "mangadex", "https://abc123.fake-mangadex.network/b.webp"
@@ -168,7 +167,7 @@ async def test_oversized_upstream_images_are_refused(
 ) -> None:
     monkeypatch.setattr("toshokan.core.images.pipeline.MAX_SOURCE_BYTES", 1000)
     image_servers.body = webp(2000, 2000, (5, 6, 7)) + b"\0" * 2000
-    pipeline = images_of(mangadex_host.core)
+    pipeline = mangadex_host.core.images
     url = pipeline.signed_url(
         "http://testserver", "mangadex", "https://abc123.fake-mangadex.network/c.webp"
     )

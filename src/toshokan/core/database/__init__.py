@@ -17,8 +17,8 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from toshokan.config import HostSettings
+from toshokan.core.database.errors import DatabaseDown, DatabaseUnavailable
 from toshokan.core.database.sqlite import SqliteDatabase, default_database_path
-from toshokan.errors import UpstreamError
 
 
 class Cursor(Protocol):
@@ -56,17 +56,6 @@ class ServerDatabase(Database, Protocol):
         """Return once the database answers a query; raise, saying why without credentials,
         when it does not within ``timeout`` seconds (for ``/_/ready``)."""
         ...
-
-
-class DatabaseUnavailable(Exception):
-    """The configured database cannot be used; the message names it and says why, in one line."""
-
-
-class DatabaseDown(UpstreamError):
-    """The shared database stopped answering while the host runs: a 502 for this request
-    (the database is the host's own upstream), never a 500, and the next one tries again."""
-
-    default_message = "The host's database did not answer; try again shortly."
 
 
 def open_database(settings: HostSettings) -> Database:

@@ -32,7 +32,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
-from toshokan.core.database import DatabaseDown, DatabaseUnavailable
+from toshokan.core.database.errors import DatabaseDown, DatabaseUnavailable
 
 log = logging.getLogger("toshokan.database")
 

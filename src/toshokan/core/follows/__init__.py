@@ -10,10 +10,10 @@ from toshokan.core.follows.service import Follow, Follows
 from toshokan.core.jobs import Jobs
 
 if TYPE_CHECKING:
-    from toshokan.core.service import Core
+    from toshokan.core.parts import CoreParts
 
 
-def engine_for(core: "Core") -> Jobs:
+def engine_for(core: "CoreParts") -> Jobs:
     """The job engine of the deployment: procrastinate on ``[cluster] database``, else
     APScheduler over the host's SQLite."""
     url = core.settings.cluster.database
@@ -26,7 +26,7 @@ def engine_for(core: "Core") -> Jobs:
     return LocalJobs(core.database, core.settings.host.data_dir / "jobs.lock")
 
 
-def follows_for(core: "Core") -> Follows:
+def follows_for(core: "CoreParts") -> Follows:
     """The core's follows, on the engine its deployment calls for."""
     return Follows(core, engine_for(core))
 

@@ -26,7 +26,7 @@ from toshokan.models import SourceStatus
 from toshokan.sdk.context import RequestContext
 
 if TYPE_CHECKING:
-    from toshokan.core.service import Core
+    from toshokan.core.parts import CoreParts
 
 #: Most updates one answer lists; most chapters one "mark read" names.
 MAX_UPDATES = 100
@@ -48,7 +48,7 @@ class Follow:
 class Follows:
     """Follows, updates, checks on demand and notification targets, over the host's database."""
 
-    def __init__(self, core: "Core", jobs: Jobs):
+    def __init__(self, core: "CoreParts", jobs: Jobs):
         self.core = core
         self.settings = core.settings
         database = core.database

@@ -42,7 +42,7 @@ from toshokan.core.images.pictures import (
     stable_key,
     transform,
 )
-from toshokan.core.images.pipeline import ImagePipeline, images_of
+from toshokan.core.images.pipeline import ImagePipeline
 from toshokan.sdk.pictures import Picture
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
     "clamp_width",
     "image_mount",
     "image_response",
-    "images_of",
     "signed_image",
     "stable_key",
     "transform",

@@ -35,7 +35,6 @@ from toshokan.sdk.source import ImageFetch, Source
 from toshokan.sdk.urls import image_message
 
 if TYPE_CHECKING:
-    from toshokan.core.service import Core
     from toshokan.core.visit import Visit
 
 log = logging.getLogger(__name__)
@@ -297,8 +296,3 @@ def _check_status(response: httpx.Response) -> None:
             "The image server is rate-limiting the host.", retry_after=retry_after_seconds(response)
         )
     raise UpstreamError(f"The image server answered HTTP {status}.")
-
-
-def images_of(core: "Core") -> ImagePipeline:
-    """The host's one pipeline (:attr:`Core.images`), for faces that link to images."""
-    return core.images

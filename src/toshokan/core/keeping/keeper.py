@@ -38,7 +38,7 @@ from toshokan.models import Chapter, Manga
 from toshokan.sdk.throttle import background
 
 if TYPE_CHECKING:
-    from toshokan.core.service import Core
+    from toshokan.core.parts import CoreParts
     from toshokan.core.visit import Visit
 
 log = logging.getLogger("toshokan.keep")
@@ -82,7 +82,7 @@ class Kept:
 class Keeper:
     """Copies of upstream chapters in the keep folder, tied to their originals."""
 
-    def __init__(self, core: "Core"):
+    def __init__(self, core: "CoreParts"):
         self.core = core
         self.ties = Ties(core.database)
         core.progress.linked = self.ties

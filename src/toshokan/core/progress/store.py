@@ -15,7 +15,7 @@ twins, which run them in a worker thread so the event loop never waits on disk.
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -63,6 +63,16 @@ class DocumentPosition:
     updated: float
     device_id: str = ""
     device: str = ""
+
+
+#: The longest device name kept with a position.
+MAX_DEVICE = 128
+
+
+def device_of(headers: Mapping[str, str]) -> str:
+    """The reading app, as its ``User-Agent`` names it, bounded: it is kept with each place a
+    reader records."""
+    return headers.get("user-agent", "")[:MAX_DEVICE]
 
 
 _POSITION = "page, pages, finished, updated, device_id, device, progression"

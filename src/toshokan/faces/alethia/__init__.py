@@ -9,6 +9,7 @@ FACE = Face(
     prefix=PREFIX,
     routes=routes,
     names=frozenset({"alethia"}),
+    authenticate_routes=(rf"{PREFIX}/[^/]+/authenticate",),
     needs=frozenset({Need.CORE, Need.CACHE_CONTROL}),
     kept=KEPT,
 )

@@ -8,7 +8,6 @@ the app's behalf, through the host's one image pipeline.
 """
 
 from toshokan.core import Core, Urls
-from toshokan.core.images import images_of
 from toshokan.models import SourceConfiguration
 
 
@@ -29,4 +28,4 @@ def header_free(
 
 def via_host(core: Core, config: SourceConfiguration, url: str, base_url: str) -> str:
     """A signed, expiring, header-free host URL that fetches ``url`` as the upstream requires."""
-    return images_of(core).signed_url(base_url, config.slug, url)
+    return core.images.signed_url(base_url, config.slug, url)

@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from toshokan.core import Caller, Core, host_path
 from toshokan.core.answers import PAGE_LIST
 from toshokan.core.bodies import read_json
-from toshokan.core.cache_control import NO_STORE, cache_of
+from toshokan.core.cache_control import NO_STORE, cache_control_of
 from toshokan.core.hashing import etag_of
 from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, source_slug
 from toshokan.errors import MethodNotAllowed
@@ -77,13 +77,13 @@ class AlethiaFace:
             )
 
         body = await rendered(core, ("host", *(c.hash for c in configs)), render)
-        return respond(body, cache_of(request).public["configuration"])
+        return respond(body, cache_control_of(request, "configuration", False))
 
     async def source(self, request: Request) -> Response:
         core = core_of(request)
         config = await core.configuration(core.source(source_slug(request)))
         body = await rendered(core, ("source", config.hash), lambda: dumped(app_source(config)))
-        return respond(body, cache_of(request).public["configuration"])
+        return respond(body, cache_control_of(request, "configuration", False))
 
     async def search(self, request: Request) -> Response:
         core, slug = core_of(request), source_slug(request)
@@ -91,7 +91,7 @@ class AlethiaFace:
         caller = caller_of(request)
         visit = await core.visit(slug, caller)
         answer = await visit.search(body)
-        cache_control = cache_of(request).of("search", answer.private)
+        cache_control = cache_control_of(request, "search", answer.private)
         config = visit.config
         if not needs_headers(config):
             return respond(answer.body, cache_control)  # the spec's shape is the app's
@@ -125,7 +125,7 @@ class AlethiaFace:
 
         key = ("manga", answer.etag, config.hash, caller.base_url, link_window())
         body = await rendered(core, key, render)
-        return respond(body, cache_of(request).of("manga", answer.private))
+        return respond(body, cache_control_of(request, "manga", answer.private))
 
     async def chapters(self, request: Request) -> Response:
         core, slug = core_of(request), source_slug(request)
@@ -144,7 +144,7 @@ class AlethiaFace:
 
         key = ("chapters", answer.etag, slug, manga_slug, urls.base_url)
         body = await rendered(core, key, render)
-        return respond(body, cache_of(request).of("chapters", answer.private))
+        return respond(body, cache_control_of(request, "chapters", answer.private))
 
     async def pages(self, request: Request) -> Response:
         """The manga segment is the app's own row id, not a slug: the chapter key says it all."""

@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.core import check_slug
 from toshokan.core.bodies import read_json
-from toshokan.core.cache_control import NO_STORE
+from toshokan.core.cache_control import NO_STORE, PRIVATE_NO_CACHE
 from toshokan.core.http import caller_of, client_of, core_of
 from toshokan.core.progress import ChapterRef
 from toshokan.core.readers import any_reader
@@ -158,7 +158,7 @@ async def feed(request: Request) -> Response:
     return Response(
         body,
         media_type="application/atom+xml;charset=utf-8",
-        headers={"Cache-Control": "private, no-cache"},
+        headers={"Cache-Control": PRIVATE_NO_CACHE},
     )
 
 

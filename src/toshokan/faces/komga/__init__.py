@@ -3,6 +3,7 @@ every source of the host through it, with each reader's progress kept on the hos
 
 from toshokan.core.face import Face, Need
 from toshokan.faces.komga.answers import PREFIX
+from toshokan.faces.komga.errors import EXCEPTION_HANDLERS
 from toshokan.faces.komga.routes import komga_routes
 
 FACE = Face(
@@ -15,6 +16,7 @@ FACE = Face(
         rf"{PREFIX}/api/v1/books/[^/]+/pages/[^/]+",
         rf"{PREFIX}/api/v1/(series|books)/[^/]+/thumbnail",
     ),
+    exception_handlers=EXCEPTION_HANDLERS,
     needs=frozenset({Need.CORE}),
 )
 

@@ -9,16 +9,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import host_path
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.cache_control import PRIVATE_NO_CACHE, image_cache_control
+from toshokan.core.http import entry_of
 from toshokan.core.images import Picture, image_response
 from toshokan.faces.komga.auth import reader_of, set_session
 from toshokan.faces.komga.content import Reading
-from toshokan.faces.komga.errors import komga_endpoint
 
 PREFIX = host_path("komga")
 _LIST: TypeAdapter[list[Any]] = TypeAdapter(list[Any])
 #: Every answer shows the reader's own progress: never kept by a shared cache.
-PRIVATE = "private, no-cache"
+PRIVATE = PRIVATE_NO_CACHE
 
 Handler = Callable[[Request, Reading], Awaitable[Response]]
 
@@ -36,7 +36,7 @@ def no_content() -> Response:
 
 
 def picture(image: Picture) -> Response:
-    return image_response(image, "private, max-age=3600")
+    return image_response(image, image_cache_control(private=True))
 
 
 def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -44,13 +44,13 @@ def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     refusal in Komga's shape."""
 
     async def endpoint(request: Request) -> Response:
-        core, caller = core_of(request), caller_of(request)
-        reader, token = await reader_of(request, core, caller)
-        response = await handler(request, Reading(core, caller, reader))
+        entry = entry_of(request)
+        reader, token = await reader_of(request, entry.core, entry.caller)
+        response = await handler(request, Reading(entry.core, entry.caller, reader))
         if token is not None:
             # Under the address the app typed, a proxy's path prefix included.
-            face = urlsplit(core.urls(caller).face("komga")).path
+            face = urlsplit(entry.urls.face("komga")).path
             set_session(request, response, token, face)
         return response
 
-    return komga_endpoint(endpoint)
+    return endpoint

@@ -12,27 +12,27 @@ the host's (the same store as the web reader's) under a name of its own: a
 browser holding the web reader's cookie (path ``/``) sends it to this face
 too, and two cookies of one name on one request leave only one of them read.
 For a source that accepts the host's readers, the core checks the reader, and
-reads the host's cookie name: :func:`with_host_session` hands it this face's
+reads the host's cookie name: the face's way (:data:`PASSING`) hands it this face's
 token under that name.
 
 With no readers on the host it is open: every request is the implicit reader.
 """
 
-from dataclasses import replace
-
-from starlette.datastructures import Headers
-from starlette.requests import Request, cookie_parser
+from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Caller, Core
 from toshokan.core.credentials import basic_credentials
-from toshokan.core.readers import SESSION_COOKIE as HOST_SESSION_COOKIE
+from toshokan.core.passing import ReadersOnly
 from toshokan.core.readers import SESSION_SECONDS, Sessions, reader_of_headers
 from toshokan.core.readers.identify import API_KEY_HEADER
 
 #: Not Komga's own ``KOMGA-SESSION``: a Komga served at the root of the same host would set
 #: that name for path ``/``, and its cookie would reach this face as well.
 SESSION_COOKIE = "toshokan_komga_session"
+#: How the face's readers' credentials reach a source: the host's readers', this face's session
+#: presented as the host's (Mihon's tracker sends nothing else), a locked source's own Basic.
+PASSING = ReadersOnly(session_cookie=SESSION_COOKIE)
 
 
 async def reader_of(request: Request, core: Core, caller: Caller) -> tuple[str, str | None]:
@@ -65,15 +65,3 @@ def set_session(request: Request, response: Response, token: str, path: str) -> 
         httponly=True,
         samesite="lax",
     )
-
-
-def with_host_session(caller: Caller) -> Caller:
-    """The caller with this face's session presented as the host's session cookie: the token
-    is the host's own, under the face's name, and the core reads the host's name when it checks
-    a reader for a source that accepts the host's readers (Mihon's tracker sends nothing else)."""
-    token = cookie_parser(caller.headers.get("cookie", "")).get(SESSION_COOKIE)
-    if not token:
-        return caller
-    kept = {name: value for name, value in caller.headers.items() if name.lower() != "cookie"}
-    kept["cookie"] = f"{HOST_SESSION_COOKIE}={token}"
-    return replace(caller, headers=Headers(kept))

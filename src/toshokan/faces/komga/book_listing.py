@@ -32,10 +32,11 @@ from dataclasses import dataclass, replace
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json
-from toshokan.faces.komga.content import CHAPTER_LISTS_AT_ONCE, Library, Reading
+from toshokan.faces.komga.content import CHAPTER_LISTS_AT_ONCE, Reading
 from toshokan.faces.komga.dto import BookDto, page_of
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import SeriesQuery, search_body, series_query
@@ -107,7 +108,7 @@ async def _books(reading: Reading, query: SeriesQuery) -> Response:
         *(_source_books(reading, shelf, query) for shelf in asked),
         return_exceptions=len(asked) > 1,
     )
-    found: list[tuple[Library, SourceBooks]] = []
+    found: list[tuple[Visit, SourceBooks]] = []
     for shelf, answer in zip(asked, answers, strict=True):
         if isinstance(answer, SKIPPED):
             continue
@@ -121,7 +122,7 @@ async def _books(reading: Reading, query: SeriesQuery) -> Response:
     return as_json(joined_page(books, query.page, query.size, not more, totals))
 
 
-async def _read_lately(reading: Reading, shelves: list[Library], query: SeriesQuery) -> Response:
+async def _read_lately(reading: Reading, shelves: list[Visit], query: SeriesQuery) -> Response:
     """Books by when the reader last read them, the latest first (Komelia's and Komga's home
     shelves: *keep reading*, *recently read*): the reader's places, any face's, filtered by
     read status, among the reader's :data:`PLACES_LOOKED_AT` latest."""
@@ -140,7 +141,7 @@ async def _read_lately(reading: Reading, shelves: list[Library], query: SeriesQu
     return as_json(page_of(books, query.page, query.size, last=last, total=len(places)))
 
 
-async def _source_books(reading: Reading, shelf: Library, query: SeriesQuery) -> SourceBooks:
+async def _source_books(reading: Reading, shelf: Visit, query: SeriesQuery) -> SourceBooks:
     """Page ``query.page`` of the source's books: its works' chapters, one after another."""
     body = search_body(query, shelf.config)
     assert body is not None
@@ -178,7 +179,7 @@ async def _source_books(reading: Reading, shelf: Library, query: SeriesQuery) ->
     return SourceBooks(books, seen > end, None)
 
 
-async def _dtos(reading: Reading, shelf: Library, books: list[Book]) -> list[BookDto]:
+async def _dtos(reading: Reading, shelf: Visit, books: list[Book]) -> list[BookDto]:
     """The books as Komga's, with their page counts where the source knows them cheaply."""
     counts: dict[tuple[str, str], int] = {}
     for manga_slug in dict.fromkeys(book.ref.manga for book in books):

@@ -15,13 +15,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.core.bodies import read_json
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import InvalidRequest, NotFound
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, no_content, picture
 from toshokan.faces.komga.conditions import series_of_books_search
-from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, PageDto, page_of
 from toshokan.faces.komga.ids import book_of, series_of
 from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params
@@ -42,7 +43,7 @@ class ReadProgressUpdate(BaseModel):
 
 async def _book(
     reading: Reading, text: str
-) -> tuple[Library, ChapterRef, Chapter, list[Chapter], str]:
+) -> tuple[Visit, ChapterRef, Chapter, list[Chapter], str]:
     """The book an id names: its source, chapter, its work's chapters in order, and title."""
     ref = book_of(text)
     shelf = await content.library(reading, ref.source)
@@ -122,7 +123,7 @@ async def _neighbour(request: Request, reading: Reading, step: int) -> Response:
 
 async def _book_dto(
     reading: Reading,
-    shelf: Library,
+    shelf: Visit,
     ref: ChapterRef,
     chapter: Chapter,
     ordered: list[Chapter],

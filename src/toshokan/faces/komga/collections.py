@@ -19,10 +19,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.errors import HostError, NotFound
 from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json
-from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import CollectionDto, page_of
 from toshokan.faces.komga.ids import collection_id, collection_of, series_id
 from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params, series_query
@@ -33,11 +34,11 @@ from toshokan.models.search import MAX_LIMIT
 MAX_SERIES = 1000
 
 
-def _changed(shelf: Library) -> datetime:
+def _changed(shelf: Visit) -> datetime:
     return shelf.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _preset_search(shelf: Library, index: int) -> dict[str, Any]:
+def _preset_search(shelf: Visit, index: int) -> dict[str, Any]:
     if index >= len(shelf.config.presets):
         raise NotFound("No collection has this id.")
     body: dict[str, Any] = shelf.config.presets[index].request.model_dump(
@@ -46,7 +47,7 @@ def _preset_search(shelf: Library, index: int) -> dict[str, Any]:
     return body
 
 
-async def _series_ids(reading: Reading, shelf: Library, index: int) -> list[str]:
+async def _series_ids(reading: Reading, shelf: Visit, index: int) -> list[str]:
     """The series the preset finds: all of a library's, the first page of an upstream's."""
     body = _preset_search(shelf, index)
     whole = content.holds_files(reading, shelf)
@@ -67,7 +68,7 @@ async def _series_ids(reading: Reading, shelf: Library, index: int) -> list[str]
     return list(dict.fromkeys(found))[:MAX_SERIES]
 
 
-async def _collection(reading: Reading, shelf: Library, index: int) -> CollectionDto:
+async def _collection(reading: Reading, shelf: Visit, index: int) -> CollectionDto:
     return CollectionDto(
         id=collection_id(shelf.slug, index),
         name=f"{shelf.config.name}: {shelf.config.presets[index].name}",
@@ -82,14 +83,14 @@ async def list_collections(request: Request, reading: Reading) -> Response:
     collection filter lists them."""
     page, size = page_params(request.query_params)
     followed = await following.followed(reading)
-    every: list[tuple[Library, int] | None] = [None] if followed else []
+    every: list[tuple[Visit, int] | None] = [None] if followed else []
     every += [
         (shelf, index)
         for shelf in await content.libraries(reading)
         for index in range(len(shelf.config.presets))
     ]
 
-    async def one(chosen: tuple[Library, int] | None) -> CollectionDto:
+    async def one(chosen: tuple[Visit, int] | None) -> CollectionDto:
         if chosen is None:
             return following.collection(followed)
         return await _collection(reading, *chosen)

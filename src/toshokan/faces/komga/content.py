@@ -3,8 +3,9 @@
 The rest of the face only shapes answers; these calls are the whole of its
 traffic with the core, so they can move with it as a unit.
 
-A Komga request carries the host's reader credentials, not a source's. A
-source open to everyone is asked with none of them (its answers stay shared
+A Komga request carries the host's reader credentials, not a source's; the
+face says so (:data:`toshokan.faces.komga.auth.PASSING`) and the core passes
+them on that way (:mod:`toshokan.core.passing`). A source open to everyone is asked with none of them (its answers stay shared
 in the cache); a source that accepts the host's readers is asked with all of
 them, the session cookie included, for the core to check; a source locked with
 its own ``basic`` account receives the request's Basic header, so it opens when
@@ -12,17 +13,15 @@ that account is the one the reader typed, and otherwise refuses, and is not list
 """
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
-
-from starlette.datastructures import Headers
 
 from toshokan.core import Caller, Core, Visit
 from toshokan.core.credentials import basic_credentials
 from toshokan.core.follows import Follow
 from toshokan.core.follows.found import Update
 from toshokan.core.images import THUMBNAIL_WIDTH, Picture, as_png
-from toshokan.core.progress import ChapterRef, Position
+from toshokan.core.progress import ChapterRef, Position, device_of
 from toshokan.errors import (
     ChapterNotFound,
     HostError,
@@ -30,23 +29,16 @@ from toshokan.errors import (
     RateLimited,
     UpstreamError,
 )
-from toshokan.faces.komga.auth import with_host_session
+from toshokan.faces.komga.auth import PASSING
 from toshokan.models import (
-    AuthType,
     Chapter,
     FilterKey,
     Manga,
     SearchResponse,
-    SourceConfiguration,
 )
 
 #: Of one listing's series, at most this many have their chapters asked for at once.
 CHAPTER_LISTS_AT_ONCE = 8
-
-#: Headers that carry the reader's credentials to the host (never a source's, unless it asks).
-READER_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
-#: The longest device name kept with a position.
-MAX_DEVICE = 128
 
 
 @dataclass(frozen=True)
@@ -60,7 +52,7 @@ class Reading:
     @property
     def device(self) -> str:
         """The app, as its ``User-Agent`` names it: kept with each place the reader records."""
-        return self.caller.headers.get("user-agent", "")[:MAX_DEVICE]
+        return device_of(self.caller.headers)
 
     @property
     def signed_as(self) -> str:
@@ -68,32 +60,13 @@ class Reading:
         basic = basic_credentials(self.caller.headers)
         return "" if basic is None else basic[0]
 
-    def source_caller(self, config: SourceConfiguration) -> Caller:
-        """The caller as a source should see it: its Basic header only if the source wants it."""
-        keep_basic = config.auth.required and config.auth.type is AuthType.BASIC
-        kept = {
-            name: value
-            for name, value in self.caller.headers.items()
-            if name.lower() not in READER_HEADERS
-            or (keep_basic and name.lower() == "authorization")
-        }
-        return replace(self.caller, headers=Headers(kept))
 
-
-#: A Komga library is one of the host's sources; in a request, the core's visit to it.
-Library = Visit
-
-
-async def library(reading: Reading, slug: str) -> Library:
+async def library(reading: Reading, slug: str) -> Visit:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
-    shelf = await reading.core.visit(slug, reading.caller)
-    if shelf.accepts_readers:
-        # The core checks the reader's own credentials, the tracker's session cookie included.
-        return shelf.as_caller(with_host_session(reading.caller))
-    return shelf.as_caller(reading.source_caller(shelf.config))
+    return await reading.core.visit(slug, reading.caller, PASSING)
 
 
-async def libraries(reading: Reading) -> list[Library]:
+async def libraries(reading: Reading) -> list[Visit]:
     """The serving sources this reader can open: every open one, and each locked one whose
     check passes with what the request sent (decided once per half minute by the core)."""
     found = [await library(reading, hosted.slug) for hosted in reading.core.host.serving()]
@@ -101,7 +74,7 @@ async def libraries(reading: Reading) -> list[Library]:
     return [shelf for shelf, opens in zip(found, opened, strict=True) if opens]
 
 
-async def _opens(reading: Reading, shelf: Library) -> bool:
+async def _opens(reading: Reading, shelf: Visit) -> bool:
     if not shelf.config.auth.required:
         return True
     try:
@@ -111,27 +84,27 @@ async def _opens(reading: Reading, shelf: Library) -> bool:
     return True
 
 
-def holds_files(reading: Reading, shelf: Library) -> bool:
+def holds_files(reading: Reading, shelf: Visit) -> bool:
     """Whether the source's chapters are files here: asking about each reads its own index."""
     return shelf.offers_downloads
 
 
-async def known_values(reading: Reading, shelf: Library, key: FilterKey) -> list[str]:
+async def known_values(reading: Reading, shelf: Visit, key: FilterKey) -> list[str]:
     """What the source's ``key`` filter can match, when it declares the filter and knows them."""
     if key not in shelf.config.search.filters:
         return []
     return await shelf.filter_values(key)
 
 
-async def search(reading: Reading, shelf: Library, body: dict[str, Any]) -> SearchResponse:
+async def search(reading: Reading, shelf: Visit, body: dict[str, Any]) -> SearchResponse:
     return (await shelf.search(body)).value
 
 
-async def manga(reading: Reading, shelf: Library, slug: str) -> Manga:
+async def manga(reading: Reading, shelf: Visit, slug: str) -> Manga:
     return (await shelf.manga(slug)).value
 
 
-async def chapters(reading: Reading, shelf: Library, manga_slug: str) -> list[Chapter]:
+async def chapters(reading: Reading, shelf: Visit, manga_slug: str) -> list[Chapter]:
     return (await shelf.chapters(manga_slug)).value
 
 
@@ -144,7 +117,7 @@ class SeriesProgress:
 
 
 async def progress_of(
-    reading: Reading, shelf: Library, manga_slugs: list[str]
+    reading: Reading, shelf: Visit, manga_slugs: list[str]
 ) -> list[SeriesProgress | None]:
     """Each work's chapters and the reader's places, None for a work whose chapters could not
     be listed (gone, or its source down or out of time: the request's one deadline holds)."""
@@ -166,9 +139,7 @@ async def progress_of(
     return list(await asyncio.gather(*(one(slug) for slug in manga_slugs)))
 
 
-async def chapter(
-    reading: Reading, shelf: Library, ref: ChapterRef
-) -> tuple[Chapter, list[Chapter]]:
+async def chapter(reading: Reading, shelf: Visit, ref: ChapterRef) -> tuple[Chapter, list[Chapter]]:
     """The chapter a book is, and every chapter of its work (a book's number is its place)."""
     every = await chapters(reading, shelf, ref.manga)
     for found in every:
@@ -177,12 +148,12 @@ async def chapter(
     raise ChapterNotFound()
 
 
-async def page_urls(reading: Reading, shelf: Library, ref: ChapterRef) -> list[str]:
+async def page_urls(reading: Reading, shelf: Visit, ref: ChapterRef) -> list[str]:
     return await shelf.page_list(ref.manga, ref.chapter)
 
 
 async def page_counts(
-    reading: Reading, shelf: Library, manga_slug: str, chapters: list[Chapter]
+    reading: Reading, shelf: Visit, manga_slug: str, chapters: list[Chapter]
 ) -> dict[str, int]:
     """The page counts of ``chapters`` by slug: asked of a source whose chapters are files
     here (each a read of its own index), else those the source listed with its chapters."""
@@ -200,13 +171,13 @@ async def page_counts(
     return dict(zip((c.slug for c in chapters), counted, strict=True))
 
 
-async def page_image(reading: Reading, shelf: Library, url: str, *, png: bool) -> Picture:
+async def page_image(reading: Reading, shelf: Visit, url: str, *, png: bool) -> Picture:
     """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
     picture = await shelf.image(url, as_jpeg=True)
     return await asyncio.to_thread(as_png, picture) if png else picture
 
 
-async def thumbnail(reading: Reading, shelf: Library, url: str) -> Picture:
+async def thumbnail(reading: Reading, shelf: Visit, url: str) -> Picture:
     return await shelf.image(url, width=THUMBNAIL_WIDTH)
 
 

@@ -8,7 +8,6 @@ Basic``, the challenge OkHttp's authenticator and browsers answer.
 """
 
 import json
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from http import HTTPStatus
 
@@ -18,8 +17,6 @@ from starlette.responses import Response
 from toshokan.core.cache_control import NO_STORE
 from toshokan.core.credentials import basic_challenge
 from toshokan.errors import HostError
-
-Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def error_response(
@@ -41,15 +38,14 @@ def error_response(
     return Response(json.dumps(body), status, headers=headers, media_type="application/json")
 
 
-def komga_endpoint(handler: Endpoint) -> Endpoint:
-    """The handler, with every refusal of the host (its own or a source's) in Komga's shape."""
+async def on_host_error(request: Request, error: Exception) -> Response | None:
+    """Every refusal of the host (its own or a source's) under the face, in Komga's shape; a
+    bug (500) is left to the host's own handler, which logs it."""
+    assert isinstance(error, HostError)
+    if error.status == 500:
+        return None
+    return error_response(request, error.status, error.message, error.headers)
 
-    async def endpoint(request: Request) -> Response:
-        try:
-            return await handler(request)
-        except HostError as refused:
-            if refused.status == 500:
-                raise  # a bug: the host's own handler logs it and answers 500
-            return error_response(request, refused.status, refused.message, refused.headers)
 
-    return endpoint
+#: The face's handlers: they answer the paths under its prefix.
+EXCEPTION_HANDLERS = {HostError: on_host_error}

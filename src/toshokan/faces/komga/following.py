@@ -26,11 +26,12 @@ import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from toshokan.core import Visit
 from toshokan.core.follows import Follow
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import HostError
 from toshokan.faces.komga import content
-from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, CollectionDto, PageWrapper, SeriesDto, page_of
 from toshokan.faces.komga.ids import library_id, series_id
 from toshokan.faces.komga.listing import SeriesQuery
@@ -46,7 +47,7 @@ FOLLOWING = "following"
 class Followed:
     """One of the reader's follows, in a library the reader opens."""
 
-    shelf: Library
+    shelf: Visit
     follow: Follow
 
     @property

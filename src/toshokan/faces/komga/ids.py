@@ -10,16 +10,13 @@ stale id is simply not found, never a request to an adapter.
 
 import base64
 import binascii
-import re
 
 from toshokan.core.progress import ChapterRef
 from toshokan.errors import NotFound
-from toshokan.models.base import SLUG_PATTERN, SOURCE_SLUG_PATTERN
+from toshokan.models.base import SLUG, SOURCE_SLUG
 
 #: Longer than any id this face hands out (slugs are bounded by the sources); longer is no id.
 MAX_ID = 1024
-_SOURCE = re.compile(SOURCE_SLUG_PATTERN)
-_SLUG = re.compile(SLUG_PATTERN)
 #: Slugs never hold it, so it separates them unambiguously.
 _JOIN = "/"
 
@@ -29,19 +26,23 @@ def _encoded(*slugs: str) -> str:
 
 
 def _decoded(text: str, parts: int, what: str) -> list[str]:
-    missing = NotFound(f"No {what} has this id.")
     if not text or len(text) > MAX_ID or not text.isascii():
-        raise missing
+        raise _missing(what)
     try:
         joined = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise missing from None
+        raise _missing(what) from None
     slugs = joined.split(_JOIN)
-    if len(slugs) != parts or not _SOURCE.fullmatch(slugs[0]):
-        raise missing
-    if not all(_SLUG.fullmatch(slug) for slug in slugs[1:]):
-        raise missing
+    if len(slugs) != parts or not SOURCE_SLUG.fullmatch(slugs[0]):
+        raise _missing(what)
+    if not all(SLUG.fullmatch(slug) for slug in slugs[1:]):
+        raise _missing(what)
     return slugs
+
+
+def _missing(what: str) -> NotFound:
+    """Built when an id names nothing, never on the way to a thing it names."""
+    return NotFound(f"No {what} has this id.")
 
 
 def library_id(source: str) -> str:
@@ -50,7 +51,7 @@ def library_id(source: str) -> str:
 
 
 def source_of_library(text: str) -> str:
-    if len(text) > MAX_ID or not _SOURCE.fullmatch(text):
+    if len(text) > MAX_ID or not SOURCE_SLUG.fullmatch(text):
         raise NotFound("No library has this id.")
     return text
 

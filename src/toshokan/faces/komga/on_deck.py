@@ -15,10 +15,11 @@ import asyncio
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.core.progress import ChapterRef
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json
-from toshokan.faces.komga.content import Library, Reading, SeriesProgress
+from toshokan.faces.komga.content import Reading, SeriesProgress
 from toshokan.faces.komga.dto import BookDto, page_of
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import page_params, series_query
@@ -30,9 +31,7 @@ SERIES_LOOKED_AT = 50
 PLACES_LOOKED_AT = 1000
 
 
-async def _series_read_lately(
-    reading: Reading, shelves: dict[str, Library]
-) -> list[tuple[str, str]]:
+async def _series_read_lately(reading: Reading, shelves: dict[str, Visit]) -> list[tuple[str, str]]:
     """The (source, work) pairs of the reader's latest places, newest first, in ``shelves``."""
     seen: dict[tuple[str, str], None] = {}
     for ref, _ in await content.recent(reading, PLACES_LOOKED_AT):
@@ -55,7 +54,7 @@ def _next_unread(progress: SeriesProgress) -> int | None:
 
 
 async def _book(
-    reading: Reading, shelf: Library, manga_slug: str, progress: SeriesProgress, place: int
+    reading: Reading, shelf: Visit, manga_slug: str, progress: SeriesProgress, place: int
 ) -> BookDto:
     """The book at ``place`` (from 0) in the series' reading order, not yet read."""
     chapter = reading_order(progress.chapters)[place]

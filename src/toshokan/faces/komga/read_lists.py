@@ -21,11 +21,12 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import NotFound
 from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
-from toshokan.faces.komga.content import Library, Reading
+from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, ReadListDto, page_of
 from toshokan.faces.komga.ids import book_of
 from toshokan.faces.komga.listing import page_params
@@ -39,7 +40,7 @@ PLACES_LOOKED_AT = 500
 #: A read list's books for one reader, in its order, among the libraries they open, each with
 #: the reader's place in it (None: not started).
 Listed = list[tuple[ChapterRef, Position | None]]
-Books = Callable[[Reading, dict[str, Library]], Awaitable[Listed]]
+Books = Callable[[Reading, dict[str, Visit]], Awaitable[Listed]]
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class ReadList:
     books: Books
 
 
-async def _keep_reading(reading: Reading, shelves: dict[str, Library]) -> Listed:
+async def _keep_reading(reading: Reading, shelves: dict[str, Visit]) -> Listed:
     """The books the reader started and has not finished, the latest first."""
     found: Listed = []
     for ref, place in await content.recent(reading, PLACES_LOOKED_AT):
@@ -62,7 +63,7 @@ async def _keep_reading(reading: Reading, shelves: dict[str, Library]) -> Listed
     return found
 
 
-async def _new_chapters(reading: Reading, shelves: dict[str, Library]) -> Listed:
+async def _new_chapters(reading: Reading, shelves: dict[str, Visit]) -> Listed:
     """The unread chapters checks found new in the series the reader follows, latest first."""
     found = await content.updates(reading, MAX_BOOKS, unread_only=True)
     return [(ChapterRef(u.source, u.manga, u.chapter), None) for u in found if u.source in shelves]
@@ -103,7 +104,7 @@ async def _books(reading: Reading, chosen: ReadList) -> list[BookDto]:
 
 async def books_of_places(
     reading: Reading,
-    shelves: dict[str, Library],
+    shelves: dict[str, Visit],
     listed: Sequence[tuple[ChapterRef, Position | None]],
 ) -> list[BookDto]:
     """Chapters, with the reader's places in them, as Komga's books, those the source still

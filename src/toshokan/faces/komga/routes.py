@@ -17,7 +17,6 @@ from toshokan.faces.komga import (
     tracker,
 )
 from toshokan.faces.komga.answers import PREFIX, Handler, komga_route
-from toshokan.faces.komga.errors import komga_endpoint
 
 V1 = f"{PREFIX}/api/v1"
 V2 = f"{PREFIX}/api/v2"
@@ -91,7 +90,7 @@ def komga_routes() -> list[BaseRoute]:
             methods=["PUT"],
         ),
     ]
-    elsewhere = komga_endpoint(_elsewhere(list(routes)))
+    elsewhere = _elsewhere(list(routes))
     return [
         *routes,
         Route(f"{PREFIX}/{{rest:path}}", elsewhere, methods=EVERY_METHOD),

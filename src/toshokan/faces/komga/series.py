@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.core.bodies import read_json
 from toshokan.core.counting import count_results
 from toshokan.core.progress import Position
@@ -29,7 +30,7 @@ from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamE
 from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.conditions import series_search
-from toshokan.faces.komga.content import Library, Reading, SeriesProgress
+from toshokan.faces.komga.content import Reading, SeriesProgress
 from toshokan.faces.komga.dto import (
     AuthorDto,
     LibraryDto,
@@ -53,7 +54,7 @@ SKIPPED = (InvalidCredentials, RateLimited, UpstreamError)
 T = TypeVar("T")
 
 
-def library_dto(shelf: Library) -> LibraryDto:
+def library_dto(shelf: Visit) -> LibraryDto:
     return LibraryDto(id=library_id(shelf.slug), name=shelf.config.name)
 
 
@@ -115,14 +116,14 @@ async def _series(reading: Reading, query: SeriesQuery) -> Response:
 
 
 async def _listing(
-    reading: Reading, shelves: list[Library], query: SeriesQuery
+    reading: Reading, shelves: list[Visit], query: SeriesQuery
 ) -> PageWrapper[SeriesDto]:
     asked = [(shelf, body) for shelf in shelves if (body := search_body(query, shelf.config))]
     answers = await asyncio.gather(
         *(content.search(reading, shelf, body) for shelf, body in asked),
         return_exceptions=len(asked) > 1,
     )
-    found: list[tuple[Library, list[Entry]]] = []
+    found: list[tuple[Visit, list[Entry]]] = []
     totals: list[Awaitable[int | None]] = []
     more = False
     for (shelf, body), answer in zip(asked, answers, strict=True):
@@ -150,7 +151,7 @@ async def _listing(
 
 
 async def source_total(
-    reading: Reading, shelf: Library, body: dict[str, Any], answer: SearchResponse
+    reading: Reading, shelf: Visit, body: dict[str, Any], answer: SearchResponse
 ) -> int | None:
     """How many series the source's search finds in all: known on its last page, counted by
     asking for pages where that reads the source's own index, else unknown (None)."""
@@ -182,7 +183,7 @@ def joined_page(
 
 
 async def counted_series(
-    reading: Reading, shelf: Library, entries: list[Entry], statuses: frozenset[str]
+    reading: Reading, shelf: Visit, entries: list[Entry], statuses: frozenset[str]
 ) -> list[SeriesDto]:
     """A source's page of results as series, their books counted where the chapter lists are
     cheap (the source's files are here) or needed (a read-status filter), and filtered by it.

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Visit
 from toshokan.core.bodies import read_json
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import InvalidRequest
@@ -42,7 +43,7 @@ class ReadProgressUpdateV2(BaseModel):
 class SeriesProgress:
     """A series' chapters by number (each number's versions), and the reader's places in them."""
 
-    shelf: content.Library
+    shelf: Visit
     versions: dict[float, list[Chapter]]
     places: dict[str, Position]
 
@@ -113,7 +114,7 @@ async def mark_tachiyomi_progress(request: Request, reading: Reading) -> Respons
 
 async def _pages(
     reading: Reading,
-    shelf: content.Library,
+    shelf: Visit,
     ref: ChapterRef,
     known: int | None,
     kept: Position | None,

@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core import Core, host_path
+from toshokan.core.cache_control import NO_STORE_HEADERS
 from toshokan.core.http import caller_of
 from toshokan.core.progress import DocumentPosition, Position
 from toshokan.core.progress.documents import chapter_of_document
@@ -49,7 +50,7 @@ def kosync_endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]
     """Gin's Accept check first, then the handler; every refusal in KOReader's shape."""
 
     async def endpoint(request: Request) -> Response:
-        headers = {"Cache-Control": "no-store"}
+        headers = dict(NO_STORE_HEADERS)
         try:
             check_accept(request.headers.get("accept"))
             status, body = await handler(request, request.app.state.core)

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from toshokan.core.cache_control import NO_STORE_HEADERS
 from toshokan.core.face import Face, Need
 from toshokan.errors import error_body
 
@@ -26,13 +27,13 @@ async def metrics(request: Request) -> Response:
         return JSONResponse(
             error_body("NOT_FOUND", "This host keeps no figures ([metrics] enabled = false)."),
             status_code=404,
-            headers={"Cache-Control": "no-store"},
+            headers=NO_STORE_HEADERS,
         )
     return Response(
         # Several workers' figures are read from their files: off the event loop.
         await asyncio.to_thread(figures.exposition),
         media_type=figures.content_type,
-        headers={"Cache-Control": "no-store"},
+        headers=NO_STORE_HEADERS,
     )
 
 

@@ -14,9 +14,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Caller, Core, HostedSource, Query, Urls, Visit, host_path
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.cache_control import PRIVATE_NO_CACHE
+from toshokan.core.http import caller_of, core_of, entry_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
-from toshokan.faces.opds.access import challenge, opds_caller
+from toshokan.faces.opds.access import PASSING, challenge
 from toshokan.faces.opds.signin import (
     AUTH_DOCUMENT,
     CATALOGUE,
@@ -46,14 +47,11 @@ class Ctx:
     """One request to a source's part of the catalogue, authorised: its content is asked of
     the request's one :class:`~toshokan.core.Visit`."""
 
+    core: Core
     visit: Visit
     urls: Urls
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
     reader: str
-
-    @property
-    def core(self) -> Core:
-        return self.visit.core
 
     @property
     def hosted(self) -> HostedSource:
@@ -105,7 +103,7 @@ class Ctx:
 
 def cache_control(private: bool) -> dict[str, str]:
     """Feeds change as sources do: a minute in shared caches, never when they are someone's."""
-    return {"Cache-Control": "private, no-cache" if private else "public, max-age=60"}
+    return {"Cache-Control": PRIVATE_NO_CACHE if private else "public, max-age=60"}
 
 
 def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Callable[..., Any]:
@@ -113,18 +111,16 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
     readers answer (the host's when no reader signed in, the source's when it stays locked)."""
 
     async def endpoint(request: Request) -> Response:
-        core = core_of(request)
-        sent = caller_of(request)
-        urls = core.urls(sent)
+        entry = entry_of(request)
+        core, sent, urls = entry.core, entry.caller, entry.urls
         try:
             reader = await reader_of(core, sent)
         except SignInRequired as refused:
             return refusal(core, urls, refused.message)
-        visit = await core.visit(request.path_params["source"], sent)
+        visit = await core.visit(request.path_params["source"], sent, PASSING)
         try:
-            visit = visit.as_caller(await opds_caller(visit, sent))
             await visit.access()
-            return await handler(request, Ctx(visit, urls, reader))
+            return await handler(request, Ctx(core, visit, urls, reader))
         except InvalidCredentials as refused:
             raise challenge(visit.config, refused.message) from None
 
@@ -136,11 +132,11 @@ def signed_in(handler: Callable[[Request, str], Awaitable[Response]]) -> Callabl
     readers on the host, only for one of them."""
 
     async def endpoint(request: Request) -> Response:
-        core, caller = core_of(request), caller_of(request)
+        entry = entry_of(request)
         try:
-            reader = await reader_of(core, caller)
+            reader = await reader_of(entry.core, entry.caller)
         except SignInRequired as refused:
-            return refusal(core, core.urls(caller), refused.message)
+            return refusal(entry.core, entry.urls, refused.message)
         return await handler(request, reader)
 
     return endpoint

@@ -10,7 +10,6 @@ leads to a one-entry feed that carries it.
 from datetime import UTC, datetime
 
 from toshokan.core import Download
-from toshokan.core.images import images_of
 from toshokan.core.progress import Position
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, AtomEntry, Link
@@ -27,7 +26,7 @@ def cover_links(ctx: Ctx, cover: str | None) -> list[Link]:
     """A cover and its thumbnail, both served by the host's image pipeline through signed links."""
     if not cover:
         return []
-    images = images_of(ctx.core)
+    images = ctx.core.images
     full = images.signed_url(ctx.caller.base_url, ctx.slug, cover)
     small = images.signed_url(ctx.caller.base_url, ctx.slug, cover, thumbnail=True)
     return [Link(atom.REL_IMAGE, full, "image/jpeg"), Link(atom.REL_THUMBNAIL, small, "image/jpeg")]
@@ -79,7 +78,7 @@ def acquisition_link(download: Download) -> Link:
 def first_page_thumbnail(ctx: Ctx, first_page: str | None) -> list[Link]:
     if first_page is None:
         return []
-    url = images_of(ctx.core).signed_url(ctx.caller.base_url, ctx.slug, first_page, thumbnail=True)
+    url = ctx.core.images.signed_url(ctx.caller.base_url, ctx.slug, first_page, thumbnail=True)
     return [Link(atom.REL_THUMBNAIL, url, "image/jpeg")]
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from toshokan.core import Caller, Core, HostedSource, Urls
 from toshokan.errors import HostError
-from toshokan.faces.opds.access import opds_caller
+from toshokan.faces.opds.access import PASSING
 from toshokan.faces.opds.context import PER_SOURCE, Ctx
 from toshokan.faces.opds.listing import Listed, listed_titles
 from toshokan.faces.opds.searches import ordered, search_sort
@@ -35,8 +35,8 @@ async def search_everywhere(
 
     async def one(hosted: HostedSource) -> Found | None:
         try:
-            visit = await core.visit(hosted.slug, caller)
-            ctx = Ctx(visit.as_caller(await opds_caller(visit, caller)), urls, reader)
+            visit = await core.visit(hosted.slug, caller, PASSING)
+            ctx = Ctx(core, visit, urls, reader)
             body = {
                 "query": query,
                 "page": page,

@@ -14,13 +14,11 @@ import time
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core.cache_control import image_cache_control
 from toshokan.core.images import clamp_width, image_response
-from toshokan.core.progress import ChapterRef, Position
+from toshokan.core.progress import ChapterRef, Position, device_of
 from toshokan.errors import NotFound
 from toshokan.faces.opds.context import Ctx
-
-#: The longest device name kept with a position.
-MAX_DEVICE = 128
 
 
 async def page_image(request: Request, ctx: Ctx) -> Response:
@@ -35,15 +33,12 @@ async def page_image(request: Request, ctx: Ctx) -> Response:
         raise NotFound(f"This chapter has pages 0 to {len(urls) - 1}.")
     width = clamp_width(request.query_params.get("maxWidth"))
     ref = ChapterRef(ctx.slug, params["manga"], params["chapter"])
-    read = Position(index, len(urls), index + 1 >= len(urls), time.time(), device=_device(request))
+    read = Position(
+        index, len(urls), index + 1 >= len(urls), time.time(), device=device_of(request.headers)
+    )
     picture, _ = await asyncio.gather(
         ctx.visit.image(urls[index], width=width, as_jpeg=True),
         ctx.core.progress.arecord(ctx.reader, ref, read, inferred=True),
     )
-    cache = "private, max-age=3600" if ctx.private else "public, max-age=3600"
+    cache = image_cache_control(ctx.private)
     return image_response(picture, cache)
-
-
-def _device(request: Request) -> str:
-    """The reading app, as its User-Agent names it (bounded: it is stored with the position)."""
-    return request.headers.get("user-agent", "")[:MAX_DEVICE]

@@ -18,6 +18,7 @@ from typing import Any
 from starlette.responses import Response
 
 from toshokan.core import Caller, Core, Query, Urls
+from toshokan.core.cache_control import NO_STORE
 from toshokan.core.credentials import basic_challenge
 from toshokan.core.readers import reader_of_headers
 from toshokan.errors import InvalidCredentials
@@ -63,7 +64,7 @@ def refusal(core: Core, urls: Urls, message: str) -> Response:
         "WWW-Authenticate": basic_challenge(core.settings.host.name),
         "Link": f'<{catalogue(urls, DOCUMENT_PATH)}>; rel="{REL_AUTH_DOCUMENT}"; '
         f'type="{AUTH_DOCUMENT}"',
-        "Cache-Control": "no-store",
+        "Cache-Control": NO_STORE,
     }
     return Response(json.dumps(body), 401, headers=headers, media_type=AUTH_DOCUMENT)
 

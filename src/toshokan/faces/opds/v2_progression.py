@@ -37,6 +37,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core.cache_control import NO_STORE_HEADERS
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.faces.opds.context import Ctx
 
@@ -49,7 +50,6 @@ PROBLEM = "application/problem+json"
 MAX_BODY = 16 * 1024
 MAX_TEXT = 256
 PAGE_REFERENCE = re.compile(r"#page=(\d{1,6})$")
-NO_STORE = {"Cache-Control": "no-store"}
 Body = TypeVar("Body", bound=BaseModel)
 
 
@@ -99,7 +99,7 @@ class Problem(Exception):
     def response(self) -> Response:
         body = {"type": "about:blank", "title": self.title, "status": self.status}
         body["detail"] = self.detail
-        return Response(json.dumps(body), self.status, headers=NO_STORE, media_type=PROBLEM)
+        return Response(json.dumps(body), self.status, headers=NO_STORE_HEADERS, media_type=PROBLEM)
 
 
 def progression_links(ctx: Ctx, manga_slug: str, chapter_slug: str) -> list[dict[str, Any]]:
@@ -176,7 +176,7 @@ def readium_document(ctx: Ctx, ref: ChapterRef, position: Position) -> dict[str,
 
 
 def _json(document: dict[str, Any], media_type: str, status: int = 200) -> Response:
-    return Response(json.dumps(document), status, headers=NO_STORE, media_type=media_type)
+    return Response(json.dumps(document), status, headers=NO_STORE_HEADERS, media_type=media_type)
 
 
 async def _body(request: Request, model: type[Body]) -> Body:
@@ -272,14 +272,14 @@ def _opds_answer(ctx: Ctx, ref: ChapterRef, position: Position) -> Response:
 
 
 def _no_content(*_: Any) -> Response:
-    return Response(status_code=204, headers=NO_STORE)
+    return Response(status_code=204, headers=NO_STORE_HEADERS)
 
 
 #: ``GET``/``PUT`` the OPDS Progression 1.0 document of a chapter.
 opds_progression = _endpoint(
     _Form(
         body=Progression,
-        missing=lambda: Response(b"", headers=NO_STORE),
+        missing=lambda: Response(b"", headers=NO_STORE_HEADERS),
         document=_opds_answer,
         position=_opds_position,
         stored=_opds_answer,

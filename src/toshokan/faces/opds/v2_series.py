@@ -14,7 +14,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Download
-from toshokan.core.images import images_of
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter, series_page
 from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
@@ -37,7 +36,7 @@ from toshokan.models import Chapter, Manga
 def images(ctx: Ctx, cover: str | None) -> list[dict[str, Any]]:
     if not cover:
         return []
-    pipeline = images_of(ctx.core)
+    pipeline = ctx.core.images
     base = ctx.caller.base_url
     return [
         link(pipeline.signed_url(base, ctx.slug, cover, thumbnail=True), "image/jpeg", width=300),

@@ -13,6 +13,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core import Core
+from toshokan.core.cache_control import NO_STORE_HEADERS
 from toshokan.core.face import Face, Need
 
 PATH = "/_/ready"
@@ -24,7 +25,7 @@ async def ready(request: Request) -> JSONResponse:
     return JSONResponse(
         {"status": "ready" if is_ready else "unavailable", "checks": checks},
         status_code=200 if is_ready else 503,
-        headers={"Cache-Control": "no-store"},
+        headers=NO_STORE_HEADERS,
     )
 
 

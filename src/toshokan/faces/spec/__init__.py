@@ -3,7 +3,7 @@
 from toshokan.core.face import Face, Need
 from toshokan.faces.spec.docs import DOCS_ASSETS_ROUTE, docs_routes
 from toshokan.faces.spec.errors import EXCEPTION_HANDLERS
-from toshokan.faces.spec.routes import routes
+from toshokan.faces.spec.routes import AUTHENTICATE_ROUTE, routes
 
 FACE = Face(
     name="spec",
@@ -12,6 +12,7 @@ FACE = Face(
     routes=lambda: [*docs_routes(), *routes()],
     names=frozenset({"docs"}),
     image_routes=(DOCS_ASSETS_ROUTE,),
+    authenticate_routes=(AUTHENTICATE_ROUTE,),
     exception_handlers=EXCEPTION_HANDLERS,
     needs=frozenset({Need.CORE, Need.CACHE_CONTROL}),
 )

@@ -3,9 +3,8 @@ endpoint's failure form."""
 
 from starlette.responses import JSONResponse
 
+from toshokan.core.cache_control import NO_STORE_HEADERS
 from toshokan.errors import HostError, error_body
-
-NO_STORE = {"Cache-Control": "no-store"}
 
 
 def error_response(
@@ -19,7 +18,7 @@ def error_response(
     return JSONResponse(
         error_body(code, message, auth_form=auth_form),
         status_code=status,
-        headers={**NO_STORE, **(headers or {})},
+        headers={**NO_STORE_HEADERS, **(headers or {})},
     )
 
 

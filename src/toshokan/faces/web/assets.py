@@ -17,7 +17,6 @@ STATIC = Path(__file__).parent / "static"
 MODULES = tuple(sorted(path.name for path in STATIC.glob("*.js")))
 #: Files the page shell links to; everything else in ``static/`` is not served.
 SERVED = (*MODULES, "app.css", "icon.svg")
-IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core import host_path
+from toshokan.core.cache_control import IMMUTABLE
 from toshokan.core.hashing import etag_of
 from toshokan.errors import NotFound
-from toshokan.faces.web.assets import IMMUTABLE, MODULES, STATIC, Assets
+from toshokan.faces.web.assets import MODULES, STATIC, Assets
 from toshokan.faces.web.progress import positions, recent, record
 from toshokan.faces.web.session import sign_in, sign_out, who
 
