@@ -60,7 +60,9 @@ def serve_expecting_failure(config, site) -> subprocess.CompletedProcess[str]:
 def test_bad_config_stops_with_a_message(tmp_path):
     site = install_plugin(tmp_path / "site")
     config = tmp_path / "bad.toml"
-    config.write_text('[sources.shelf]\nadapter = "catalog"\ntitles = "lots"\n')
+    config.write_text(
+        f'[host]\ndata_dir = "{tmp_path}"\n[sources.shelf]\nadapter = "catalog"\ntitles = "lots"\n'
+    )
     result = serve_expecting_failure(config, site)
     assert result.returncode == 2
     assert "configuration error: source 'shelf': settings titles" in result.stderr

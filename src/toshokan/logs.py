@@ -1,4 +1,5 @@
-"""The host's log output: one format for every line, written in batches.
+"""The host's log output: one format for every line, the access log's made, formatted and
+written off the request path, in batches.
 
 Every line the host writes goes through Python's :mod:`logging`: its own
 (``toshokan.*``, the access log ``toshokan.access`` among them) and
@@ -6,12 +7,17 @@ uvicorn's, whose own formatting is left off. So an operator routes, filters
 or reformats any of them with logging's configuration, and stderr carries
 one format by default.
 
-Formatting a record costs little; writing one line per request to stderr
-costs more than the rest of a cached answer. :class:`BatchedLines` keeps the
-access log's lines and writes them together, at most a fraction of a second
-late; any other line is written at once, after those kept, so nothing is
-held back when the server stops (uvicorn ends a stopped process by raising
-its signal again, which skips logging's own flush at exit).
+Making a record, formatting it and writing it cost more than the rest of a
+cached answer. The access log keeps each request's parts (:class:`Deferred`:
+an append), and a writer thread makes their records, hands them to the
+logger's handlers like any other record and has them written in one write,
+at most :data:`FLUSH_SECONDS` after the first of them: a process killed
+outright loses at most that much of its access log. Any other line (a
+warning, an error, uvicorn's start and stop) is written at once, after the
+access lines kept before it, so lines keep their order and nothing is held
+back when the server stops (uvicorn ends a stopped process by raising its
+signal again, which skips logging's own flush at exit; its last line is
+written at once, and everything before it).
 
 With ``[server] log_format = "json"`` (``--log-format json``) every line is
 one JSON object (``python-json-logger``), for log collectors: the time,
@@ -20,15 +26,19 @@ level, logger and message, the request id, and the access line's fields
 request id (:data:`REQUEST_ID`, set by the edge for each request, from a sane
 ``X-Request-Id`` or made up) is on every line written while that request is
 handled, the host's own and its access line alike, so one request's lines
-are found together; a line outside any request carries ``-``.
+are found together; a line outside any request carries ``-``. It is taken
+when the line is logged, in the request's context, not when it is written.
 """
 
-import asyncio
 import logging
+import os
 import sys
-from collections.abc import Callable
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 from pythonjsonlogger.json import JsonFormatter
 
@@ -38,53 +48,180 @@ JSON_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s"
 JSON_NAMES = {"asctime": "time", "levelname": "level", "name": "logger"}
 #: The request being handled, as the edge named it; ``-`` outside any request.
 REQUEST_ID: ContextVar[str] = ContextVar("toshokan_request_id", default="-")
-#: The loggers whose lines are kept for a batched write: one line per request.
+#: The logger whose records are written in batches: one line per request.
 BATCHED = "toshokan.access"
-#: Lines kept before a write; and the longest a line waits for one.
-BATCH_LINES = 128
+#: The longest a kept record waits before the writer thread writes it.
 FLUSH_SECONDS = 0.25
+#: Records kept at most; past it the thread logging writes them itself (a stalled stream).
+MAX_KEPT = 16_384
+
+
+class Deferred:
+    """Records of one logger kept as their parts on the request path, then made and handled
+    by a writer thread, a batch at a time.
+
+    ``keep`` costs an append: the record is made from the parts (``make``),
+    passed to the logger's handlers like any other and written later,
+    :data:`FLUSH_SECONDS` after the first part kept at most, by a thread of
+    its own. So its caller pays neither the record nor its formatting nor the
+    write. A line of any other logger written through :class:`BatchedLines`
+    first has every kept record written before it: lines keep their order.
+    Past :data:`MAX_KEPT` parts (a stalled log stream) the caller handles
+    them itself, as a plain handler would: memory stays bounded and nothing
+    is dropped.
+    """
+
+    def __init__(self, logger: logging.Logger, make: Callable[[Any], logging.LogRecord]):
+        self.logger = logger
+        self.make = make
+        self._kept: deque[Any] = deque()
+        self._armed = False
+        _DEFERRED.append(self)
+        # A forked child writes its own lines, not a copy of its parent's kept ones.
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self._kept.clear()
+        self._armed = False
+
+    def keep(self, parts: Any) -> None:
+        self._kept.append(parts)
+        if not self._armed:
+            self._armed = True
+            timer = threading.Timer(FLUSH_SECONDS, self._due)
+            timer.daemon = True
+            timer.name = "toshokan-log-writer"
+            timer.start()
+        elif len(self._kept) > MAX_KEPT:
+            self.write()
+
+    def _due(self) -> None:
+        # Disarmed before the parts are taken: one kept after this arms the next write.
+        self._armed = False
+        self.write()
+
+    def write(self) -> None:
+        """Make and handle every record kept, then flush the handlers they reached."""
+        with _WRITING:
+            kept = self._kept
+            if not kept:
+                return
+            _batch.writing = True
+            try:
+                self._write(kept)
+            finally:
+                _batch.writing = False
+
+    def _write(self, kept: deque[Any]) -> None:
+        make, count = self.make, len(kept)
+        # Made one at a time and dropped once written: a batch of records alive at once
+        # would have the garbage collector walk the whole heap.
+        records = (make(kept.popleft()) for _ in range(count))
+        batched = self._handlers()
+        if batched is not None and len(batched) == 1:
+            batched[0].take(records)
+        elif batched is not None:
+            made = list(records)
+            for handler in batched:
+                handler.take(made)
+        else:
+            for record in records:
+                self.logger.handle(record)
+        for reached in batched or self._reached():
+            reached.flush()
+
+    def _reached(self) -> list[logging.Handler]:
+        """The handlers a record of the logger reaches, as :meth:`logging.Logger.callHandlers`
+        walks them."""
+        reached: list[logging.Handler] = []
+        logger: logging.Logger | None = self.logger
+        while logger is not None:
+            reached += logger.handlers
+            logger = logger.parent if logger.propagate else None
+        return reached
+
+    def _handlers(self) -> "list[BatchedLines] | None":
+        """The handlers records reach, when every one is a :class:`BatchedLines` taking them at
+        info level and the logger has no filter of its own (the host's configuration): those
+        take a batch at once, with the same lines as record by record. Else ``None``."""
+        if self.logger.disabled or self.logger.filters:
+            return None
+        reached = self._reached()
+        if not reached or not all(
+            isinstance(h, BatchedLines) and h.level <= logging.INFO for h in reached
+        ):
+            return None
+        return cast("list[BatchedLines]", reached)
+
+
+#: Every :class:`Deferred`, for a line of another logger to write what they keep first.
+_DEFERRED: list[Deferred] = []
+#: Held while kept records are written: one batch at a time, in order.
+_WRITING = threading.RLock()
+#: ``writing`` is true on the thread writing a batch: its lines wait for the batch's end.
+_batch = threading.local()
+
+
+def write_deferred() -> None:
+    """Write every record kept so far (before a line that must follow them)."""
+    for deferred in _DEFERRED:
+        deferred.write()
 
 
 class BatchedLines(logging.Handler):
-    """A handler writing formatted lines to ``write`` (stderr by default), the access log's
-    in batches."""
+    """A handler writing formatted lines to ``write`` (stderr by default): the access log's
+    when flushed (a :class:`Deferred` batch ends with a flush), any other at once, after the
+    access log's records kept before it."""
 
     def __init__(self, write: Callable[[str], Any] | None = None, level: int = logging.NOTSET):
         super().__init__(level)
         self._write = write
         self._lines: list[str] = []
-        self._scheduled = False
+
+    def handle(self, record: logging.LogRecord) -> bool:
+        if record.name != BATCHED:
+            write_deferred()  # before taking this handler's lock, as the writer thread does
+        return super().handle(record)
+
+    def take(self, records: Iterable[logging.LogRecord]) -> None:
+        """Records of one batch, each filtered and formatted as :meth:`handle` would, under
+        one lock; written at the batch's end."""
+        self.acquire()
+        try:
+            lines = self._lines
+            for record in records:
+                if self.filter(record):
+                    try:
+                        lines.append(self.format(record))
+                    except Exception:
+                        self.handleError(record)
+        finally:
+            self.release()
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            self._lines.append(self.format(record) + "\n")
+            self._lines.append(self.format(record))
         except Exception:
             self.handleError(record)
             return
-        if record.name != BATCHED or len(self._lines) >= BATCH_LINES:
-            self.flush()
-        elif not self._scheduled:
-            self._schedule()
-
-    def _schedule(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self.flush()  # no event loop in this thread to write later
-            return
-        self._scheduled = True
-        loop.call_later(FLUSH_SECONDS, self.flush)
+        if not getattr(_batch, "writing", False) or len(self._lines) > MAX_KEPT:
+            self._flush()
 
     def flush(self) -> None:
+        """Write every line logged so far, the access log's kept records among them."""
+        write_deferred()
         self.acquire()
         try:
-            self._scheduled = False
-            text = "".join(self._lines)
-            self._lines.clear()
+            self._flush()
         finally:
             self.release()
-        if not text:
+
+    def _flush(self) -> None:
+        if not self._lines:
             return
+        self._lines.append("")
+        text = "\n".join(self._lines)
+        self._lines.clear()
         try:
             if self._write is not None:
                 self._write(text)
@@ -95,11 +232,41 @@ class BatchedLines(logging.Handler):
             pass  # a closed log stream must not fail requests
 
 
+class LineFormatter(logging.Formatter):
+    """The host's lines (:data:`LOG_FORMAT`), exactly as ``logging.Formatter(LOG_FORMAT)``
+    writes them, at less cost: the time's text is made once a second (``time.strftime`` is
+    most of what formatting a short line costs), and the line is put together directly."""
+
+    def __init__(self) -> None:
+        super().__init__(LOG_FORMAT)
+        self._second = -1
+        self._text = ""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info or record.exc_text or record.stack_info:
+            return super().format(record)
+        record.message = message = record.getMessage()
+        record.asctime = asctime = self.formatTime(record)
+        return f"{asctime} {record.levelname} {record.name}: {message}"
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        if datefmt is not None:
+            return super().formatTime(record, datefmt)
+        second = int(record.created)
+        if second != self._second:
+            self._text = time.strftime(self.default_time_format, self.converter(second))
+            self._second = second
+        # As logging.Formatter's default_msec_format, "%s,%03d".
+        return f"{self._text},{int(record.msecs):03d}"
+
+
 class RequestIds(logging.Filter):
     """Puts the current request's id on every record, as ``request_id``."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = REQUEST_ID.get()
+        # A record made after its request (the access log's) was given the request's id.
+        if "request_id" not in record.__dict__:
+            record.request_id = REQUEST_ID.get()
         return True
 
 
@@ -113,7 +280,5 @@ def configure_logging(level: str, log_format: str = "text") -> None:
     text or (``log_format="json"``) JSON lines."""
     handler = BatchedLines()
     handler.addFilter(RequestIds())
-    handler.setFormatter(
-        json_formatter() if log_format == "json" else logging.Formatter(LOG_FORMAT)
-    )
+    handler.setFormatter(json_formatter() if log_format == "json" else LineFormatter())
     logging.basicConfig(level=level.upper(), handlers=[handler])

@@ -4,8 +4,11 @@ uvicorn bounds idle keep-alive connections but not a connection that never
 finishes its request head, nor how much of a head it buffers, nor how many
 connections one client holds. :class:`BoundedHttpTools` adds those bounds to
 uvicorn's httptools protocol: a deadline for each request head, a cap on its
-bytes (431), and caps on open connections overall and per client address
-(503; trusted proxies, which carry many clients, are not capped per address).
+bytes (414 for an address longer than the cap, 431 for the rest of a head),
+and caps on open connections overall and per client address (503; trusted
+proxies, which carry many clients, are not capped per address). What is not
+HTTP at all, which uvicorn answers with a plain-text 400, gets the Error
+object too: every answer the host gives has the spec's shape.
 
 With ``workers`` above 1, uvicorn starts that many processes on one port;
 each builds its application from the settings passed in the environment.
@@ -85,6 +88,22 @@ HEAD_TOO_LARGE = raw_error(
 HEAD_TIMEOUT = raw_error(
     408, "Request Timeout", "INVALID_REQUEST", "The request headers did not arrive in time."
 )
+NOT_HTTP = raw_error(400, "Bad Request", "INVALID_REQUEST", "The request is not valid HTTP/1.1.")
+#: The longest address httptools parses; a longer one is refused whatever the host's cap.
+MAX_URL_BYTES = 65_535
+
+
+def uri_too_long(limit: int) -> bytes:
+    return raw_error(
+        414,
+        "URI Too Long",
+        "INVALID_REQUEST",
+        f"The request's address (path and query) is longer than the host's limit of {limit} bytes.",
+    )
+
+
+class AddressTooLong(Exception):
+    """Raised from the parser's callback: the parser stops, and the address is refused."""
 
 
 class BoundedHttpTools(HttpToolsProtocol):
@@ -92,6 +111,8 @@ class BoundedHttpTools(HttpToolsProtocol):
 
     bounds: ClassVar[ConnectionBounds | None] = None
     open_per_client: ClassVar[dict[str, int]] = {}
+    #: The answer to an address longer than the cap, made once per configuration.
+    too_long: ClassVar[bytes] = uri_too_long(MAX_URL_BYTES)
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -104,6 +125,7 @@ class BoundedHttpTools(HttpToolsProtocol):
     def configure(cls, settings: HostSettings) -> None:
         cls.bounds = ConnectionBounds.of(settings)
         cls.open_per_client = {}
+        cls.too_long = uri_too_long(min(cls.bounds.max_head_bytes, MAX_URL_BYTES))
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
@@ -145,7 +167,20 @@ class BoundedHttpTools(HttpToolsProtocol):
         super().data_received(data)
         # Still no complete head after this many bytes: it buffers no more of them.
         if self._awaiting_head and self._head_bytes > bounds.max_head_bytes:
-            self._refuse(HEAD_TOO_LARGE)
+            self._refuse(self._too_large(bounds))
+
+    def _too_large(self, bounds: ConnectionBounds) -> bytes:
+        """414 when the address alone is over the cap, else 431."""
+        url: bytes = getattr(self, "url", None) or b""
+        return self.too_long if len(url) > bounds.max_head_bytes else HEAD_TOO_LARGE
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to what its parser refuses, as the Error object: 414 for an address
+        too long (for the cap, or for httptools), else 400."""
+        url: bytes = getattr(self, "url", None) or b""
+        bounds = self.bounds
+        limit = min(bounds.max_head_bytes, MAX_URL_BYTES) if bounds else MAX_URL_BYTES
+        self._refuse(self.too_long if len(url) > limit else NOT_HTTP)
 
     def on_message_begin(self) -> None:
         self._awaiting_head = True
@@ -155,6 +190,9 @@ class BoundedHttpTools(HttpToolsProtocol):
         self._awaiting_head = False
         self._head_bytes = 0
         self._disarm_head_timer()
+        bounds = self.bounds
+        if bounds is not None and len(self.url) > bounds.max_head_bytes:
+            raise AddressTooLong  # a head read at once is past the cap of data_received
         super().on_headers_complete()
 
     def _arm_head_timer(self) -> None:

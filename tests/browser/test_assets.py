@@ -1,6 +1,7 @@
 """How the reader's files are served: hashed names cached for a year, a small first load, its address."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -97,6 +98,7 @@ def test_reader_address(server: dict[str, Any], public_url: str | None, expected
 
 def test_serve_prints_the_reader_address_at_start(tmp_path: Path) -> None:
     port = free_port()
+    (tmp_path / "library").mkdir()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -106,9 +108,10 @@ def test_serve_prints_the_reader_address_at_start(tmp_path: Path) -> None:
             "--port",
             str(port),
             "--library",
-            str(tmp_path),
+            str(tmp_path / "library"),
         ],
         cwd=REPO,
+        env={**os.environ, "TOSHOKAN_HOST__DATA_DIR": str(tmp_path / "data")},
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

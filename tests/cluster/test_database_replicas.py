@@ -228,7 +228,9 @@ def test_a_missing_package_is_one_line_naming_it(
     monkeypatch.setitem(sys.modules, package, None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "toshokan.core.database.postgres")
     arguments = (
-        [command, str(config)] if command == "check-config" else [command, "--config", str(config)]
+        [command, str(config)]
+        if command == "check-config"
+        else [command, "--config", str(config), "--port", str(free_port())]
     )
     result = CliRunner().invoke(main, arguments, env={"TOSHOKAN_HOST__DATA_DIR": str(tmp_path)})
     assert result.exit_code == 1

@@ -14,7 +14,10 @@ WITHOUT_REDIS = "import sys; sys.modules['redis'] = None; from toshokan.cli impo
 
 def config(tmp_path: Path, section: str) -> Path:
     path = tmp_path / "toshokan.toml"
-    path.write_text(f'{section}\n[sources.local]\nroot = "{tmp_path}"\n', encoding="utf-8")
+    path.write_text(
+        f'[host]\ndata_dir = "{tmp_path / "data"}"\n{section}\n[sources.local]\nroot = "{tmp_path}"\n',
+        encoding="utf-8",
+    )
     return path
 
 

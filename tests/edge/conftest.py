@@ -5,12 +5,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from toshokan.logs import LOG_FORMAT, BatchedLines
+from toshokan.logs import LOG_FORMAT, BatchedLines, write_deferred
 
 
 @pytest.fixture
 def access_lines() -> Iterator[tuple[list[str], BatchedLines]]:
     """What the access log writes, through the host's own handler and format."""
+    write_deferred()  # lines of earlier tests, to their own handlers
     lines: list[str] = []
     handler = BatchedLines(write=lines.append)
     handler.setFormatter(logging.Formatter(LOG_FORMAT))

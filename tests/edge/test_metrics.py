@@ -3,9 +3,10 @@ upstream requests and budget waits, scans; never a concrete path in a label."""
 
 import pytest
 import respx
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from toshokan.core.metrics import HostMetrics
+from toshokan.core.metrics import LATENCY_BUCKETS, REQUEST_BATCH, HostMetrics
 from toshokan.sdk import Throttle, UpstreamClient
 from toshokan.sdk.observe import Observers
 from toshokan.sources.local import LocalLibrary
@@ -155,3 +156,37 @@ async def test_scan_progress_of_a_library(tmp_path):
     assert value(first, "toshokan_scan_to_read", source="shelf") == indexed
     assert value(second, "toshokan_scan_read", source="shelf") == 1
     assert value(second, "toshokan_scan_running", source="shelf") == 0
+
+
+def test_a_scrape_counts_every_request_answered_before_it():
+    """Requests are added to the collectors in batches; a scrape sees each one, with the same
+    counts, sums and buckets as observing each latency as it came."""
+    figures = HostMetrics()
+    registry = CollectorRegistry()
+    observed = Histogram(
+        "toshokan_request_duration_seconds",
+        "Each latency observed as it came.",
+        ["face", "route"],
+        buckets=LATENCY_BUCKETS,
+        registry=registry,
+    )
+    # Bounds themselves fall in their own bucket; past the last, +Inf.
+    latencies = [0.0, 0.0005, 0.0005001, 0.003, 0.25, 30.0, 31.0]
+    route = {"face": "spec", "route": "/{source}"}
+    requests = REQUEST_BATCH + 10  # a whole batch added on the request path, the rest on scrape
+    for n in range(requests):
+        seconds = latencies[n % len(latencies)]
+        figures.request("spec", "/{source}", "GET", 200, seconds)
+        figures.request("spec", "/{source}", "BREW", 405, seconds)
+        observed.labels(**route).observe(seconds)
+        if n == 3:
+            early = samples(figures.exposition().decode())
+            assert value(early, "toshokan_requests_total", **route, method="GET", status="200") == 4
+    got = samples(figures.exposition().decode())
+    assert value(got, "toshokan_requests_total", **route, method="GET", status="200") == requests
+    assert value(got, "toshokan_requests_total", **route, method="other", status="405") == requests
+    want = samples(generate_latest(registry).decode())
+    # Both methods' requests share the route's histogram: twice what was observed once.
+    twice = {key: 2 * n for key, n in want.items() if not key[0].endswith("_created")}
+    assert len(twice) == 2 + len(LATENCY_BUCKETS) + 1  # count, sum and each bucket, +Inf too
+    assert {key: got.get(key) for key in twice} == pytest.approx(twice)

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from toshokan.logs import BatchedLines, RequestIds, json_formatter
+from toshokan.logs import BatchedLines, RequestIds, json_formatter, write_deferred
 
 pytestmark = pytest.mark.anyio
 
@@ -14,6 +14,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def json_lines():
     """Every line the host writes during a test, as the JSON format writes it."""
+    write_deferred()  # lines of earlier tests, to their own handlers
     lines: list[str] = []
     handler = BatchedLines(write=lines.append)
     handler.addFilter(RequestIds())

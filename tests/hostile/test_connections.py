@@ -1,5 +1,6 @@
 """Slow, idle, oversized and numerous connections are bounded by the running server."""
 
+import json
 import socket
 import time
 from collections.abc import Iterator
@@ -65,6 +66,50 @@ def test_oversized_head_is_431_without_waiting_for_its_end(host: str) -> None:
         sock.sendall(b"GET /local HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000)
         answer = read_all(sock)
     assert answer.startswith(b"HTTP/1.1 431")
+
+
+def error_object(answer: bytes) -> tuple[int, dict]:
+    """The status and the JSON body of a whole answer, which must be the spec's Error object."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    assert headers["content-type"] == "application/json", answer[:300]
+    assert int(headers["content-length"]) == len(body)
+    error = json.loads(body)["error"]
+    assert set(error) == {"code", "message"} and error["code"] == "INVALID_REQUEST"
+    return int(lines[0].split()[1]), error
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /local/search?q=" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /local?q=" + b"b" * 6_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",  # under 64 KB
+    ],
+    ids=["100 KB", "over the cap"],
+)
+def test_an_address_too_long_is_414_with_the_error_object(host: str, request_bytes: bytes) -> None:
+    with connect(host) as sock:
+        sock.sendall(request_bytes)
+        status, error = error_object(read_all(sock))
+    assert status == 414
+    assert "4096 bytes" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"GET /lo cal HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",  # TLS spoken to plain HTTP
+        b"GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+    ],
+    ids=["space in the path", "TLS hello", "header without a colon"],
+)
+def test_what_is_not_http_is_400_with_the_error_object(host: str, request_bytes: bytes) -> None:
+    with connect(host) as sock:
+        sock.sendall(request_bytes)
+        status, _ = error_object(read_all(sock))
+    assert status == 400
 
 
 def test_one_client_holds_a_bounded_number_of_connections(host: str) -> None:

@@ -1,21 +1,42 @@
 """One line per request through the ``toshokan.access`` logger: escaped, and cheap to leave on.
 
 The line goes through :mod:`logging`, so it takes the host's format and an
-operator can route it like any other (:mod:`toshokan.logs` writes the lines
-in batches). Nothing is formatted when the logger is not enabled at info
-level. Only the path is written, never the query string (page URLs of a
-protected library carry their signature there) nor any header. Every
+operator can route it like any other (:mod:`toshokan.logs` formats and writes
+the lines off the request path, in batches). Nothing is made when the logger
+is not enabled at info level. Only the path is written, never the query
+string (page URLs of a protected library carry their signature there) nor any
+header; the request's id ends the line, as it is on the answer. Every
 character a client chose that could end a line or fake a field (controls,
-quotes, backslashes, unprintable code points) is escaped, so a client
-cannot forge log lines. The line's parts are also fields of its record
+quotes, backslashes, unprintable code points) is escaped, so a client cannot
+forge log lines. The line's parts are also fields of its record
 (``client``, ``method``, ``path``, ``status``, ``ms``), which JSON lines
 (:mod:`toshokan.logs`) carry as fields of their own.
+
+On the request path the line costs an append: its parts (the time, the
+request's fields, its id) are kept, and the log's writer thread makes the
+record, escapes the path and hands the record to the logger's handlers
+(:class:`toshokan.logs.Deferred`). Making a record the usual way looks up,
+for every line, what is the same for every line: the caller's frame, file
+and function, and the process's id (a system call). The access record is a
+copy of one made the usual way once per thread (again in a forked process)
+on the thread that answered, with only the time and the line's parts its
+own: the same fields with the same values, none of those look-ups.
 """
 
+import asyncio
 import logging
+import os
+import threading
+import time
+from typing import Any
+
+from toshokan.logs import Deferred
 
 logger = logging.getLogger("toshokan.access")
 MAX_PATH = 1000
+FORMAT = '%s "%s %s" %d %.1fms %s'
+#: Whether records name their asyncio task (Python 3.12 and later, unless turned off).
+NAMES_TASKS: bool = getattr(logging, "logAsyncioTasks", False)
 
 
 def escaped(text: str) -> str:
@@ -38,22 +59,73 @@ def _escape(char: str) -> str:
     )
 
 
+#: When logging started, as records count ``relativeCreated`` from it.
+_probe = logging.makeLogRecord({})
+STARTED = _probe.created - _probe.relativeCreated / 1000
+#: Per thread: the fields every access record made on it shares.
+_templates: dict[int, dict[str, Any]] = {}
+os.register_at_fork(after_in_child=_templates.clear)
+
+
+def _template() -> dict[str, Any]:
+    """The shared fields, from a record made the usual way (which ``line`` stands for)."""
+    record = logger.makeRecord(logger.name, logging.INFO, __file__, 0, FORMAT, (), None, "line")
+    record.lineno = AccessLog.line.__code__.co_firstlineno
+    return dict(record.__dict__)
+
+
 class AccessLog:
     def enabled(self) -> bool:
         return logger.isEnabledFor(logging.INFO)
 
-    def line(self, client: str, method: str, path: str, status: int, seconds: float) -> None:
-        """One request's line. ``client`` and ``method`` come escaped: the server parsed the
-        method as a token and the edge escapes a forwarded client address when it takes it."""
-        if len(path) > MAX_PATH:
-            path = path[:MAX_PATH] + "..."
-        path, ms = escaped(path), round(seconds * 1000, 1)
-        logger.info(
-            '%s "%s %s" %d %.1fms',
-            client,
-            method,
-            path,
-            status,
-            ms,
-            extra={"client": client, "method": method, "path": path, "status": status, "ms": ms},
-        )
+    def line(
+        self, client: str, method: str, path: str, status: int, seconds: float, request_id: str
+    ) -> None:
+        """One request's line, ending with its id. ``client``, ``method`` and ``request_id``
+        come escaped: the server parsed the method as a token, the edge escapes a forwarded
+        client address when it takes it and takes an inbound id only when it is sane."""
+        thread = threading.get_ident()
+        if thread not in _templates:
+            _templates[thread] = _template()
+        task = _task_name() if NAMES_TASKS else None
+        # Strings and numbers only: the garbage collector stops tracking such a tuple at once,
+        # so lines waiting to be written never make it walk the whole heap.
+        _KEPT.keep((time.time(), thread, task, client, method, path, status, seconds, request_id))
+
+
+def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
+    """The access record of one request's kept parts."""
+    now, thread, task, client, method, path, status, seconds, request_id = parts
+    if len(path) > MAX_PATH:
+        path = path[:MAX_PATH] + "..."
+    path, ms = escaped(path), round(seconds * 1000, 1)
+    record = logging.LogRecord.__new__(logging.LogRecord)
+    record.__dict__ = {
+        **_templates[thread],
+        "created": now,
+        "msecs": int((now - int(now)) * 1000) + 0.0,
+        "relativeCreated": (now - STARTED) * 1000,
+        "args": (client, method, path, status, ms, request_id),
+        "client": client,
+        "method": method,
+        "path": path,
+        "status": status,
+        "ms": ms,
+        "request_id": request_id,
+    }
+    if NAMES_TASKS:
+        record.taskName = task
+    return record
+
+
+#: The process's access lines, kept until the log's writer thread writes them.
+_KEPT = Deferred(logger, _record)
+
+
+def _task_name() -> str | None:
+    """The running asyncio task's name, as a record names it (Python 3.12 and later)."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return None
+    return task.get_name() if task is not None else None

@@ -22,7 +22,6 @@ and are never kept: what they get may depend on who sends them.
 import asyncio
 import json
 import logging
-import os
 import re
 import time
 from collections.abc import Hashable, Iterable, Sequence
@@ -43,6 +42,7 @@ from toshokan.edge.paths import BudgetKind, PathBudgets, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import FULL, LIGHT, LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
+from toshokan.edge.request_ids import new_request_id
 from toshokan.edge.routes import LABELS, RouteLabels
 from toshokan.errors import error_body
 from toshokan.logs import REQUEST_ID
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("toshokan.errors")
 Headers = list[tuple[bytes, bytes]]
+#: No headers to add (never appended to: answers copy the lists they add to).
+NO_HEADERS: Headers = []
 CREDENTIALS = frozenset(
     {b"authorization", b"cookie"}
     | {name.lower().encode() for names in AUTH_HEADERS.values() for name in names}
@@ -165,7 +167,7 @@ class Edge:
             return
         started = time.perf_counter()
         request_id = _request_id(scope["headers"])
-        token = REQUEST_ID.set(request_id.decode())
+        token = REQUEST_ID.set(request_id)
         try:
             status = await self._handle(scope, receive, _echoing(request_id, send))
             unpaid = scope.get(UNPAID)
@@ -180,7 +182,12 @@ class Edge:
                 # The client a trusted proxy forwarded for, when it did; else the peer.
                 client = scope.get("toshokan.client") or scope.get("client")
                 self.log.line(
-                    client[0] if client else "-", scope["method"], scope["path"], status, seconds
+                    client[0] if client else "-",
+                    scope["method"],
+                    scope["path"],
+                    status,
+                    seconds,
+                    request_id,
                 )
         finally:
             REQUEST_ID.reset(token)
@@ -211,10 +218,11 @@ class Edge:
                     client = scope.get("client")
                     if client and self.proxies.trusts(client[0]):
                         forwarded = True
-        cors = self.cors.headers(origin)
+        # Calls skipped for what most requests are: no origin, not a POST.
+        cors = self.cors.headers(origin) if origin is not None else NO_HEADERS
         method: str = scope["method"]
         path: str = scope["path"]
-        auth_form = self.answers_auth_failures(method, path)
+        auth_form = method == "POST" and self.answers_auth_failures(method, path)
         if len(headers) > self.max_headers or size > self.max_header_bytes:
             return await _answer(send, self._too_many_headers[auth_form], cors)
         if forwarded:
@@ -441,23 +449,25 @@ class Edge:
             return 408
 
 
-def _request_id(headers: Headers) -> bytes:
+def _request_id(headers: Headers) -> str:
     """The id a proxy or client gave the request, when it is sane; else a new one."""
     for name, value in headers:
         if name == b"x-request-id":
             if SANE_REQUEST_ID.fullmatch(value):
-                return value
+                return value.decode()
             break
-    return os.urandom(16).hex().encode()  # as random as a UUID's 122 bits, and cheaper
+    return new_request_id()
 
 
-def _echoing(request_id: bytes, send: Send) -> Send:
+def _echoing(request_id: str, send: Send) -> Send:
     """``send`` with the request's id on its answer."""
+
+    echo = (b"x-request-id", request_id.encode())
 
     async def echoed(message: Message) -> None:
         if message["type"] == "http.response.start":
-            headers = [*message.get("headers", ()), (b"x-request-id", request_id)]
-            message = {**message, "headers": headers}
+            # Each start message is made for this one answer (by the edge or the framework).
+            message["headers"] = [*message.get("headers", ()), echo]
         await send(message)
 
     return echoed

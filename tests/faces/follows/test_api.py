@@ -45,6 +45,8 @@ async def test_a_new_chapter_is_found_shown_and_read(host: ServedHost, fake: Fak
     assert (await host.client.get("/_/follows/updates")).json()["updates"] == []
 
     await asyncio.sleep(1.1)  # a series is checked on demand once a round at most
+    listed = await host.client.get(f"/mangadex/{manga}/chapters")  # kept by the host a while
+    assert len(listed.json()) == 3
     chapter = fake.add_chapter(
         fake.manga[manga], "4", title="Landfall", publish_at=T0 + timedelta(days=30)
     )
@@ -63,6 +65,9 @@ async def test_a_new_chapter_is_found_shown_and_read(host: ServedHost, fake: Fak
     ]
     follows = (await host.client.get("/_/follows")).json()["follows"]
     assert [(f["manga"], f["unread"]) for f in follows] == [(manga, 1)]
+    # What the check found is what a reader opening the series is answered.
+    listed = await host.client.get(f"/mangadex/{manga}/chapters")
+    assert chapter.id in [c["slug"] for c in listed.json()]
 
     marked = await host.client.post("/_/follows/read", json={"all": True})
     assert marked.json() == {"marked": 1}

@@ -1,5 +1,6 @@
 """A new file in the local library is a new chapter of the series that folder is; reading it in
-KOReader (its sync) clears it from the reader's updates."""
+KOReader (its sync) clears it from the reader's updates, on every face that lists them: the
+follows API (which the web reader draws), and both OPDS catalogues' Updates."""
 
 import asyncio
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 
 from tests.faces.follows.test_api import until
 from tests.faces.kosync.koreader import KOReader, book_digest
+from tests.faces.opds.reader import ACQUISITION, NS, Reader, entry_titled, href
 from tests.helpers.hosts import add_reader, serve_library
 from tests.helpers.libraries import DemoLibrary
 from tests.sources.local.helpers import cbz
@@ -55,11 +57,31 @@ async def test_a_new_file_read_in_koreader_leaves_the_updates(
         await check_now(host, auth)
         updates = (await host.client.get("/_/follows/updates", auth=auth)).json()["updates"]
         assert [u["unread"] for u in updates] == [True]
+        assert await in_opds(host, auth) == ([updates[0]["chapter"]], [updates[0]["chapter"]])
 
         device = KOReader(host.client, "mika", "hunter22")
+        assert (await device.update_progress(book_digest(book), 4, 5)).status_code == 200
+        # A page short of the end: still new, everywhere.
+        assert (await host.client.get("/_/follows/updates?unread=1", auth=auth)).json()["updates"]
+        assert await in_opds(host, auth) == ([updates[0]["chapter"]], [updates[0]["chapter"]])
         assert (await device.update_progress(book_digest(book), 5, 5)).status_code == 200
         updates = (await host.client.get("/_/follows/updates", auth=auth)).json()["updates"]
         assert [u["unread"] for u in updates] == [False]
         assert (await host.client.get("/_/follows/updates?unread=1", auth=auth)).json()[
             "updates"
         ] == []
+        assert await in_opds(host, auth) == ([], [])
+
+
+async def in_opds(host: ServedHost, auth: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """The chapters in the reader's Updates of the Atom catalogue and of OPDS 2.0, reached from
+    their roots as a reader reaches them."""
+    reader = Reader(host.client, auth=auth)
+    root = await reader.feed("/_/opds")
+    atom = await reader.feed(href(entry_titled(root, "Updates"), "subsection", ACQUISITION))
+    ids = [e.findtext("a:id", namespaces=NS) or "" for e in atom.findall("a:entry", NS)]
+    v2_root = (await host.client.get("/_/opds/v2", auth=auth)).json()
+    url = next(n["href"] for n in v2_root["navigation"] if n["title"] == "Updates")
+    v2 = (await host.client.get(url, auth=auth)).json()
+    found = [p["metadata"]["identifier"] for p in v2.get("publications", [])]
+    return [i.rsplit(":", 1)[1] for i in ids], [i.rsplit(":", 1)[1] for i in found]

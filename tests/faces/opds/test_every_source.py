@@ -17,7 +17,8 @@ def titles(feed: Element) -> list[str]:
 
 async def test_the_root_lists_every_serving_source(both_host: ServedHost) -> None:
     root = await Reader(both_host.client).feed("/_/opds")
-    assert sorted(titles(root)) == ["Local Library", "Local Library", "MangaDex"]
+    # The reader's updates and follows first, then every source.
+    assert titles(root) == ["Updates", "Following", "Local Library", "Local Library", "MangaDex"]
 
 
 async def test_searching_everything_skips_sources_that_want_credentials(

@@ -22,7 +22,7 @@ LAST_READ_DATE = f"{{{PSE}}}lastReadDate"
 async def chapters_of_first_series(reader: Reader) -> tuple[str, list[Element]]:
     """Walk from the root to the first series, as a reader does: its feed's address and chapters."""
     root = await reader.feed("/_/opds")
-    source = await reader.feed(href(root.findall("a:entry", NS)[0], "subsection"))
+    source = await reader.feed(href(entry_titled(root, "Local Library"), "subsection"))
     titles = await reader.every_entry(href(entry_titled(source, "All titles"), "subsection"))
     series_url = href(titles[0], "subsection", ACQUISITION)
     series = await reader.feed(series_url)

@@ -246,6 +246,10 @@ class Checker:
                 "the check of %s/%s outlived its lease; its result was dropped", source, manga
             )
             return Outcome(source, manga, "busy", seconds=seconds)
+        if recorded.new or recorded.removed:
+            # What the host answered of the source (its chapter lists, cached, replayed by the
+            # edge) predates what the check found: a reader opening a new chapter finds it.
+            hosted.source.content_changed()
         return Outcome(
             source,
             manga,

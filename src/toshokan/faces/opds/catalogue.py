@@ -21,6 +21,7 @@ from toshokan.faces.opds.atom import NAVIGATION, AtomEntry, Feed, Link
 from toshokan.faces.opds.context import Ctx, cache_control, page_of, query_of
 from toshokan.faces.opds.entries import series_entry
 from toshokan.faces.opds.everywhere import search_everywhere
+from toshokan.faces.opds.follows import follows_entries
 from toshokan.faces.opds.signin import catalogue
 
 log = logging.getLogger("toshokan.opds")
@@ -48,7 +49,7 @@ def everywhere_template(urls: Urls) -> str:
 async def root(request: Request, reader: str) -> Response:
     core = core_of(request)
     urls = core.urls(caller_of(request))
-    entries = []
+    entries = follows_entries(urls)
     for hosted in core.host.serving():
         config = await core.configuration(hosted)
         # A source that accepts the host's readers is open to the reader signed in here.

@@ -67,17 +67,18 @@ async def series_page(ctx: Ctx, manga_slug: str, page: int) -> SeriesPage:
 
 def chapter_title(chapter: Chapter) -> str:
     """A title that tells versions apart: number, title, group and language."""
-    number = f"{chapter.number:g}"
-    title = chapter.title.strip()
-    head = f"Ch. {number}"
-    if (
-        title
-        and title != "No Title"
-        and title.lower() not in (f"chapter {number}", f"ch. {number}")
-    ):
+    return numbered_title(chapter.number, chapter.title, chapter.scanlator, chapter.language)
+
+
+def numbered_title(number: float, title: str, scanlator: str, language: str) -> str:
+    """:func:`chapter_title` of a chapter known by its fields (one a check found)."""
+    shown = f"{number:g}"
+    title = title.strip()
+    head = f"Ch. {shown}"
+    if title and title != "No Title" and title.lower() not in (f"chapter {shown}", f"ch. {shown}"):
         head = f"{head}: {title}"
-    group = chapter.scanlator.strip() or "Unknown Scanlator"
-    return f"{head} [{group}, {chapter.language}]"
+    group = scanlator.strip() or "Unknown Scanlator"
+    return f"{head} [{group}, {language}]"
 
 
 async def listed_chapter(ctx: Ctx, manga_slug: str, chapter_slug: str) -> Chapter:

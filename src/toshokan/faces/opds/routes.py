@@ -4,6 +4,8 @@ The Atom catalogue a reader walks::
 
     /_/opds                                   every serving source (navigation)
     /_/opds/_search?q=                        one search over every source
+    /_/opds/_following                        the series the reader follows (navigation)
+    /_/opds/_updates?page=                    their unread new chapters (acquisition, PSE)
     /_/opds/<slug>                            a source: all titles, its presets
     /_/opds/<slug>/all?sort=&page=            all titles, a facet per declared sort
     /_/opds/<slug>/presets/<n>?page=          one preset's search
@@ -24,7 +26,7 @@ from typing import Any
 
 from starlette.routing import BaseRoute, Mount, Route
 
-from toshokan.faces.opds import catalogue, lists, pages, series
+from toshokan.faces.opds import catalogue, follows, lists, pages, series
 from toshokan.faces.opds.context import PREFIX, authentication, signed_in, source_route
 from toshokan.faces.opds.freshness import validated
 from toshokan.faces.opds.signin import DOCUMENT_PATH
@@ -45,6 +47,8 @@ def atom_routes() -> list[BaseRoute]:
         get(f"/{DOCUMENT_PATH}", authentication),
         get("/opensearch.xml", signed_in(validated(catalogue.root_opensearch))),
         get("/_search", signed_in(validated(catalogue.root_search))),
+        get(f"/{follows.FOLLOWING}", signed_in(follows.following)),
+        get(f"/{follows.UPDATES}", signed_in(follows.updates)),
         get(source, source_route(validated(catalogue.source_root))),
         get(f"{source}/opensearch.xml", source_route(validated(catalogue.source_opensearch))),
         get(f"{source}/all", source_route(validated(lists.all_titles))),

@@ -37,6 +37,7 @@ from toshokan.faces.opds.v2_documents import (
     search_link,
     way_back,
 )
+from toshokan.faces.opds.v2_follows import follows_navigation
 
 
 async def root(request: Request, reader: str) -> Response:
@@ -52,7 +53,7 @@ async def root(request: Request, reader: str) -> Response:
     document = {
         "metadata": {"title": core.settings.host.name},
         "links": [link(base, rel="self"), link(base, rel="start"), everywhere_link(urls)],
-        "navigation": navigation,
+        "navigation": [*follows_navigation(urls), *navigation],
     }
     return json_response(document, OPDS_JSON, private=False)
 

@@ -1,10 +1,11 @@
 """Routes of the OPDS 2.0 catalogue, under ``/_/opds/v2``: every document with validators
-(:mod:`toshokan.faces.opds.freshness`), the progressions excepted."""
+(:mod:`toshokan.faces.opds.freshness`), the progressions and the reader's follows excepted."""
 
 from starlette.routing import BaseRoute, Route
 
-from toshokan.faces.opds import v2_lists, v2_progression, v2_series
+from toshokan.faces.opds import v2_follows, v2_lists, v2_progression, v2_series
 from toshokan.faces.opds.context import signed_in, source_route
+from toshokan.faces.opds.follows import FOLLOWING, UPDATES
 from toshokan.faces.opds.freshness import validated
 
 
@@ -16,6 +17,8 @@ def v2_routes() -> list[BaseRoute]:
         Route("/v2", signed_in(validated(v2_lists.root)), methods=["GET"]),
         # Before ``/v2/{source}``, which would take the word for a source.
         Route("/v2/_search", signed_in(validated(v2_lists.root_search)), methods=["GET"]),
+        Route(f"/v2/{FOLLOWING}", signed_in(v2_follows.following), methods=["GET"]),
+        Route(f"/v2/{UPDATES}", signed_in(v2_follows.updates), methods=["GET"]),
         Route(source, source_route(validated(v2_lists.source_root)), methods=["GET"]),
         Route(f"{source}/all", source_route(validated(v2_lists.all_titles)), methods=["GET"]),
         Route(

@@ -7,6 +7,7 @@ import { seg } from "./dom.js";
 
 export const API = location.pathname.replace(/\/_\/?$/, ""); // "/_/" -> "": paths below start with "/"
 const WEB = API + "/_/web";
+const FOLLOWS = API + "/_/follows";
 
 
 // -- storage ----------------------------------------------------------------------------
@@ -108,6 +109,19 @@ export async function web(path, { method = "GET", body, keepalive = false } = {}
   return send(WEB + path, init, null, () => {
     // The session ended (expired, or the reader was removed): ask who is reading again.
     if (path !== "/session") session = { readers: true, reader: null };
+  });
+}
+
+// The reader's follows and their updates, through the host's follows API (/_/follows), which
+// tells the reader by the same session cookie.
+export async function follows(path, { method = "GET", body } = {}) {
+  const init = { method, headers: { Accept: "application/json" }, cache: "no-store" };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  return send(FOLLOWS + path, init, null, () => {
+    if (session && session.readers) session = { ...session, reader: null };
   });
 }
 

@@ -59,6 +59,7 @@ function readerSignIn() {
 // Each view's module is fetched when the view is first opened: home needs none of the others.
 const ROUTES = [
   [/^$/, async () => home],
+  [/^updates$/, async () => (await import("./updates.js")).updatesPage],
   [/^search$/, async () => (await import("./everywhere.js")).everywherePage],
   [/^s\/([^/]+)$/, async () => (await import("./search.js")).sourcePage],
   [/^m\/([^/]+)\/([^/]+)$/, async () => (await import("./series.js")).seriesPage],

@@ -1,12 +1,13 @@
-// Home: a search over every source, the sources, where the reader left off, and each source's
-// presets as shelves. Each part is one entry of `parts` in `home`, drawn in that order.
+// Home: a search over every source, the sources, where the reader left off, the series they
+// follow, and each source's presets as shelves. Each part is one entry of `parts` in `home`, drawn in that order.
 
-import { api, chaptersOf, configuration, knownTitle, recentlyRead, search, signedIn, titleOf } from "./api.js";
+import { api, chaptersOf, configuration, follows, knownTitle, mangaOf, recentlyRead, search, signedIn, titleOf } from "./api.js";
 import { continuation } from "./chapters.js";
 import { chapterLabel, coverLink, errorBox, h, screen, seg, stale } from "./dom.js";
 
 const SHELF_SIZE = 12;
 const RECENT_MAX = 12;
+const FOLLOWING_MAX = 24;
 
 export async function home(token) {
   const manifest = await api("/");
@@ -15,14 +16,46 @@ export async function home(token) {
   if (stale(token)) return;
   const configs = new Map(slugs.map((slug, i) => [slug, settled[i]]));
   const continuing = h("div", {});
+  const following = h("div", {});
   const parts = [
     searchEverywhere(""),
     h("h2", {}, "Sources"), sourceList(configs),
     continuing,
+    following,
     slugs.flatMap((slug) => (configs.get(slug).status === "fulfilled" ? sourceShelves(slug, configs.get(slug).value, token) : [])),
   ];
   screen(null, h("h1", {}, manifest.name || "toshokan"), parts);
   continueReading(continuing, configs, token);
+  followingShelf(following, configs, token);
+}
+
+// The series the reader follows, those with unread new chapters first, each with how many; a
+// cover is asked of its source after the shelf is drawn, and a series without one keeps its title.
+async function followingShelf(container, configs, token) {
+  let answer;
+  try { answer = await follows(""); } catch (error) {
+    if (!stale(token)) container.replaceChildren(errorBox(error, null, "Following is unavailable"));
+    return;
+  }
+  if (stale(token) || !answer.follows.length) return;
+  const shown = [...answer.follows].sort((a, b) => (b.unread > 0) - (a.unread > 0)).slice(0, FOLLOWING_MAX);
+  const unread = answer.follows.reduce((sum, f) => sum + f.unread, 0);
+  const row = h("ul", { class: "shelf following", "aria-label": "Following" }, shown.map((f) => {
+    const art = h("span", { class: "art", "aria-hidden": "true" });
+    const served = configs.has(f.source);
+    if (served) {
+      mangaOf(f.source, f.manga).then((manga) => {
+        if (!stale(token) && manga.covers.length) art.replaceWith(h("img", { class: "art", src: manga.covers[0], alt: "", decoding: "async" }));
+      }, () => { /* the title stands for it */ });
+    }
+    const mark = f.unread ? h("span", { class: "badge unread-count" }, `${f.unread} new`)
+      : f.state === "gone" ? h("span", { class: "badge" }, "gone") : !served ? h("span", { class: "badge" }, "not served") : null;
+    return h("li", {}, h("a", { class: "cover", href: `#/m/${seg(f.source)}/${seg(f.manga)}` }, art,
+      h("span", { class: "title" }, f.title), mark));
+  }));
+  container.replaceChildren(h("section", { "aria-labelledby": "following" },
+    h("h2", { id: "following" }, "Following"),
+    h("p", {}, h("a", { href: "#/updates" }, unread ? `Updates: ${unread} unread` : "Updates")), row));
 }
 
 /** The search box over every source; its results are a view of their own, kept in the address. */

@@ -1,6 +1,6 @@
 // A series: its details, and its chapters grouped by number with a preferred version.
 
-import { chaptersOf, configuration, mangaOf, progressOf, remember, store } from "./api.js";
+import { chaptersOf, configuration, follows, mangaOf, progressOf, remember, sessionOpens, store } from "./api.js";
 import { continuation, groupByNumber, pick, prefKey, preferenceOf } from "./chapters.js";
 import { chapterLabel, h, known, screen, seg, stale } from "./dom.js";
 
@@ -59,6 +59,43 @@ function startButton(src, mangaSlug, chapters, positions) {
   return h("a", { class: "button primary", href: readerHref(src, mangaSlug, first) }, "Start reading");
 }
 
+/** Follow or unfollow the series (the host checks what it follows for new chapters, shown in
+ * Updates). Not offered for a source that asks each reader for credentials of its own: the host
+ * cannot check such a source in the background. */
+function followButton(src, mangaSlug, config) {
+  if (config.auth && config.auth.required && !sessionOpens(src)) return null;
+  const path = `/series/${seg(src)}/${seg(mangaSlug)}`;
+  const button = h("button", { type: "button", class: "follow", disabled: true }, "Follow");
+  const note = h("span", { class: "muted follow-note", role: "status" });
+  let following = false;
+  const show = () => {
+    button.textContent = following ? "Unfollow" : "Follow";
+    button.disabled = false;
+  };
+  follows("").then((answer) => {
+    following = answer.follows.some((f) => f.source === src && f.manga === mangaSlug);
+    show();
+  }, (error) => { note.textContent = error.message; });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      if (following) {
+        await follows(path, { method: "DELETE" });
+        following = false;
+        note.textContent = "No longer followed.";
+      } else {
+        await follows(path, { method: "PUT" });
+        following = true;
+        note.replaceChildren("Followed: its new chapters will show in ", h("a", { href: "#/updates" }, "Updates"), ".");
+      }
+    } catch (error) {
+      note.textContent = error.message;
+    }
+    show();
+  });
+  return h("span", { class: "follow-box" }, button, " ", note);
+}
+
 export async function seriesPage(token, src, mangaSlug) {
   const [config, manga, chapters, positions] = await Promise.all([configuration(src), mangaOf(src, mangaSlug),
     chaptersOf(src, mangaSlug), progressOf(src, mangaSlug)]);
@@ -70,7 +107,8 @@ export async function seriesPage(token, src, mangaSlug) {
     ["Source", config.name],
   ].filter(([, value]) => value);
   // What a reader can do with the series, in a row of its own: more actions join it here.
-  const actions = h("p", { class: "actions" }, startButton(src, mangaSlug, chapters, positions));
+  const actions = h("p", { class: "actions" }, startButton(src, mangaSlug, chapters, positions), " ",
+    followButton(src, mangaSlug, config));
   const synopsis = known(manga.synopsis);
   screen(manga.title,
     h("p", {}, h("a", { href: `#/s/${seg(src)}` }, `← ${config.name}`)),

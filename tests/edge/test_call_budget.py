@@ -1,0 +1,137 @@
+"""What a cached ``GET /:source`` costs the edge, in calls: a guard that fails on added work
+without timing anything (:mod:`tests.helpers.calls`).
+
+The host is built as ``toshokan serve`` builds it, with everything an operator runs on: the
+access log at info, metrics, request ids, the rate limiter. The request goes to the ASGI
+application as uvicorn hands it over, so only the host's own calls are counted.
+"""
+
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from asgi_lifespan import LifespanManager
+
+from tests.helpers.calls import count_calls, within_budget
+from toshokan.config import load_settings
+from toshokan.logs import BatchedLines, LineFormatter, RequestIds, write_deferred
+from toshokan.serving import served_app
+from toshokan.sources.local.demo import write_demo_library
+
+pytestmark = pytest.mark.anyio
+
+#: Calls of one replayed answer on the request path, with the access log and metrics on
+#: (56 when this was written, 2 of them the test's own ``send``): reading the head (bounds,
+#: the client's budget, the route; CORS only for a request with an origin), the replay
+#: table, the answer with its id, the figures (an append; the collectors take them in
+#: batches, off this count) and keeping the access line's parts. A few to spare for a
+#: Python release moving a call; 20 more is a regression.
+REQUEST_BUDGET = 60
+#: Lines in the measured batch of the log's writer thread.
+LINES = 20
+#: Calls the writer thread makes for a batch of ``LINES`` access lines (367 when this was
+#: written: 18 a line, the record made from its template, its path escaped, the handler's
+#: filter, the format, and a few for the batch: taking the parts, finding the handlers, one
+#: write). One more call a line is over.
+LINES_BUDGET = 375
+
+
+def request_scope(path: str) -> dict[str, Any]:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "server": ("127.0.0.1", 8080),
+        "client": ("127.0.0.1", 50000),
+        "scheme": "http",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1:8080"), (b"user-agent", b"wrk")],
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "state": {},
+    }
+
+
+@contextmanager
+def access_log() -> Iterator[list[str]]:
+    """The access log at info, as the host configures it: one handler of the host's, writing
+    to a list, and no other (pytest's capturing handlers are put back after)."""
+    write_deferred()  # lines of earlier tests, to their own handlers
+    lines: list[str] = []
+    handler = BatchedLines(write=lines.append)
+    handler.addFilter(RequestIds())
+    handler.setFormatter(LineFormatter())
+    logger = logging.getLogger("toshokan.access")
+    handlers, level = logger.handlers, logger.level
+    logger.handlers = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield lines
+    finally:
+        logger.handlers = handlers
+        logger.setLevel(level)
+        logger.propagate = True
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[Any]:
+    write_demo_library(tmp_path / "library", series=2, chapters=1, pages=1)
+    settings = load_settings(
+        None,
+        host={"data_dir": str(tmp_path / "data")},
+        sources={"local": {"root": str(tmp_path / "library")}},
+    )
+    assert settings.metrics.enabled
+    application = served_app(settings)
+    async with LifespanManager(application):
+        yield application
+
+
+async def get(app: Any, path: str) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(request_scope(path), receive, send)
+    return sent
+
+
+async def test_a_replayed_answer_stays_within_its_calls(app: Any) -> None:
+    with access_log() as lines:
+        for _ in range(3):  # cached, then replayed; patterns compiled, series of figures made
+            first = await get(app, "/local")
+        write_deferred()
+        with count_calls() as calls:
+            answer = await get(app, "/local")
+        # The access line is made off the request path: nothing of it was written yet.
+        written = len(lines)
+        write_deferred()
+    within_budget(calls, REQUEST_BUDGET, "a replayed GET /local")
+    headers = dict(answer[0]["headers"])
+    assert answer[1]["body"] == first[1]["body"] and first[0]["status"] == 200
+    assert len(lines) == written + 1
+    assert ' INFO toshokan.access: 127.0.0.1 "GET /local" 200 ' in lines[-1]
+    assert lines[-1].endswith(f"ms {headers[b'x-request-id'].decode()}\n")
+
+
+async def test_access_lines_stay_within_their_calls(app: Any) -> None:
+    with access_log() as lines:
+        for _ in range(3):
+            await get(app, "/local")
+        write_deferred()
+        for _ in range(LINES):
+            await get(app, "/local")
+        with count_calls() as calls:
+            write_deferred()
+    assert "".join(lines).count('"GET /local" 200') == 3 + LINES
+    within_budget(calls, LINES_BUDGET, f"a batch of {LINES} access lines on the writer thread")
