@@ -179,9 +179,6 @@ class Rounds:
         )
         if not summary["found"]:
             return
-        # What every face cached of those series (their chapter lists) is out of date now.
-        for source in sorted({u.source for u in await in_thread(self.found.news, batch)}):
-            self.host.services.content_changed(source)
         for target in await in_thread(self.targets.all):
             if not await in_thread(self._news_for, batch, target.reader, target.series):
                 continue
