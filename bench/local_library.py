@@ -27,6 +27,7 @@ import io
 import os
 import random
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -385,7 +386,9 @@ async def bench_pages(root: Path, index_path: Path, requests: int, concurrency: 
         data = archive.read("001.jpg")
     static_dir = Path(tempfile.mkdtemp(prefix="toshokan-static-"))
     (static_dir / "page.jpg").write_bytes(data)
-    port = 8765
+    with socket.socket() as probe:  # a free port, never a fixed one another program may hold
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     child = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--serve", str(root), str(index_path), str(static_dir), str(port)
     )

@@ -2,6 +2,7 @@
 
 import errno
 import logging
+import os
 import socket
 import sys
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from toshokan.registry import (
     installed_adapters,
 )
 from toshokan.sdk.commands import SERVICES_KEY
-from toshokan.sdk.context import HostServices
+from toshokan.sdk.context import SERVE_ID, HostServices
 
 if TYPE_CHECKING:  # imported when a command checks a configuration, not for --version
     from toshokan.preflight import Problems
@@ -240,6 +241,7 @@ def serve(
             logging.getLogger("toshokan").info("%s", face.announce(settings))
         else:
             click.echo(f"toshokan: {face.announce(settings)}")
+    os.environ[SERVE_ID] = str(os.getpid())  # its workers inherit it: one host
     run(settings, log_level, app)
 
 

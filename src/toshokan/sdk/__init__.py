@@ -30,6 +30,7 @@ from toshokan.models import (
     Manga,
     Preset,
     Publication,
+    ReadingDirection,
     SearchConfig,
     SearchRequest,
     SearchResponse,
@@ -42,7 +43,7 @@ from toshokan.models.search import Filters
 from toshokan.sdk.auth import Credentials, headers_for
 from toshokan.sdk.claims import Claims
 from toshokan.sdk.commands import pass_services
-from toshokan.sdk.context import HostServices, RequestContext
+from toshokan.sdk.context import SERVE_ID, HostServices, RequestContext
 from toshokan.sdk.deadline import remaining, upstream_deadline
 from toshokan.sdk.digests import partial_md5
 from toshokan.sdk.gather import gather
@@ -81,6 +82,7 @@ from toshokan.sdk.urls import Urls
 __all__ = [
     "EPOCH",
     "MARKS_AT_ONCE",
+    "SERVE_ID",
     "AllOf",
     "AuthConfig",
     "AuthType",
@@ -110,6 +112,7 @@ __all__ = [
     "Preset",
     "Publication",
     "RateLimited",
+    "ReadingDirection",
     "RequestContext",
     "SearchConfig",
     "SearchRequest",

@@ -53,6 +53,12 @@ async def _this_process_only(name: str) -> AsyncIterator[None]:
     yield
 
 
+#: Set by ``toshokan serve`` (to its own process id) for itself and the worker processes it
+#: starts, which inherit it: processes with the same value are one host's, and may share
+#: what only one host may use (a library's index).
+SERVE_ID = "TOSHOKAN_SERVE_ID"
+
+
 @dataclass
 class HostServices:
     """Shared facilities of the host process, given to every adapter at construction."""

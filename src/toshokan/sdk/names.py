@@ -331,10 +331,15 @@ def parse_chapter_name(filename: str) -> NameInfo:
             series_parts.append(segment)
     if found_at is not None:
         title = _clean(" - ".join(s for s in segments[found_at + 1 :] if _clean(s)))
-    series = _clean(" - ".join(_clean(s) for s in series_parts if _clean(s)))
     oneshot = bool(_ONESHOT.search(stem))
+    # "Kimi ni Todoke - Oneshot": the marker, set apart, is not the series' name; in
+    # "Lone Oneshot" the word is part of the name (a lone file's name is its series').
+    series = _clean(
+        " - ".join(
+            _clean(s) for s in series_parts if _clean(s) and not _ONESHOT.fullmatch(_clean(s))
+        )
+    )
     if oneshot:
-        series = _clean(_ONESHOT.sub(" ", series))
         if number is None:
             number = 0.0
         if title.lower().replace(" ", "").replace("-", "") == "oneshot":

@@ -114,3 +114,15 @@ async def test_next_and_previous_books_walk_the_reading_order(local_host: Served
         answer = await local_host.client.get(f"/_/komga/api/v1/books/{edge}")
         assert answer.status_code == 404
         komga.ErrorBody.model_validate_json(answer.content)
+
+
+async def test_a_series_tells_apps_how_it_reads(mangadex_host: ServedHost) -> None:
+    """MangaDex's titles first published in Japanese read right to left: Komga's apps are
+    told so in the series' metadata (readingDirection)."""
+    listing = decoded(
+        komga.Page[komga.SeriesDto], await get(mangadex_host, "v1/series?search=&page=0")
+    )
+    series = decoded(
+        komga.SeriesDto, await get(mangadex_host, f"v1/series/{listing.content[0].id}")
+    )
+    assert series.metadata.readingDirection == "RIGHT_TO_LEFT"

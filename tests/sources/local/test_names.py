@@ -7,11 +7,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toshokan.sdk.archives import Member
 from toshokan.sdk.names import (
     natural_key,
     parse_chapter_name,
     parse_series_name,
 )
+from toshokan.sources.local.comicinfo import ComicInfo
+from toshokan.sources.local.discovery import FoundChapter
+from toshokan.sources.local.reading import chapter_record
 from toshokan.sources.local.slugs import (
     assign,
     candidates,
@@ -55,18 +59,16 @@ def _real_world_names() -> list[tuple[str, ...]]:
         for line in table.read_text(encoding="utf-8").splitlines()
         if line and not line.startswith("#")
     ]
-    assert len(rows) >= 150 and all(len(row) == 6 for row in rows)
-    return rows
+    assert len(rows) >= 150 and all(len(row) in (6, 7) for row in rows)
+    return [row if len(row) == 7 else (*row, "") for row in rows]
 
 
 @pytest.mark.parametrize(
-    ("name", "number", "volume", "title", "group", "language"), _real_world_names()
+    ("name", "number", "volume", "title", "group", "language", "series"), _real_world_names()
 )
 def test_real_world_names(
-    name: str, number: str, volume: str, title: str, group: str, language: str
+    name: str, number: str, volume: str, title: str, group: str, language: str, series: str
 ) -> None:
-    info = parse_chapter_name(name)
-    got = (info.reading_number, info.volume, info.title, info.group, info.language)
     want = (
         float(number) if number else None,
         float(volume) if volume else None,
@@ -74,7 +76,27 @@ def test_real_world_names(
         group,
         language,
     )
+    if "/" in name:  # read as the library reads a chapter in folders
+        record = chapter_record(
+            FoundChapter(name, "zip", "1:1", 0.0),
+            [Member("1.jpg", 1)],
+            ComicInfo(),
+            default_language="",
+        )
+        got = (
+            record["number"],
+            record["volume"],
+            record["title"],
+            record["scanlator"],
+            record["language"],
+        )
+        assert got == want
+        return
+    info = parse_chapter_name(name)
+    got = (info.reading_number, info.volume, info.title, info.group, info.language)
     assert got == want
+    if series:
+        assert info.series == series
 
 
 def test_oneshot_is_zero() -> None:

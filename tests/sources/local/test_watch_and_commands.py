@@ -105,15 +105,21 @@ def test_scan_into_a_pipe_prints_only_the_summary(tmp_path: Path) -> None:
     assert "Reading" not in result.stdout and "\r" not in result.stdout
 
 
-def test_scan_builds_the_index_serve_reads(tmp_path: Path) -> None:
-    """Without --index, the index goes where `serve` looks: [host] data_dir of --config."""
+@pytest.mark.anyio
+async def test_scan_builds_the_index_serve_reads(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    """Without --index, the index goes where `serve` looks: [host] data_dir of --config, in
+    the file of that library; serve then has nothing left to read."""
     root = tmp_path / "lib"
     write_demo_library(root, series=2, chapters=1, pages=1)
     config = tmp_path / "toshokan.toml"
     config.write_text(f'[host]\ndata_dir = "{tmp_path / "data"}"\n')
     result = CliRunner().invoke(main, ["--config", str(config), "scan", str(root), "--quiet"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "data" / "local" / "local.sqlite3").is_file()
+    source = await make_source(root, scan_on_start=False)
+    assert f"Index: {source.index_path}" in result.output
+    assert source.snapshot.series == 2
 
 
 def test_demo_command(tmp_path: Path) -> None:

@@ -133,3 +133,22 @@ async def test_slugs_that_are_not_mangadex_ids_never_reach_it(
     with pytest.raises(MangaNotFound):
         await source.chapters(slug, CTX)
     assert fake.requests == []
+
+
+@pytest.mark.parametrize(
+    ("language", "tags", "direction"),
+    [
+        ("ja", [], "rtl"),  # manga: read right to left
+        ("ko", ["long-strip"], "vertical"),  # a webtoon: down one long strip
+        ("ja", ["long-strip"], "vertical"),
+        ("en", [], None),  # nothing said
+        ("ko", [], None),
+    ],
+)
+async def test_reading_direction_from_original_language_and_format(
+    fake: FakeMangaDex, source: MangaDex, language: str, tags: list[str], direction: str | None
+) -> None:
+    manga = fake.add_manga(
+        "work", {"en": "A Work"}, original_language=language, tags=[tag_id(t) for t in tags]
+    )
+    assert (await source.manga(manga.id, CTX)).readingDirection == direction

@@ -35,6 +35,9 @@ STATUS = {
     Publication.HIATUS: "HIATUS",
 }
 #: Komga's age rating is an age; the spec's classification, the least age it suits.
+#: How the work reads, in Komga's words (its WEBTOON is a continuous vertical strip).
+READING_DIRECTION = {"ltr": "LEFT_TO_RIGHT", "rtl": "RIGHT_TO_LEFT", "vertical": "WEBTOON"}
+
 AGE_RATING = {
     Classification.SUGGESTIVE: 16,
     Classification.EXPLICIT: 18,
@@ -101,6 +104,7 @@ def series_of_manga(
             AlternateTitleDto(label="", title=title) for title in work.alternativeTitles
         ],
         summary=work.synopsis,
+        readingDirection=READING_DIRECTION.get(work.readingDirection or "", ""),
         ageRating=AGE_RATING.get(work.classification),
         language=config.languages[0],
         genres=genres,

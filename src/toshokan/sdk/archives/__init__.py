@@ -20,6 +20,7 @@ from toshokan.sdk.archives.base import (
     ChapterReader,
     Listing,
     Member,
+    TooLarge,
     safe_member_name,
 )
 from toshokan.sdk.archives.directories import IdleReaders, ZipDirectoryCache
@@ -33,7 +34,12 @@ from toshokan.sdk.archives.epub import (
     EpubReader,
 )
 from toshokan.sdk.archives.folder import FolderReader
-from toshokan.sdk.archives.kinds import EPUB_EXTENSIONS, PDF_EXTENSIONS, kind_of
+from toshokan.sdk.archives.kinds import (
+    EPUB_EXTENSIONS,
+    PDF_EXTENSIONS,
+    archive_kind_of_content,
+    kind_of,
+)
 from toshokan.sdk.archives.limits import MAX_BUFFERED_BYTES, MAX_DECOMPRESS_WORK, MAX_PAGE_BYTES
 from toshokan.sdk.archives.opening import IDLE_READERS, open_chapter
 from toshokan.sdk.archives.pdf import MAX_PDF_PAGES, PDF_RENDER_VERSION, PdfReader
@@ -82,8 +88,10 @@ __all__ = [
     "RarReader",
     "Renderer",
     "SevenZipReader",
+    "TooLarge",
     "ZipDirectoryCache",
     "ZipReader",
+    "archive_kind_of_content",
     "displayable",
     "iter_chunks",
     "kind_of",

@@ -9,15 +9,21 @@ import io
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import BinaryIO, Protocol, Self, TypeVar
 
 from toshokan.sdk.archives import limits
+from toshokan.sdk.archives.streams import sniff_media_type
 from toshokan.sdk.names import is_image_name, natural_key
 
 
 class ArchiveError(Exception):
     """A chapter that cannot be read; the message is the reason shown to the operator."""
+
+
+class TooLarge(ArchiveError):
+    """An entry past a bound the host keeps (bytes held in memory, decompression work):
+    refused as too large, which is not the same as damaged."""
 
 
 class _LockableArchive(Protocol):
@@ -86,8 +92,9 @@ def safe_member_name(name: str) -> str | None:
 
 def _junk(name: str) -> bool:
     """Resource forks and hidden files that tools leave in archives."""
-    parts = PurePosixPath(name).parts
-    return any(p.startswith(".") or p == "__MACOSX" for p in parts)
+    # ``name`` is normalised (safe_member_name): its parts are what split gives, and no Path
+    # is built for each entry of each archive a scan opens.
+    return any(p.startswith(".") or p == "__MACOSX" for p in name.split("/"))
 
 
 class ChapterReader(ABC):
@@ -139,6 +146,24 @@ class ChapterReader(ABC):
                 return size
         raise ArchiveError("no such entry")
 
+    def heads(self, names: list[str]) -> dict[str, bytes] | None:
+        """The first bytes of each of these entries, to tell an image from a damaged page
+        at scan time; None where the format cannot say so cheaply (solid 7z, RAR: reading
+        every page whole would cost a scan more than opening the archive)."""
+        return None
+
+    def _damaged_pages(self, pages: list[Member]) -> list[str]:
+        """A warning for each page whose first bytes are no image: it stays in the chapter
+        (the pages after it keep their numbers) and is served as a damaged page."""
+        heads = self.heads([m.name for m in pages])
+        if heads is None:
+            return []
+        return [
+            f"page {number} ({member.name[:80]!r}) is damaged: its bytes are not an image"
+            for number, member in enumerate(pages, 1)
+            if member.name in heads and sniff_media_type(heads[member.name]) is None
+        ]
+
     def listing(self, *, comicinfo_limit: int) -> Listing:
         """The pages in reading order and the ComicInfo.xml bytes, for the scanner."""
         pages: list[Member] = []
@@ -152,7 +177,7 @@ class ChapterReader(ABC):
                 continue
             if _junk(name):
                 continue
-            if PurePosixPath(name).name.lower() == "comicinfo.xml":
+            if name.rsplit("/", 1)[-1].lower() == "comicinfo.xml":
                 if comicinfo_name is None or "/" not in name:
                     comicinfo_name = raw
                 continue
@@ -167,6 +192,7 @@ class ChapterReader(ABC):
         if unsafe:
             warnings.append(f"{unsafe} entries ignored: absolute, '..' or symlink names")
         pages.sort(key=lambda m: natural_key(m.name.replace("\\", "/")))
+        warnings += self._damaged_pages(pages)
         comicinfo: bytes | None = None
         if comicinfo_name is not None:
             try:

@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, TooLarge
 
 
 class FolderReader(ChapterReader):
@@ -60,8 +60,18 @@ class FolderReader(ChapterReader):
         except OSError as error:
             raise ArchiveError(f"file cannot be read ({error.strerror})") from None
         if len(data) > limit:
-            raise ArchiveError(f"file is larger than {limit} bytes")
+            raise TooLarge(f"file is larger than {limit} bytes")
         return data
+
+    def heads(self, names: list[str]) -> dict[str, bytes] | None:
+        heads: dict[str, bytes] = {}
+        for name in names:
+            try:
+                with self._target(name).open("rb") as stream:
+                    heads[name] = stream.read(16)
+            except (OSError, ArchiveError):
+                heads[name] = b""
+        return heads
 
     def open(self, name: str) -> BinaryIO:
         target = self._target(name)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from toshokan.sdk.archives import limits, pdfrender
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing, TooLarge
 from toshokan.sdk.archives.diskcache import DiskCache
 
 #: Pages of a PDF beyond this are not listed (a chapter, not a phone book).
@@ -104,7 +104,7 @@ class PdfReader(ChapterReader):
                 self.renders.put(key, data)
             self._last = (name, data)
         if len(data) > limit:
-            raise ArchiveError(f"entry is larger than {limit} bytes")
+            raise TooLarge(f"entry is larger than {limit} bytes")
         return data
 
     def _render(self, number: int) -> bytes:

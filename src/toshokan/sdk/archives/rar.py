@@ -25,7 +25,14 @@ from typing import IO, BinaryIO, cast
 import rarfile
 
 from toshokan.sdk.archives import limits
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing, open_archive, work_to
+from toshokan.sdk.archives.base import (
+    ArchiveError,
+    ChapterReader,
+    Listing,
+    TooLarge,
+    open_archive,
+    work_to,
+)
 
 RAR_TOOLS = ("unrar", "unar", "7z", "7zz", "bsdtar")
 #: Seconds a tool may take to decompress one entry (a capped solid prefix takes about one).
@@ -113,10 +120,10 @@ class RarReader(ChapterReader):
         try:
             info = self._rar.getinfo(name)
             if (info.file_size or 0) > limit:
-                raise ArchiveError(f"entry is larger than {limit} bytes")
+                raise TooLarge(f"entry is larger than {limit} bytes")
             work = self.work(name)
             if info.compress_type != rarfile.RAR_M0 and work > limits.MAX_DECOMPRESS_WORK:
-                raise ArchiveError(
+                raise TooLarge(
                     f"entry needs {work:.0f} bytes decompressed (solid archive); the limit is "
                     f"{limits.MAX_DECOMPRESS_WORK}"
                 )
@@ -129,7 +136,7 @@ class RarReader(ChapterReader):
         except (rarfile.Error, OSError, EOFError, ValueError, KeyError) as error:
             raise ArchiveError(f"entry cannot be read ({type(error).__name__}: {error})") from None
         if len(data) > limit:
-            raise ArchiveError(f"entry is larger than {limit} bytes")
+            raise TooLarge(f"entry is larger than {limit} bytes")
         return data
 
     def _extract(self, name: str, size: int, limit: int) -> bytes:
@@ -161,7 +168,7 @@ class RarReader(ChapterReader):
             process.wait()
             stdout.close()
         if len(data) > limit:
-            raise ArchiveError(f"entry is larger than {limit} bytes")
+            raise TooLarge(f"entry is larger than {limit} bytes")
         if process.returncode not in (0, -9) or len(data) != size:
             raise ArchiveError(f"entry cannot be read ({tool} gave {len(data)} of {size} bytes)")
         return bytes(data)

@@ -14,7 +14,7 @@ import py7zr.io
 import py7zr.py7zr
 
 from toshokan.sdk.archives import limits
-from toshokan.sdk.archives.base import ArchiveError, ChapterReader, open_archive, work_to
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, TooLarge, open_archive, work_to
 
 #: Bytes py7zr decompresses at a time. Its own choice is up to 128 MB, taken whole even for
 #: the entries it skips, so the solid prefix before a page sat in memory at once: four
@@ -66,7 +66,7 @@ class SevenZipReader(ChapterReader):
     def read(self, name: str, limit: int) -> bytes:
         work = self.work(name)
         if work > limits.MAX_DECOMPRESS_WORK:
-            raise ArchiveError(
+            raise TooLarge(
                 f"entry needs {work} bytes decompressed (solid block); the limit is "
                 f"{limits.MAX_DECOMPRESS_WORK}"
             )
@@ -81,5 +81,5 @@ class SevenZipReader(ChapterReader):
             # dropped while the reader waits idle.
             self._archive.reset()
         if len(data) > limit:
-            raise ArchiveError(f"entry is larger than {limit} bytes")
+            raise TooLarge(f"entry is larger than {limit} bytes")
         return bytes(data)

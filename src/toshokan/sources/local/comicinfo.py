@@ -1,17 +1,18 @@
 """``ComicInfo.xml``: the metadata most comic tools write into archives.
 
-The file comes from strangers' archives, so it is parsed with ``defusedxml``
-(no entity expansion, no external entities, no DTD tricks) and only when it is
-smaller than a cap; anything refused or malformed becomes a :class:`MetadataError`
-whose message the scan summary shows, and the chapter falls back to its file name.
+The file comes from strangers' archives, so it is parsed with no DTD at all (so
+no entity expansion, no external entities) and only when it is smaller than a
+cap; anything refused or malformed becomes a :class:`MetadataError` whose
+message the scan summary shows, and the chapter falls back to its file name.
+
+A first scan parses one per chapter, so the parser is expat itself, keeping only
+the text of ``<ComicInfo>``'s children: building a tree for each (as ElementTree
+and defusedxml do) was a fifth of reading a chapter.
 """
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from xml.etree.ElementTree import Element, ParseError
-
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import fromstring
+from xml.parsers import expat
 
 #: Default cap on the size of a ComicInfo.xml; real ones are a few kilobytes.
 MAX_COMICINFO_BYTES = 256 * 1024
@@ -52,12 +53,67 @@ class ComicInfo:
     manga: str | None = None
 
 
-def _text(fields: dict[str, Element], tag: str) -> str | None:
-    node = fields.get(tag)
-    if node is None or node.text is None:
+def _text(fields: dict[str, str], tag: str) -> str | None:
+    text = fields.get(tag)
+    if text is None:
         return None
-    value = " ".join(node.text.split()) if tag != "Summary" else node.text.strip()
+    value = " ".join(text.split()) if tag != "Summary" else text.strip()
     return value or None
+
+
+class _Refused(Exception):
+    """A DTD (or an entity) in a file that has no use for one: refused as hostile."""
+
+
+def _forbidden(*_: object) -> None:
+    raise _Refused()
+
+
+def _children(data: bytes) -> tuple[str, dict[str, str]]:
+    """The root element's name, and the text of each of its children (the first of each
+    name, the text before any element inside it, as ElementTree's ``text`` is)."""
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    for handler in (
+        "StartDoctypeDeclHandler",
+        "EntityDeclHandler",
+        "UnparsedEntityDeclHandler",
+        "ExternalEntityRefHandler",
+    ):
+        setattr(parser, handler, _forbidden)
+    root: list[str] = []
+    fields: dict[str, str] = {}
+    depth = 0
+    current: str | None = None
+    chunks: list[str] = []
+
+    def start(name: str, _attributes: object) -> None:
+        nonlocal depth, current
+        depth += 1
+        if depth == 1:
+            root.append(name)
+        elif depth == 2:
+            current, chunks[:] = name, []
+        elif current is not None:  # an element inside a field: its text ends there
+            fields.setdefault(current, "".join(chunks))
+            current = None
+
+    def end(_name: str) -> None:
+        nonlocal depth, current
+        if depth == 2 and current is not None:
+            fields.setdefault(current, "".join(chunks))
+            current = None
+        depth -= 1
+
+    def text(data: str) -> None:
+        if current is not None and depth == 2:
+            chunks.append(data)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
+    parser.Parse(data, True)
+    return (root[0] if root else ""), fields
 
 
 def split_list(value: str | None, *, limit: int = MAX_LIST_ITEMS) -> list[str]:
@@ -114,21 +170,13 @@ def parse_comicinfo(data: bytes, *, max_bytes: int = MAX_COMICINFO_BYTES) -> Com
     if len(data) > max_bytes:
         raise MetadataError(f"ComicInfo.xml is larger than {max_bytes} bytes")
     try:
-        root = fromstring(data, forbid_dtd=True)
-    except DefusedXmlException as error:
-        raise MetadataError(
-            f"ComicInfo.xml refused as hostile XML ({type(error).__name__})"
-        ) from None
-    except (ParseError, ValueError) as error:
+        root, fields = _children(data)
+    except _Refused:
+        raise MetadataError("ComicInfo.xml refused as hostile XML (it has a DTD)") from None
+    except (expat.ExpatError, ValueError) as error:
         raise MetadataError(f"ComicInfo.xml is malformed ({error})") from None
-    if root.tag != "ComicInfo":
-        raise MetadataError(f"ComicInfo.xml has root <{root.tag[:40]}>, not <ComicInfo>")
-
-    # The first element of each name, as ``find`` would give, in one pass over the children
-    # rather than one per field.
-    fields: dict[str, Element] = {}
-    for child in root:
-        fields.setdefault(child.tag, child)
+    if root != "ComicInfo":
+        raise MetadataError(f"ComicInfo.xml has root <{root[:40]}>, not <ComicInfo>")
     writers: list[str] = []
     for role in _WRITER_ROLES:
         writers += split_list(_text(fields, role))

@@ -7,6 +7,7 @@ so no plaintext secret needs to sit in the configuration file.
 """
 
 import getpass
+import threading
 from pathlib import Path
 
 import click
@@ -16,7 +17,14 @@ from toshokan.sdk import HostServices, pass_services
 from toshokan.sources.local.credentials import hash_secret
 from toshokan.sources.local.demo import write_demo_library
 from toshokan.sources.local.discovery import LibraryUnavailable
-from toshokan.sources.local.index import Index, default_index_path
+from toshokan.sources.local.index import (
+    Index,
+    IndexLock,
+    IndexUnavailable,
+    default_index_path,
+)
+from toshokan.sources.local.index.update import Progress, ScanCancelled
+from toshokan.sources.local.scan_report import ScanReport
 from toshokan.sources.local.scanner import Scanner
 
 
@@ -28,8 +36,9 @@ from toshokan.sources.local.scanner import Scanner
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Index file to create or update (the source's `index_path`). Default: the file "
-    "`toshokan serve` uses for a source named --slug, DATA_DIR/local/<slug>.sqlite3 "
-    "([host] data_dir of --config, or TOSHOKAN_HOST__DATA_DIR).",
+    "`toshokan serve` uses for a source named --slug on DIRECTORY, "
+    "DATA_DIR/local/<slug>-<key of DIRECTORY>.sqlite3 ([host] data_dir of --config, or "
+    "TOSHOKAN_HOST__DATA_DIR). Refused while a host serves from that index.",
 )
 @click.option("--slug", default="local", show_default=True, help="Source slug the index is for.")
 @click.option(
@@ -56,7 +65,14 @@ def scan_command(
     root = directory.expanduser().resolve()
     if not root.is_dir():
         raise click.ClickException(f"{root} is not a folder")
-    index = Index(index_path or default_index_path(services.data_dir, slug))
+    path = index_path or default_index_path(services.data_dir, slug, root)
+    lock = IndexLock(path, None)
+    try:
+        lock.acquire()
+        index = Index(path, root)
+    except IndexUnavailable as error:
+        lock.release()
+        raise click.ClickException(str(error)) from None
     scanner = Scanner(
         root,
         index,
@@ -67,8 +83,11 @@ def scan_command(
     )
     bar: tqdm | None = None
 
+    read = 0
+
     def progress(done: int, total: int) -> None:
-        nonlocal bar
+        nonlocal bar, read
+        read = done
         if quiet:
             return
         if bar is None:
@@ -77,15 +96,56 @@ def scan_command(
         bar.update(done - bar.n)  # redraws at most every mininterval, not per chapter
 
     try:
-        report = scanner.scan(progress=progress)
+        report = scan_until_interrupted(scanner, progress)
     except LibraryUnavailable as error:
         raise click.ClickException(str(error)) from None
+    except ScanCancelled:
+        if bar is not None:
+            bar.close()
+            bar = None
+        click.echo(
+            f"Scan interrupted: the {read} chapters read so far are kept in {index.path}; "
+            "scan again to go on from there.",
+            err=True,
+        )
+        raise SystemExit(130) from None
     finally:
         if bar is not None:
             bar.close()
         index.close()
+        lock.release()
     click.echo(report.summary())
     click.echo(f"Index: {index.path}")
+
+
+def scan_until_interrupted(scanner: Scanner, progress: Progress) -> ScanReport:
+    """The scan, in a thread of its own: Ctrl-C stops it at the next chapter, and what it read
+    is committed (:class:`ScanCancelled` then), instead of unwinding it mid-write."""
+    outcome: list[ScanReport | BaseException] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome.append(scanner.scan(progress=progress))
+        except BaseException as error:
+            outcome.append(error)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=run, name="toshokan-scan")
+    thread.start()
+    # Waiting on an event, not on join(): a join interrupted by Ctrl-C can take the thread
+    # for finished while it still runs.
+    while not done.is_set():
+        try:
+            done.wait(0.2)
+        except KeyboardInterrupt:
+            scanner.stop.set()
+    thread.join()
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 @click.command("demo")

@@ -15,7 +15,7 @@ Each function here is pure, so the rules are easy to test and to read.
 from collections import Counter
 from collections.abc import Iterable
 
-from toshokan.sdk import Classification, Publication, slugify
+from toshokan.sdk import Classification, Publication, ReadingDirection, slugify
 
 _STATUS = {
     "continuing": Publication.ONGOING,
@@ -68,6 +68,16 @@ _SEVERITY = [
 NSFW_TAGS = frozenset(
     {"hentai", "ecchi", "smut", "adult", "erotica", "pornographic", "yaoi", "yuri"}
 )
+
+
+#: ComicInfo's ``Manga`` values that say how the work reads (the others, ``Yes``, ``No`` and
+#: ``Unknown``, do not say it).
+MANGA_DIRECTIONS: dict[str, ReadingDirection] = {"yesandrighttoleft": "rtl"}
+
+
+def reading_direction(manga: str | None) -> ReadingDirection | None:
+    """The reading direction ComicInfo's ``<Manga>`` gives, or None."""
+    return MANGA_DIRECTIONS.get((manga or "").replace(" ", "").lower())
 
 
 def publication(status: str | None) -> Publication:

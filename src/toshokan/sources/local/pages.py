@@ -35,15 +35,18 @@ from toshokan.sdk import (
     MangaNotFound,
     NotFound,
     Picture,
+    UpstreamError,
     public,
 )
 from toshokan.sdk.archives import (
     ArchiveError,
     ChapterReader,
     DiskCache,
+    TooLarge,
     ZipDirectoryCache,
     displayable,
     iter_chunks,
+    kind_of,
     limits,
     needs_conversion,
     open_chapter,
@@ -68,6 +71,15 @@ _Found = tuple[str, str, str | None, str | None]
 
 class RangeNotSatisfiable(InvalidRequest):
     status, default_message = 416, "The requested byte range is outside the image."
+
+
+class DamagedPage(UpstreamError):
+    """A page (or cover) whose bytes are no image, or that its archive cannot give whole.
+
+    The library's files are this source's upstream, so the spec's UPSTREAM_ERROR (502):
+    a reader shows that one page as damaged, instead of a broken image answered 200."""
+
+    default_message = "This page is damaged: its bytes are not an image it can show."
 
 
 def parse_range(header: str, size: int) -> tuple[int, int] | None:
@@ -119,9 +131,23 @@ ARCHIVE_TYPES: dict[str, str] = {
 }
 
 
-def archive_media_type(relpath: str) -> str | None:
-    """The media type of a chapter kept as one file; None for a folder of images."""
-    return ARCHIVE_TYPES.get(PurePosixPath(relpath).suffix.lower())
+#: What a chapter file is when its bytes say otherwise than its extension (a zip named .cbr).
+KIND_TYPES: dict[str, str] = {
+    "zip": ARCHIVE_TYPES[".cbz"],
+    "rar": ARCHIVE_TYPES[".cbr"],
+    "7z": ARCHIVE_TYPES[".cb7"],
+}
+
+
+def archive_media_type(relpath: str, kind: str | None = None) -> str | None:
+    """The media type of a chapter kept as one file; None for a folder of images.
+
+    ``kind`` is the container the scan found the file to be: when the extension names
+    another, the bytes win (an app opening a .cbr that is a zip must be told zip)."""
+    suffix = PurePosixPath(relpath).suffix.lower()
+    if kind is not None and kind in KIND_TYPES and kind_of(relpath) != kind:
+        return KIND_TYPES[kind]
+    return ARCHIVE_TYPES.get(suffix)
 
 
 def scanned_size(sig: str) -> int | None:
@@ -265,7 +291,7 @@ class PageServer:
         relpath: str = row["relpath"]
         if row["kind"] == "dir":
             return await self._folder_download(relpath, json.loads(row["pages"]))
-        file_type = archive_media_type(relpath)
+        file_type = archive_media_type(relpath, row["kind"])
         if file_type is None:
             raise NotFound("This chapter has no file to download.")
         disposition = content_disposition(PurePosixPath(relpath).name)
@@ -320,14 +346,21 @@ class PageServer:
             raise NotFound("The image is no longer readable in the library.") from None
         try:
             size = reader.size(member)
+        except ArchiveError:
+            reader.close()
+            raise NotFound("The image is no longer in its chapter.") from None
+        try:
             if size <= WHOLE_READ_LIMIT:
                 data = reader.read(member, WHOLE_READ_LIMIT)
                 reader.close()
                 return _Opened(None, io.BytesIO(data), len(data), _clamped(stat.st_mtime), data)
             return _Opened(reader, reader.open(member), size, _clamped(stat.st_mtime), None)
-        except ArchiveError:
+        except TooLarge:
             reader.close()
-            raise NotFound("The image is no longer readable in the library.") from None
+            raise NotFound("The image is too large to serve.") from None
+        except ArchiveError as error:  # listed, but its bytes cannot be had (a bad CRC...)
+            reader.close()
+            raise DamagedPage(f"This page is damaged: {error}.") from None
 
     def _open_displayed(
         self, relpath: str, kind: str, member: str | None, version: str | None
@@ -338,6 +371,9 @@ class PageServer:
         """
         opened = self._open(relpath, kind, member)
         declared = image_type(member or relpath)
+        if opened.head is not None and sniff_media_type(opened.head[:16]) is None:
+            _close(opened)
+            raise DamagedPage()
         if not needs_conversion(opened.head or b"", declared):
             return opened
         key = f"displayable\n{version}\n{relpath}\n{member}"
@@ -347,12 +383,16 @@ class PageServer:
                 bound = limits.MAX_BUFFERED_BYTES
                 data = opened.head if opened.head is not None else opened.stream.read(bound + 1)
                 if max(opened.size, len(data)) > bound:
-                    raise ArchiveError("too large to convert")
+                    raise TooLarge("too large to convert")
                 converted, _ = displayable(data, declared)
                 if self.renders is not None:
                     self.renders.put(key, converted)
+        except TooLarge:
+            raise NotFound("The page is too large to convert.") from None
         except ArchiveError:
-            raise NotFound("The page cannot be converted to a format readers display.") from None
+            raise DamagedPage(
+                "This page is damaged: it cannot be converted to a format readers show."
+            ) from None
         finally:
             _close(opened)
         return _Opened(None, io.BytesIO(converted), len(converted), opened.mtime, converted)
@@ -483,6 +523,7 @@ def _not_modified(request: Request, etag: str, mtime: float) -> bool:
 
 
 __all__ = [
+    "DamagedPage",
     "PageServer",
     "RangeNotSatisfiable",
     "archive_media_type",

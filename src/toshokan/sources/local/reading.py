@@ -9,12 +9,19 @@ library still gets sensible titles, numbers and slugs.
 
 import json
 import os
+import signal
 import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from toshokan.sdk import partial_md5
-from toshokan.sdk.archives import ArchiveError, Member, open_chapter
+from toshokan.sdk.archives import (
+    ArchiveError,
+    Listing,
+    Member,
+    archive_kind_of_content,
+    open_chapter,
+)
 from toshokan.sdk.names import NameInfo, format_number, parse_chapter_name
 from toshokan.sources.local.comicinfo import ComicInfo, MetadataError, parse_comicinfo
 from toshokan.sources.local.discovery import FoundChapter, is_inside
@@ -28,6 +35,8 @@ from toshokan.sources.local.slugs import chapter_base_slug
 
 #: Chapter kinds that are books rather than archives: their extension is dropped here.
 BOOK_KINDS = ("pdf", "epub")
+#: Kinds whose files are told apart by their first bytes when the extension is wrong.
+ARCHIVE_KINDS = ("zip", "rar", "7z")
 
 
 class ChapterReading(NamedTuple):
@@ -67,11 +76,19 @@ def read_chapter(
     real = real_path(root, chapter.relpath)
     if not real.startswith(os.path.join(root, "")):
         return ChapterReading(None, "points outside the library root", [])
+    kind = chapter.kind
     try:
-        with open_chapter(Path(real), chapter.kind, root) as reader:
-            listing = reader.listing(comicinfo_limit=comicinfo_limit)
+        listing = _listing(real, kind, root, comicinfo_limit)
     except ArchiveError as error:
-        return ChapterReading(None, f"unreadable chapter: {error}", [])
+        # A zip named .cbr (or a RAR named .cbz) is common: the bytes say what it is.
+        actual = archive_kind_of_content(real) if kind in ARCHIVE_KINDS else None
+        if actual is None or actual == kind:
+            return ChapterReading(None, f"unreadable chapter: {error}", [])
+        kind = actual
+        try:
+            listing = _listing(real, kind, root, comicinfo_limit)
+        except ArchiveError as error:
+            return ChapterReading(None, f"unreadable chapter: {error}", [])
     except Exception as error:  # a damaged file must never stop the scan
         return ChapterReading(None, f"unreadable chapter ({type(error).__name__})", [])
     warnings = list(listing.warnings)
@@ -84,8 +101,19 @@ def read_chapter(
         except MetadataError as error:
             warnings.append(f"{error}; using the file name instead")
     record = chapter_record(chapter, listing.pages, info, default_language=default_language)
-    record["partial_md5"] = file_id(real, chapter.kind)
+    record["kind"] = kind
+    record["partial_md5"] = file_id(real, kind)
     return ChapterReading(record, None, warnings)
+
+
+def _listing(real: str, kind: str, root: Path, comicinfo_limit: int) -> Listing:
+    try:
+        with open_chapter(Path(real), kind, root) as reader:
+            return reader.listing(comicinfo_limit=comicinfo_limit)
+    except ArchiveError:
+        raise
+    except Exception as error:  # a damaged file must never stop the scan
+        raise ArchiveError(f"cannot be read ({type(error).__name__})") from None
 
 
 def file_id(path: str, kind: str) -> str | None:
@@ -96,6 +124,13 @@ def file_id(path: str, kind: str) -> str | None:
         return partial_md5(path)
     except OSError:
         return None
+
+
+def leave_interrupts_to_the_scan() -> None:
+    """In a reading process: Ctrl-C reaches the whole process group, and the scan that
+    started the process stops it (after committing what was read); the process itself
+    ignores it rather than dying mid-batch."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def read_chapters(
@@ -166,7 +201,10 @@ def _volume_of_folder(relpath: str) -> float | None:
 
 def _numbered_title(name: NameInfo, number: float | None, volume: float | None) -> str | None:
     """A title made from the numbers, for a chapter that has no title of its own."""
-    if number is not None and volume is not None and name.number is not None:
+    # The volume is in the title only where the name says it ("v02 c003"): a chapter in a
+    # "Vol 02" folder is shown as "Chapter 3", its volume told apart.
+    named = name.volume is not None and name.number is not None
+    if number is not None and volume is not None and named:
         return f"Vol. {format_number(volume)} Ch. {format_number(number)}"
     if number is not None:
         return "Oneshot" if name.oneshot and number == 0 else f"Chapter {format_number(number)}"
@@ -192,6 +230,7 @@ def _series_hints(info: ComicInfo, name: NameInfo) -> dict[str, Any]:
         "year": info.year,
         "age_rating": info.age_rating,
         "name_series": name.series,
+        "manga": info.manga,
     }
 
 

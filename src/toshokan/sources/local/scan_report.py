@@ -1,7 +1,11 @@
 """The outcome of a scan, as counted while applying it and read back from the index."""
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+#: Skipped files /health names with their reasons; the rest are counted.
+NAMED_IN_HEALTH = 3
 
 
 @dataclass
@@ -70,3 +74,38 @@ class ScanProgress:
         if not self.running:
             return "index up to date"
         return f"scanning: {self.done} of {self.total} new or changed chapters read"
+
+
+class SkippedFiles:
+    """What the running host says of the files it cannot use: each in its log once (at
+    start-up, then as files change), and a count with the first few reasons for health."""
+
+    def __init__(self, source: str, log: logging.Logger):
+        self.source = source
+        self.log = log
+        #: (path, reason) already logged; a file fixed and broken again is said again.
+        self.said: set[tuple[str, str, str]] = set()
+        self.skipped: list[tuple[str, str]] = []
+
+    def note(self, skipped: list[tuple[str, str]], warnings: list[tuple[str, str]]) -> None:
+        """The library's problems now (the whole library's, as a scan reports them)."""
+        current = {(path, reason, "skipped") for path, reason in skipped}
+        current |= {(path, reason, "warning") for path, reason in warnings}
+        for path, reason, severity in sorted(current - self.said):
+            if severity == "skipped":
+                self.log.warning("local library %s: skipped %s: %s", self.source, path, reason)
+            else:
+                self.log.warning("local library %s: %s: %s", self.source, path, reason)
+        self.said = current
+        self.skipped = list(skipped)
+
+    def summary(self) -> str | None:
+        """``2 files skipped: a.cbz (contains no images); b.cbr (...)``; None when none."""
+        if not self.skipped:
+            return None
+        named = "; ".join(f"{path} ({reason})" for path, reason in self.skipped[:NAMED_IN_HEALTH])
+        more = len(self.skipped) - NAMED_IN_HEALTH
+        count = len(self.skipped)
+        return f"{count} file{'s' if count != 1 else ''} skipped: {named}" + (
+            f"; and {more} more (toshokan scan lists them all)" if more > 0 else ""
+        )

@@ -147,7 +147,9 @@ class Scanner:
         )
         # Spawned, not forked: the host has threads (and their locks) a fork would copy.
         context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        pool = ProcessPoolExecutor(
+            self.workers, mp_context=context, initializer=reading.leave_interrupts_to_the_scan
+        )
         try:
             pending: deque[tuple[list[FoundChapter], Future[list[ChapterReading]]]] = deque()
             queue = iter(batches)

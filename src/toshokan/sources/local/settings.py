@@ -34,8 +34,9 @@ class LocalSettings(BaseModel):
     )
     index_path: Path | None = Field(
         default=None,
-        description="SQLite index file. Default: <data_dir>/local/<slug>.sqlite3, which is "
-        "also where `toshokan scan DIR --slug <slug>` builds it ahead of time.",
+        description="SQLite index file. Default: <data_dir>/local/<slug>-<key of the root>"
+        ".sqlite3, one per library folder, which is also where `toshokan scan DIR --slug "
+        "<slug>` builds it ahead of time. An index serves one library folder and one host.",
     )
     watch: bool = Field(
         default=True,

@@ -23,6 +23,7 @@ import click
 from starlette.routing import BaseRoute
 
 from toshokan.sdk import (
+    SERVE_ID,
     AuthConfig,
     Chapter,
     ChapterFile,
@@ -51,12 +52,19 @@ from toshokan.sdk.archives import DiskCache
 from toshokan.sources.local.credentials import LocalAuth
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.folder_cbz import CBZ
-from toshokan.sources.local.index import Index, IndexUnavailable, Snapshot, default_index_path
+from toshokan.sources.local.index import (
+    Index,
+    IndexLock,
+    IndexUnavailable,
+    Snapshot,
+    default_index_path,
+    host_identity,
+)
 from toshokan.sources.local.index import search as searching
 from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.metadata import tag_slug, unique
 from toshokan.sources.local.pages import PageServer, archive_media_type, scanned_size
-from toshokan.sources.local.scan_report import ScanProgress, ScanReport
+from toshokan.sources.local.scan_report import ScanProgress, ScanReport, SkippedFiles
 from toshokan.sources.local.scanner import Scanner
 from toshokan.sources.local.settings import LocalSettings
 from toshokan.sources.local.slugs import is_slug
@@ -106,7 +114,10 @@ class LocalLibrary(Source[LocalSettings]):
     def __init__(self, slug: str, settings: LocalSettings, services: HostServices):
         super().__init__(slug, settings, services)
         self.root = settings.root.resolve()
-        self.index_path = settings.index_path or default_index_path(services.data_dir, slug)
+        self.index_path = settings.index_path or default_index_path(
+            services.data_dir, slug, self.root
+        )
+        self._lock: IndexLock | None = None
         self.auth = LocalAuth(settings, slug)
         self._index: Index | None = None
         self.scanner: Scanner | None = None
@@ -116,6 +127,7 @@ class LocalLibrary(Source[LocalSettings]):
         self._scan_lock = asyncio.Lock()
         self._first_scan: asyncio.Task[None] | None = None
         self.progress = ScanProgress(report=partial(services.observers.scan_progress, slug))
+        self.skipped = SkippedFiles(slug, log)
         renders = DiskCache(
             services.data_dir / "local" / f"{slug}-renders", settings.render_cache_bytes
         )
@@ -135,7 +147,16 @@ class LocalLibrary(Source[LocalSettings]):
         return self._index
 
     async def startup(self) -> None:
-        self._index = await asyncio.to_thread(Index, self.index_path)
+        # Replicas of one host (sharing its secrets through [cluster] redis) and the worker
+        # processes of one `serve` may share the index; anything else is another host.
+        lock = IndexLock(self.index_path, self._host_identity())
+        await asyncio.to_thread(lock.acquire)
+        try:
+            self._index = await asyncio.to_thread(Index, self.index_path, self.root)
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
         self.scanner = Scanner(
             self.root,
             self._index,
@@ -151,12 +172,21 @@ class LocalLibrary(Source[LocalSettings]):
             self._watcher = asyncio.create_task(self._watch(), name=f"toshokan-watch-{self.slug}")
             await asyncio.sleep(0.05)
         await self._refresh_snapshot()
+        if not self.settings.scan_on_start:  # what the index knows is all there is to say
+            await asyncio.to_thread(self._note_problems_in_index)
         if self.settings.scan_on_start:
             # A large library's first scan takes minutes: serve what is indexed meanwhile.
             self._first_scan = asyncio.create_task(
                 self._initial_scan(), name=f"toshokan-scan-{self.slug}"
             )
             await asyncio.wait({self._first_scan}, timeout=self.settings.start_wait)
+
+    def _host_identity(self) -> str | None:
+        """Who may share this library's index with this process: None for nobody."""
+        if self.services.shared_secrets is not None:
+            return host_identity(self.services.secret)
+        serve = os.environ.get(SERVE_ID)
+        return f"serve {serve}" if serve else None
 
     async def _initial_scan(self) -> None:
         try:
@@ -185,6 +215,9 @@ class LocalLibrary(Source[LocalSettings]):
         self.thumbnails.close()
         if self._index is not None:
             self._index.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     async def rescan(self, only: set[str] | None = None) -> ScanReport:
         """Bring the index up to date (for ``only`` these top-level entries) in a worker thread."""
@@ -208,6 +241,7 @@ class LocalLibrary(Source[LocalSettings]):
             finally:
                 self.progress.waiting = False
                 self.progress.finish()
+        self.skipped.note(report.skipped, report.warnings)
         before = self.snapshot.updated_at
         await self._refresh_snapshot()
         if report.changed or self.snapshot.updated_at != before:
@@ -376,6 +410,7 @@ class LocalLibrary(Source[LocalSettings]):
             publication=Publication(row["status"]),
             createdAt=_timestamp(row["created_at"]),
             updatedAt=_timestamp(row["updated_at"]),
+            readingDirection=row["reading_direction"],
         )
 
     async def chapters(self, manga_slug: str, ctx: RequestContext) -> list[Chapter]:
@@ -435,7 +470,7 @@ class LocalLibrary(Source[LocalSettings]):
         )
         if row["kind"] == "dir":  # written as a CBZ while it is sent; its length not known here
             return Download(url, CBZ)
-        file_type = archive_media_type(row["relpath"])
+        file_type = archive_media_type(row["relpath"], row["kind"])
         if file_type is None:
             return None
         return Download(url, file_type, scanned_size(row["sig"]))
@@ -448,7 +483,17 @@ class LocalLibrary(Source[LocalSettings]):
         return self.root
 
     def activity(self) -> str | None:
-        return self.progress.summary() if self.progress.running else None
+        """A running scan's progress, and the files the library cannot use."""
+        notes = [self.progress.summary() if self.progress.running else None]
+        notes.append(self.skipped.summary())
+        return "; ".join(note for note in notes if note) or None
+
+    def _note_problems_in_index(self) -> None:
+        rows = self._require_index().problems()
+        self.skipped.note(
+            [(r["relpath"], r["reason"]) for r in rows if r["severity"] != "warning"],
+            [(r["relpath"], r["reason"]) for r in rows if r["severity"] == "warning"],
+        )
 
     async def ping(self) -> None:
         def check() -> None:

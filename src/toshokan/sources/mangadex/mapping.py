@@ -10,7 +10,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from toshokan.sdk import EPOCH, Chapter, Classification, Entry, Manga, Publication, slugify
+from toshokan.sdk import (
+    EPOCH,
+    Chapter,
+    Classification,
+    Entry,
+    Manga,
+    Publication,
+    ReadingDirection,
+    slugify,
+)
 from toshokan.sources.mangadex.tags import TagCatalogue
 
 SITE = "https://mangadex.org"
@@ -159,6 +168,21 @@ def covers(item: Json, all_covers: Iterable[Json], uploads: str) -> list[str]:
     return [cover_url(uploads, manga_id, f, 512) for f in files]
 
 
+#: MangaDex's tag for works read down one long strip (webtoons), by its name.
+LONG_STRIP = "long-strip"
+
+
+def reading_direction(attributes: Json, tags: list[str]) -> ReadingDirection | None:
+    """How the work reads, as far as MangaDex says: a long strip downwards; a work first
+    published in Japanese (manga) right to left; otherwise not said."""
+    if LONG_STRIP in tags:
+        return "vertical"
+    language = str(attributes.get("originalLanguage") or "").lower()
+    if language == "ja" or language.startswith("ja-"):
+        return "rtl"
+    return None
+
+
 def manga(
     item: Json,
     all_covers: Iterable[Json],
@@ -169,6 +193,7 @@ def manga(
 ) -> Manga:
     attributes = item["attributes"]
     title, alternatives = titles(attributes, preference)
+    tags = tag_slugs(attributes, catalogue)
     return Manga(
         slug=item["id"],
         url=manga_url(item["id"]),
@@ -177,13 +202,14 @@ def manga(
         authors=people(item),
         synopsis=localized_text(attributes.get("description"), preference),
         covers=covers(item, all_covers, uploads),
-        tags=tag_slugs(attributes, catalogue),
+        tags=tags,
         classification=CLASSIFICATIONS.get(
             attributes.get("contentRating") or "", Classification.UNKNOWN
         ),
         publication=PUBLICATIONS.get(attributes.get("status") or "", Publication.UNKNOWN),
         createdAt=parse_time(attributes.get("createdAt")) or EPOCH,
         updatedAt=parse_time(attributes.get("updatedAt")) or EPOCH,
+        readingDirection=reading_direction(attributes, tags),
     )
 
 

@@ -73,6 +73,8 @@ class MangaAttributes(TypedDict, total=False):
     description: Localized | None
     tags: Annotated[list[Tag], Field(max_length=MAX_ITEMS)] | None
     contentRating: Text | None
+    #: The work's first language: Japanese means manga, read right to left.
+    originalLanguage: Text | None
     status: Text | None
     createdAt: Text | None
     updatedAt: Text | None

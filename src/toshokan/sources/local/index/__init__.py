@@ -17,17 +17,19 @@ from toshokan.sources.local.index.database import (
     IndexUnavailable,
     Snapshot,
     connect,
-    default_index_path,
     loads,
     now,
 )
+from toshokan.sources.local.index.ownership import IndexLock, default_index_path, host_identity
 
 __all__ = [
     "Index",
+    "IndexLock",
     "IndexUnavailable",
     "Snapshot",
     "connect",
     "default_index_path",
+    "host_identity",
     "loads",
     "now",
 ]

@@ -20,9 +20,18 @@ from typing import Any
 from toshokan.sdk import ChapterFile
 from toshokan.sdk.names import IMAGE_TYPES
 
-SCHEMA_VERSION = "7"
-#: Older versions brought up to this one in place, without a rescan: version -> statements.
-MIGRATIONS = {"6": ("ALTER TABLE chapters ADD COLUMN partial_md5 TEXT",)}
+SCHEMA_VERSION = "8"
+#: Older versions brought up to this one in place, keeping slugs and dates: version ->
+#: statements. Clearing the signatures has the next scan read every chapter again.
+_READING_DIRECTION = (
+    "ALTER TABLE series ADD COLUMN reading_direction TEXT",
+    # The chapters' ComicInfo is read again for its <Manga>, which the index did not keep.
+    "UPDATE chapters SET sig = ''",
+)
+MIGRATIONS = {
+    "6": ("ALTER TABLE chapters ADD COLUMN partial_md5 TEXT", *_READING_DIRECTION),
+    "7": _READING_DIRECTION,
+}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,7 +63,9 @@ CREATE TABLE IF NOT EXISTS series(
     latest_at REAL NOT NULL DEFAULT 0,
     chapter_count INTEGER NOT NULL DEFAULT 0,
     meta_sig TEXT NOT NULL DEFAULT '',
-    series_json TEXT
+    series_json TEXT,
+    -- How the work reads (ltr, rtl, vertical) when its metadata says; the Manga's field.
+    reading_direction TEXT
 );
 -- One index per sort, in the search's exact ORDER BY, limited to the series that are
 -- listed: a page is read off the index, never sorted per request (search.build).
@@ -97,6 +108,8 @@ CREATE INDEX IF NOT EXISTS chapters_partial_md5 ON chapters(partial_md5)
 CREATE INDEX IF NOT EXISTS chapters_unnamed ON chapters(relpath)
     WHERE partial_md5 IS NULL AND kind != 'dir';
 CREATE INDEX IF NOT EXISTS chapters_series ON chapters(series_id);
+-- The library's content time (update.content_time) is the newest chapter's: read off here.
+CREATE INDEX IF NOT EXISTS chapters_mtime ON chapters(mtime);
 -- What a rescan compares against the walk, read off this index alone: the table's
 -- rows carry page lists and metadata, ten times the bytes.
 CREATE INDEX IF NOT EXISTS chapters_state ON chapters(relpath, sig);
@@ -169,10 +182,34 @@ def _forget_signatures_if_page_types_changed(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES('page_types', ?)", (page_types,))
 
 
+def claim_root(db: sqlite3.Connection, path: Path, root: Path) -> None:
+    """Record ``root`` as the index's library, or refuse when it holds another's."""
+    wanted = str(root.resolve())
+    row = db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+    if row is not None and row[0] != wanted:
+        raise IndexUnavailable(
+            f"the index {path} belongs to the library {row[0]}, not {wanted}: "
+            "give each library its own index_path"
+        )
+    if row is None:
+        db.execute("INSERT INTO meta VALUES('root', ?)", (wanted,))
+
+
+def _migrate(db: sqlite3.Connection, statement: str) -> None:
+    """One migration statement; a column an index already has is left as it is."""
+    try:
+        db.execute(statement)
+    except sqlite3.OperationalError as error:
+        if "duplicate column" not in str(error):
+            raise
+
+
 class Index:
     """The index file, its schema, and the read queries the source needs."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, root: Path | None = None):
+        """Open (or create) the index at ``path``; with ``root``, refuse unless it is that
+        library's (:func:`claim_root`)."""
         self.path = path
         self.write_lock = threading.Lock()
         self._local = threading.local()
@@ -187,7 +224,7 @@ class Index:
             migration = MIGRATIONS.get(version or "")
             if migration is not None:
                 for statement in migration:
-                    db.execute(statement)
+                    _migrate(db, statement)
                 version = SCHEMA_VERSION
             if version not in (None, SCHEMA_VERSION):
                 # An index from another version is a cache: drop it and rescan.
@@ -205,11 +242,13 @@ class Index:
             db.executescript(SCHEMA)
             db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
             _forget_signatures_if_page_types_changed(db)
+            if root is not None:
+                claim_root(db, path, root)
 
     def files(self) -> frozenset[str]:
-        """Absolute paths of the index file and its WAL companions."""
+        """Absolute paths of the index file, its WAL companions and its lock file."""
         base = str(self.path.resolve())
-        return frozenset(base + suffix for suffix in ("", "-wal", "-shm", "-journal"))
+        return frozenset(base + suffix for suffix in ("", "-wal", "-shm", "-journal", ".lock"))
 
     @contextmanager
     def writer(self) -> Iterator[sqlite3.Connection]:
@@ -338,8 +377,3 @@ def loads(value: str | None) -> Any:
 
 def now() -> float:
     return time.time()
-
-
-def default_index_path(data_dir: Path, slug: str) -> Path:
-    """Where a library's index lives when its settings name no ``index_path``."""
-    return data_dir / "local" / f"{slug}.sqlite3"

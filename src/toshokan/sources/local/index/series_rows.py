@@ -127,6 +127,8 @@ class SeriesFacts:
     original_language: str
     genres: list[str]
     tags: list[str]
+    #: ComicInfo's ``<Manga>`` as a reading direction, when most chapters say one.
+    reading_direction: str | None = None
 
 
 def _decide_facts(
@@ -164,6 +166,7 @@ def _decide_facts(
         # and slugging each of them again was a tenth of a first scan.
         genres=md.unique(_distinct(g for i in infos for g in i.get("genres") or []), key="slug"),
         tags=md.unique(_distinct(t for i in infos for t in i.get("tags") or []), key="slug"),
+        reading_direction=md.reading_direction(md.most_common(i.get("manga") for i in infos)),
     )
 
 
@@ -199,7 +202,8 @@ def _update_series_row(
         """UPDATE series SET title=?, sort_title=?, alt_titles=?, synopsis=?, writers=?, artists=?,
            publisher=?, year=?, status=?, classification=?, original_language=?, genres=?, tags=?,
            cover_relpath=?, cover_kind=?, cover_member=?, cover_version=?, created_at=?,
-           updated_at=?, latest_at=?, chapter_count=?, meta_sig=?, series_json=? WHERE id=?""",
+           updated_at=?, latest_at=?, chapter_count=?, meta_sig=?, series_json=?,
+           reading_direction=? WHERE id=?""",
         (
             facts.title,
             facts.title.casefold(),
@@ -222,6 +226,7 @@ def _update_series_row(
             series.meta_sig,
             # Cached so an unchanged series.json is not reread; {} means "there is none".
             json.dumps(series_json.__dict__ if series_json else {}),
+            facts.reading_direction,
             sid,
         ),
     )

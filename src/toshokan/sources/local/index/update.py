@@ -46,7 +46,8 @@ FIRST_BATCH = 100
 
 
 class ScanCancelled(Exception):
-    """The host is stopping; what was committed so far stays, the rest is rolled back."""
+    """The scan was stopped (the host is stopping, Ctrl-C); every chapter read so far is
+    committed, what vanished or changed is left for the next scan."""
 
 
 #: Called with (chapters read so far, chapters to read in this scan).
@@ -146,12 +147,19 @@ class IndexUpdate:
         self._record_walk_problems()
         self._note_changed_series_metadata(ordered)
         try:
-            for _, group in itertools.groupby(to_read, key=lambda item: item[0].relpath):
-                for series, chapter, stored in group:
-                    self._apply_chapter(series, chapter, stored)
-                self._write_chapters(series.relpath)
+            for relpath, group in itertools.groupby(to_read, key=lambda item: item[0].relpath):
+                try:
+                    for series, chapter, stored in group:
+                        self._apply_chapter(series, chapter, stored)
+                finally:
+                    # Also when cancelled (Ctrl-C, shutdown): every chapter read is kept, so
+                    # the next scan goes on from there instead of reading them again.
+                    self._write_chapters(relpath)
                 if self._time_to_publish():
                     self._publish_finished_series()
+        except ScanCancelled:
+            self._publish_finished_series()
+            raise
         finally:
             readings.close()  # a cancelled scan stops the reading early
         self._remove_vanished_chapters()
@@ -372,11 +380,13 @@ class IndexUpdate:
         rebuilt = self.changed_series or self.published
         if rebuilt or self.series_set_changed:
             refresh_tag_names(self.db)
-        # Every scan, even one that found no change: an index written before the time
-        # came from the files holds its last scan's time until then.
-        self.db.execute(
-            "INSERT OR REPLACE INTO meta VALUES('updated_at', ?)", (str(content_time(self.db)),)
-        )
+        changed = rebuilt or self.series_set_changed or self.report.changed
+        known = self.db.execute("SELECT 1 FROM meta WHERE key = 'updated_at'").fetchone()
+        if changed or known is None:  # an unchanged library's time is the one stored
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta VALUES('updated_at', ?)",
+                (str(content_time(self.db)),),
+            )
 
     def _fill_report(self) -> None:
         """Totals and problems for the whole library, not just this scan's scope."""
