@@ -14,7 +14,18 @@
    reader reading the same chapters' pages through the host's page proxy, same run. Memory is
    the Python heap's peak during one chapter (``tracemalloc``), next to the chapter's size.
 
-Run: ``python bench/keeping.py [--rate 20] [--requests 50] [--chapters 8]``
+3. The download queue against the budget's ceiling, and a reader beside it, same run:
+   ``--queued`` chapters of ``--series`` kept series (backfilled; the queue keeps one chapter
+   of a series at a time) are kept by the host's own queue
+   (``[keep] concurrency`` ``--concurrency``) under MangaDex's published budgets (5 API
+   requests a second, ``--at-home`` page lists a minute, of which background work may take
+   four fifths); chapters kept per minute next to that ceiling (downloads are budget-bound,
+   not CPU-bound), the process's CPU and peak memory per chapter, and the p99 of a reader's
+   request for a chapter's page list (the budget the queue spends) while the queue is full,
+   next to the same requests while it is empty (a chapter opened every ``--reader-every``
+   seconds: within the fifth of the page lists the budget keeps for readers).
+
+Run: ``python bench/keeping.py [--rate 20] [--requests 50] [--chapters 8] [--queued 40]``
 """
 
 import argparse
@@ -220,6 +231,115 @@ async def cost_per_chapter(args: argparse.Namespace) -> None:
     )
 
 
+async def queue_against_the_ceiling(args: argparse.Namespace) -> None:
+    # ``--series`` kept series (the queue keeps one chapter of a series at a time), the reader
+    # reading the first.
+    each = args.queued // args.series
+    fake, manga, chapters = build_fake(args.latency, each, args.pages_queued)
+    group = next(iter(fake.groups.values()))
+    others = []
+    for n in range(1, args.series):
+        other = fake.add_manga(f"bench-{n}", f"Kept Series {n}")
+        for chapter in fake.add_many_chapters(other, each, group):
+            chapter.pages = args.pages_queued
+        others.append(other.id)
+    servers = ImageServers(fake)
+    servers.body = jpeg_of(args.page_kb)
+    throttle.reset()
+    with tempfile.TemporaryDirectory() as folder:
+        library = Path(folder) / "library"
+        library.mkdir()
+        sources: dict[str, Any] = {
+            "mangadex": (
+                MangaDex,
+                Settings(
+                    api_url=API,
+                    uploads_url=UPLOADS,
+                    report_url=REPORT,
+                    at_home_per_minute=args.at_home,
+                ),
+            ),
+            "local": (LocalLibrary, LocalSettings(root=library, watch=False)),
+        }
+        async with serve_host(
+            sources,
+            upstream=servers,
+            data_dir=Path(folder) / "data",
+            limits={"rate_limit": 0, "image_rate_limit": 0},
+            follows={"round": 1},
+            keep={"concurrency": args.concurrency, "source_concurrency": args.concurrency},
+        ) as host:
+            core = host.core
+            for slug in (manga, *others):
+                await core.follows.follow("", "mangadex", slug)
+                while True:
+                    series = await asyncio.to_thread(core.follows.store.series, "mangadex", slug)
+                    if series is not None and series.state == "ok":
+                        break
+                    await asyncio.sleep(0.1)
+
+            async def reader(count: int, until: Callable[[], bool] = lambda: False) -> list[float]:
+                times = []
+                for n in range(count):
+                    if until():
+                        break
+                    started = time.perf_counter()
+                    answer = await host.client.get(
+                        f"/mangadex/{manga}/chapters/{chapters[n % len(chapters)]}"
+                    )
+                    times.append(time.perf_counter() - started)
+                    assert answer.status_code == 200, answer.text
+                    await asyncio.sleep(max(0.0, args.reader_every - times[-1]))
+                return times
+
+            empty = await reader(args.reader_requests)
+            await asyncio.sleep(60)  # the page-list window empties of the reader's requests
+            done = [0]
+
+            async def keep_all() -> float:
+                started = time.monotonic()
+                for slug in (manga, *others):
+                    await core.downloads.keep("", "mangadex", slug, backfill=each)
+                while True:
+                    listing = await core.downloads.listing(None, limit=1)
+                    done[0] = listing.states.get("done", 0)
+                    if done[0] + listing.states.get("failed", 0) >= each * args.series:
+                        return time.monotonic() - started
+                    await asyncio.sleep(0.2)
+
+            cpu_before = time.process_time()
+            keeping = asyncio.create_task(keep_all())
+            await asyncio.sleep(2)  # the queue full
+            full = await reader(args.reader_requests, keeping.done)
+            seconds = await keeping
+            cpu = time.process_time() - cpu_before
+            failed = (await core.downloads.listing(None, limit=1)).states.get("failed", 0)
+            sizes = [p.stat().st_size for p in library.rglob("*.cbz")]
+    per_minute = done[0] / seconds * 60
+    ceiling = args.at_home - max(1, args.at_home // 5)  # background's share of the page lists
+    print(
+        f"\nthe queue: {done[0]} chapters of {args.series} series ({failed} failed) of "
+        f"{args.pages_queued} pages, "
+        f"{sum(sizes) / max(1, len(sizes)) / 1e6:.1f} MB each, kept in {seconds:.0f} s by "
+        f"concurrency {args.concurrency}"
+    )
+    print(
+        f"chapters kept per minute: {per_minute:.1f}, against the ceiling of {ceiling} page "
+        f"lists a minute for background work (x{per_minute / ceiling:.2f}; the reader's "
+        f"{len(full)} requests took their own page lists from the same budget)"
+    )
+    print(
+        f"CPU per chapter kept: {cpu / max(1, done[0]) * 1000:.0f} ms (the whole process, the "
+        f"reader's requests included); process max RSS "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+    )
+    print(
+        f"reader's page list (every {args.reader_every:g} s): queue empty p99 "
+        f"{p99_ms(empty):.0f} ms (median {median_ms(empty):.0f}), queue full p99 "
+        f"{p99_ms(full):.0f} ms (median {median_ms(full):.0f}), x{p99_ms(full) / p99_ms(empty):.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rate", type=float, default=20.0, help="API budget, requests/s")
@@ -231,10 +351,21 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--page-kb", type=int, default=400)
     parser.add_argument("--skip-readers", action="store_true")
+    parser.add_argument("--queued", type=int, default=40, help="chapters the queue keeps")
+    parser.add_argument("--pages-queued", type=int, default=8, help="pages of each")
+    parser.add_argument("--series", type=int, default=8, help="series they belong to")
+    parser.add_argument("--at-home", type=int, default=40, help="page lists a minute")
+    parser.add_argument("--concurrency", type=int, default=2, help="[keep] concurrency")
+    # A reader opening a chapter every 8 s: within the fifth of the page lists kept for readers.
+    parser.add_argument("--reader-requests", type=int, default=8)
+    parser.add_argument("--reader-every", type=float, default=8.0)
+    parser.add_argument("--only-queue", action="store_true")
     args = parser.parse_args()
-    if not args.skip_readers:
-        asyncio.run(readers_beside_background(args))
-    asyncio.run(cost_per_chapter(args))
+    if not args.only_queue:
+        if not args.skip_readers:
+            asyncio.run(readers_beside_background(args))
+        asyncio.run(cost_per_chapter(args))
+    asyncio.run(queue_against_the_ceiling(args))
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     if metrics is not None:
         metrics.observe(core.cache, core.host.services.observers)
         metrics.observe_follows(core.follows.rounds)
+        metrics.observe_downloads(core.downloads.runner)
     # Each request's figures are counted by its face and route template.
     labels = RouteLabels()
     routes: list[BaseRoute] = []

@@ -71,7 +71,11 @@ TOSHOKAN_<SECTION>__<KEY> (nested keys joined by "__"), overridden by flags.
   [keep]    folder (where kept copies of followed series go: the root of a
             local library source, which serves them; default: the local
             library's root), max_image_bytes, max_chapter_bytes,
-            max_image_pixels
+            max_image_pixels, enabled, sources and readers (who and what
+            may be kept; default all), operators (readers who steer the
+            whole queue), concurrency and source_concurrency (chapters
+            at once, whole host), attempts and retry_after (an upstream
+            failing a chapter); see `toshokan downloads`
   [sources.<slug>]  adapter, status (active|deprecated|removed), enabled,
             auth ("readers": the host's readers sign in to the source, on
             every face; any other value is the adapter's), follow_interval
@@ -453,9 +457,11 @@ def configuration_problems(settings: HostSettings) -> "Problems":
 
 
 def _add_follows() -> None:
+    from toshokan.downloads_cli import downloads_group
     from toshokan.follows_cli import follows_group
 
     main.add_command(follows_group)
+    main.add_command(downloads_group)
 
 
 _add_follows()

@@ -279,6 +279,38 @@ class FollowsSection(Section):
 
 
 class KeepSection(Section):
+    enabled: bool = Field(
+        True,
+        description="Keep copies of followed series a reader asks to keep (false: nothing is "
+        "queued or downloaded; what was kept stays).",
+    )
+    sources: list[str] | None = Field(
+        None, description="Sources whose series may be kept (default: every served source)."
+    )
+    readers: list[str] | None = Field(
+        None, description="Readers who may keep series (default: every reader)."
+    )
+    operators: list[str] = Field(
+        default_factory=list,
+        description="Readers who see and steer the whole download queue on the web and the "
+        "/_/downloads API (on a host without readers, everyone does).",
+    )
+    concurrency: int = Field(
+        2, ge=1, le=32, description="Chapters downloaded at once by the whole host."
+    )
+    source_concurrency: int = Field(
+        2, ge=1, le=32, description="Chapters of one source downloaded at once by the whole host."
+    )
+    attempts: int = Field(
+        5,
+        ge=1,
+        le=20,
+        description="Tries of a chapter whose upstream fails (retry_after seconds apart, then "
+        "doubling, an hour at most) before it is marked failed.",
+    )
+    retry_after: int = Field(
+        60, ge=1, le=3600, description="Seconds before a failed chapter is tried again."
+    )
     folder: Path | None = Field(
         None,
         description="Where kept copies of followed series are written, one folder per series: "

@@ -96,17 +96,65 @@ def follows_group() -> None:
     pass
 
 
-@follows_group.command(name="add", help="Follow the series MANGA (its slug) of SOURCE.")
+@follows_group.command(
+    name="add",
+    help="Follow the series MANGA (its slug) of SOURCE; with --keep, keep its new chapters in "
+    "the local library (see `toshokan downloads`).",
+)
 @click.argument("source")
 @click.argument("manga")
 @READER
-def follows_add(source: str, manga: str, reader: str | None) -> None:
+@click.option("--keep", is_flag=True, help="Keep a copy of each new chapter in the local library.")
+@click.option(
+    "--language", "languages", multiple=True, help="Keep chapters in this language (repeatable)."
+)
+@click.option(
+    "--group",
+    "groups",
+    multiple=True,
+    help="Prefer this group's version of a chapter (repeatable, in order; default any group, "
+    "one version a number).",
+)
+@click.option(
+    "--backfill",
+    type=click.IntRange(0, 1000),
+    default=0,
+    help="Also keep this many of the newest chapters that exist already (default none).",
+)
+@click.option("--only-unread", is_flag=True, help="Keep only chapters the reader has not read.")
+def follows_add(
+    source: str,
+    manga: str,
+    reader: str | None,
+    keep: bool,
+    languages: tuple[str, ...],
+    groups: tuple[str, ...],
+    backfill: int,
+    only_unread: bool,
+) -> None:
+    if not keep and (languages or groups or backfill or only_unread):
+        raise click.UsageError("--language, --group, --backfill and --only-unread go with --keep")
+
     async def add(core: Any) -> Any:
-        return await core.follows.follow(await _reader(core, reader), source, manga)
+        who = await _reader(core, reader)
+        made = await core.follows.follow(who, source, manga)
+        if keep:
+            await core.downloads.keep(
+                who,
+                source,
+                manga,
+                languages=languages,
+                groups=groups,
+                backfill=backfill,
+                only_unread=only_unread,
+            )
+        return made
 
     made = _run(add, start_sources=True)
     series = made.followed.series
     click.echo(f"following {source}/{manga} ({series.title}); its first check is queued")
+    if keep:
+        click.echo("keeping its new chapters in the local library (`toshokan downloads list`)")
 
 
 @follows_group.command(name="list", help="List the series a reader follows.")

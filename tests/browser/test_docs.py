@@ -12,8 +12,8 @@ def test_docs_page_renders_every_operation_from_the_package(desktop: Watched) ->
     page = desktop.open("/_/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("toshokan")
     expect(page.locator(".opblock-summary-path", has_text="/{source}/search")).to_be_visible()
-    # The spec's nine operations and the follows API's eleven.
-    expect(page.locator(".opblock")).to_have_count(20)
+    # The spec's nine operations, the follows API's fourteen and the downloads API's five.
+    expect(page.locator(".opblock")).to_have_count(28)
     expect(page.get_by_text("Unable to render this definition")).to_have_count(0)
 
     # An operation opens and shows its documented error answers, not just 200.
@@ -56,8 +56,8 @@ def test_try_it_out_runs_every_operation_as_the_page_fills_it_in(desktop: Watche
     assert desktop.errors == []
 
 
-def test_the_follows_apis_bodies_run_as_documented(desktop: Watched) -> None:
-    """Each example body the follows API documents, sent as it is, is answered as documented."""
+def test_the_host_apis_bodies_run_as_documented(desktop: Watched) -> None:
+    """Each example body the host's own APIs document, sent as it is, is answered as documented."""
     document = httpx.get(f"{desktop.base}/openapi.json").json()
     bodied = [
         (method, path)
@@ -69,10 +69,16 @@ def test_the_follows_apis_bodies_run_as_documented(desktop: Watched) -> None:
         ("post", "/_/follows/read"): "200",
         ("post", "/_/follows/checks"): "202",
         ("post", "/_/follows/targets"): "201",
+        ("put", "/_/downloads/queue"): "200",
+        # Their paths name a followed series or a download, which the page cannot fill in.
+        ("put", "/_/follows/series/{source}/{manga}/keep"): None,
+        ("post", "/_/downloads/{download}"): None,
     }
     assert sorted(bodied) == sorted(expected)
     page = desktop.open("/_/docs")
     for method, path in bodied:
+        if expected[(method, path)] is None:
+            continue
         operation = page.locator(f".opblock-{method}").filter(
             has=page.locator(".opblock-summary-path", has_text=path)
         )

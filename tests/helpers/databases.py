@@ -19,6 +19,7 @@ from tests.cluster.servers import POSTGRES_PORT, listening, wait_listening
 from tests.sources.opds.live import need
 from toshokan.config import HostSettings
 from toshokan.core.database import Database, open_database
+from toshokan.core.database.downloads_schema import NAMES as DOWNLOADS
 from toshokan.core.database.follows_schema import NAMES
 
 #: The tables every test starts without rows in (the claims last: SQLite has them elsewhere).
@@ -30,6 +31,7 @@ TABLES = (
     "kept_series",
     "kept_chapters",
     *NAMES,
+    *DOWNLOADS,
     "claims",
 )
 #: The job queue's, on PostgreSQL alone (SQLite's queue is the embedded engine's own table).

@@ -44,6 +44,7 @@ from toshokan.core.cache import ResultCache
 from toshokan.sdk.observe import Observers
 
 if TYPE_CHECKING:
+    from toshokan.core.downloads.runner import Runner
     from toshokan.core.follows.checks import Outcome
     from toshokan.core.follows.rounds import Rounds
 
@@ -82,6 +83,7 @@ class HostMetrics:
 
     def __init__(self) -> None:
         self._series: dict[tuple[str, str, str, int], tuple[Any, Any]] = {}
+        self._failed_reasons: set[str] = set()
         # Appended on the event loop's thread, taken on it or on a scrape's: a deque's append
         # and popleft are atomic, and the lock keeps a scrape from reading before an addition
         # under way elsewhere is done.
@@ -193,6 +195,47 @@ class HostMetrics:
             multiprocess_mode="mostrecent",
         )
 
+        self.kept_chapters = Counter(
+            "toshokan_kept_chapters",
+            "Chapters the download queue kept in the local library, by source.",
+            ["source"],
+            registry=registry,
+        )
+        self.kept_bytes = Counter(
+            "toshokan_kept_bytes",
+            "Bytes of the chapters the download queue kept, by source.",
+            ["source"],
+            registry=registry,
+        )
+        self.download_failures = Counter(
+            "toshokan_download_failures",
+            "Chapters the download queue marked failed, by source and reason (upstream-error, "
+            "rate-limited, upstream-timeout, bad-image, too-large, gone, failed).",
+            ["source", "reason"],
+            registry=registry,
+        )
+        self.download_queue = Gauge(
+            "toshokan_download_queue",
+            "Chapters in the download queue, by state (queued, running, held, failed).",
+            ["state"],
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.downloads_failed = Gauge(
+            "toshokan_downloads_failed",
+            "Chapters failed and not retried yet, by reason.",
+            ["reason"],
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+        self.downloads_paused = Gauge(
+            "toshokan_downloads_paused",
+            "1 while the download queue is paused (by the operator, or a keep folder that is "
+            "full or cannot be written).",
+            registry=registry,
+            multiprocess_mode="mostrecent",
+        )
+
     def observe(self, cache: ResultCache, observers: Observers) -> None:
         """Count ``cache``'s lookups and what ``observers`` hear."""
         cache.on_lookup(self.cache_lookup)
@@ -277,6 +320,28 @@ class HostMetrics:
         self.follows.set(follows)
         self.followed_series.set(series)
         self.next_check.set(next_check or 0)
+
+    def observe_downloads(self, runner: "Runner") -> None:
+        """Count what the download queue keeps and fails, and its figures each tick."""
+        runner.on_kept.append(self.chapter_kept)
+        runner.on_failed.append(
+            lambda source, reason: self.download_failures.labels(source, reason).inc()
+        )
+        runner.on_figures.append(self.download_figures)
+
+    def chapter_kept(self, source: str, size: int) -> None:
+        self.kept_chapters.labels(source).inc()
+        self.kept_bytes.labels(source).inc(size)
+
+    def download_figures(
+        self, states: dict[str, int], reasons: dict[str, int], paused: bool
+    ) -> None:
+        for state in ("queued", "running", "held", "failed"):
+            self.download_queue.labels(state).set(states.get(state, 0))
+        for reason in set(reasons) | set(self._failed_reasons):
+            self.downloads_failed.labels(reason).set(reasons.get(reason, 0))
+        self._failed_reasons = set(reasons) | set(self._failed_reasons)
+        self.downloads_paused.set(1 if paused else 0)
 
     def exposition(self) -> bytes:
         """The figures in Prometheus' text format: every process's, summed, when shared."""

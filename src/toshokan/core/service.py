@@ -23,6 +23,7 @@ from toshokan.config import HostSettings
 from toshokan.core.answers import Access, Answer, Caller, check_slug, shown
 from toshokan.core.authority import Authority
 from toshokan.core.cache import Kind
+from toshokan.core.downloads import Downloads
 from toshokan.core.follows import follows_for
 from toshokan.core.host import Host, HostedSource
 from toshokan.core.images.pipeline import ImagePipeline
@@ -88,6 +89,8 @@ class Core:
         self.keeper = Keeper(self)
         # Follows and the background jobs that check them.
         self.follows = follows_for(self)
+        # The download queue keeping followed series, on the follows' job engine.
+        self.downloads = Downloads(self, self.follows.jobs)
 
     # -- life ----------------------------------------------------------------------
 
@@ -98,6 +101,8 @@ class Core:
         await self.keeper.startup()  # first: a keep folder no library serves stops the host
         await self.host.startup()
         await (self.follows.start() if background else self.follows.open())
+        if background:
+            await self.downloads.start()
         for hosted in self.host.serving():
             if hosted.configuration().auth.required:
                 self.host.services.sign_links(hosted.slug)
@@ -115,6 +120,7 @@ class Core:
     async def shutdown(self, *, started: bool = True) -> None:
         """Stop what :meth:`startup` started (``started=False``: only the follows were opened,
         by a command that needed no source)."""
+        await self.downloads.stop()
         await self.follows.stop()
         await self.keeper.shutdown()
         if started:
@@ -186,7 +192,12 @@ class Core:
         return self._detail(self.source(slug))
 
     def _detail(self, hosted: HostedSource) -> str | None:
-        details = [hosted.source.activity(), self.cluster.detail(), self.follows.detail()]
+        details = [
+            hosted.source.activity(),
+            self.cluster.detail(),
+            self.follows.detail(),
+            self.downloads.detail(),
+        ]
         return "; ".join(d for d in details if d) or None
 
     async def ping(self, slug: str) -> Ping:

@@ -11,6 +11,7 @@ the edge and the core read: adding a face is a new package and a line here.
 from toshokan.core.face import Face
 from toshokan.faces import (
     alethia,
+    downloads,
     follows,
     komga,
     kosync,
@@ -31,6 +32,7 @@ FACES: tuple[Face, ...] = (
     alethia.FACE,
     kosync.FACE,
     follows.FACE,
+    downloads.FACE,
     komga.FACE,
     ready.FACE,
     metrics.FACE,

@@ -253,6 +253,8 @@ class FakeMangaDex:
 
     def __init__(self, *, latency: float = 0.0, validate: bool = True, now: datetime | None = None):
         self.latency = latency
+        #: The MangaDex@Home node the page lists name (a served one, for hosts in processes).
+        self.at_home = AT_HOME
         self.validate = validate
         self.now = now or datetime(2025, 6, 1, tzinfo=UTC)
         self.manga: dict[str, Manga] = {}
@@ -796,7 +798,7 @@ class FakeMangaDex:
         count = 0 if chapter.external_url else chapter.pages
         return {
             "result": "ok",
-            "baseUrl": AT_HOME,
+            "baseUrl": self.at_home,
             "chapter": {
                 "hash": f"hash{chapter.id[:8]}",
                 "data": [f"{n}-full{n:03d}.png" for n in range(1, count + 1)],

@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from toshokan.core.data_dir import ELSEWHERE, DataDirError, user
-from toshokan.core.database import follows_schema
+from toshokan.core.database import downloads_schema, follows_schema
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS readers(
@@ -84,6 +84,7 @@ SCHEMA = (
     )""",
     "CREATE UNIQUE INDEX IF NOT EXISTS kept_chapters_path ON kept_chapters(library, path)",
     "CREATE INDEX IF NOT EXISTS kept_chapters_local ON kept_chapters(library, local_manga, local_chapter)",
+    *downloads_schema.TABLES,
 )
 
 #: Columns added to a table after it was first created: a database made before gets them

@@ -71,7 +71,14 @@ class Follows:
         #: process makes and read again every round (another process's deliveries).
         self._failing: dict[str, str] = {}
         self.rounds.on_delivery.append(self._delivered)
+        self.rounds.on_check.append(self._found)
         self.rounds.after_round.append(self.refresh)
+
+    def _found(self, outcome: Outcome) -> None:
+        """A check found new chapters: what the cache holds of the source's listings is stale
+        (a reader opening the series, and the download queue keeping the chapter, see it)."""
+        if outcome.new:
+            self.core.host.services.content_changed(outcome.source)
 
     def _delivered(self, shown: str, ok: bool) -> None:
         if ok:

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +45,8 @@ log = logging.getLogger("toshokan.keep")
 
 #: Numbered alternatives tried for a name another file has.
 MAX_ALTERNATIVES = 50
+#: Told after each page a chapter being kept: (pages done, pages, bytes so far).
+Progress = Callable[[int, int, int], Awaitable[None]]
 
 
 def keep_library(
@@ -122,9 +124,16 @@ class Keeper:
     # -- keeping -----------------------------------------------------------------------
 
     async def keep(
-        self, source: str, manga_slug: str, chapter_slug: str, *, caller: Caller | None = None
+        self,
+        source: str,
+        manga_slug: str,
+        chapter_slug: str,
+        *,
+        caller: Caller | None = None,
+        progress: Progress | None = None,
     ) -> Kept:
-        """Keep one chapter of ``source`` (as ``caller``; the host by default).
+        """Keep one chapter of ``source`` (as ``caller``; the host by default), telling
+        ``progress`` of each page written (the download queue's progress bars).
 
         Raises the spec's errors for the upstream's failures, :class:`~.errors.KeepError`
         for the folder's and the chapter's own.
@@ -145,13 +154,19 @@ class Keeper:
                 return Kept(tie, written=False)
             folder = await self._series_folder(source, manga, library.slug, shelf.folder)
             path = tie.path if tie is not None else await self._free_path(folder, manga, chapter)
-            tie = await self._write(visit, caller, manga, chapter, path)
+            tie = await self._write(visit, caller, manga, chapter, path, progress)
             await self._series_files(source, manga, folder, caller)
         self._settle_soon()
         return Kept(tie, written=True)
 
     async def _write(
-        self, visit: "Visit", caller: Caller, manga: Manga, chapter: Chapter, path: str
+        self,
+        visit: "Visit",
+        caller: Caller,
+        manga: Manga,
+        chapter: Chapter,
+        path: str,
+        progress: Progress | None = None,
     ) -> Tie:
         library, shelf = self._ready()
         urls = (
@@ -160,10 +175,12 @@ class Keeper:
         tag_names = {tag.slug: tag.name for tag in visit.config.search.tags}
         volume, _ = volume_and_title(chapter)
         async with shelf.draft() as draft:
-            for url in urls:
+            for done, url in enumerate(urls, start=1):
                 page_visit = await self.core.visit(visit.slug, caller)  # a deadline per page
                 async with self.core.images.original(page_visit, url) as chunks:
                     await draft.add_page(chunks)
+                if progress is not None:
+                    await progress(done, len(urls), draft.size)
             info = comicinfo(
                 manga, chapter, draft.named_pages(), volume=volume, tag_names=tag_names
             )

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from toshokan.core.downloads.service import MAX_BACKFILL, MAX_FILTER_LENGTH, MAX_FILTERS
 from toshokan.core.follows.notify import MAX_SERIES, MAX_URL
 from toshokan.core.follows.service import MAX_MARKED
 from toshokan.faces.follows.routes import PREFIX
@@ -62,6 +63,19 @@ TARGET = {
         "error": {"type": ["string", "null"]},
     },
 }
+KEEP = {
+    "type": "object",
+    "properties": {
+        "source": {"type": "string"},
+        "manga": {"type": "string"},
+        "languages": {"type": "array", "items": {"type": "string"}},
+        "groups": {"type": "array", "items": {"type": "string"}},
+        "backfill": {"type": "integer"},
+        "onlyUnread": {"type": "boolean"},
+        "since": STAMP,
+    },
+}
+FILTER = {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_LENGTH}
 CHAPTER_NAME = {
     "type": "object",
     "additionalProperties": False,
@@ -87,6 +101,35 @@ BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
             "properties": {"source": SLUG, "manga": SLUG},
         },
         {},
+    ),
+    "keep": (
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "languages": {
+                    "type": "array",
+                    "items": FILTER,
+                    "maxItems": MAX_FILTERS,
+                    "description": "languages kept (none: any)",
+                },
+                "groups": {
+                    "type": "array",
+                    "items": FILTER,
+                    "maxItems": MAX_FILTERS,
+                    "description": "groups preferred for a number, in order (none: any "
+                    "group; one version a number either way)",
+                },
+                "backfill": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_BACKFILL,
+                    "description": "how many of the newest chapters that exist already to keep",
+                },
+                "onlyUnread": {"type": "boolean"},
+            },
+        },
+        {"languages": ["en"], "groups": ["Straw Hat Scans"], "backfill": 5},
     ),
     "target": (
         {
@@ -191,6 +234,15 @@ def follows_paths() -> dict[str, Any]:
                 "Follow", 201, FOLLOW, (400, 404, 502, 504), parameters=SERIES_PARAMETERS
             ),
             "delete": _operation("Unfollow", 204, None, (404,), parameters=SERIES_PARAMETERS),
+        },
+        f"{PREFIX}/series/{{source}}/{{manga}}/keep": {
+            "get": _operation(
+                "How a series is kept", 200, KEEP, (404,), parameters=SERIES_PARAMETERS
+            ),
+            "put": _operation(
+                "Keep", 201, KEEP, (400, 404, 413), body="keep", parameters=SERIES_PARAMETERS
+            ),
+            "delete": _operation("Stop keeping", 204, None, (404,), parameters=SERIES_PARAMETERS),
         },
         f"{PREFIX}/updates": {
             "get": _operation(

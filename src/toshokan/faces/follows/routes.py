@@ -27,9 +27,11 @@ from toshokan.faces.follows.atom import updates_feed
 from toshokan.faces.follows.shapes import (
     MAX_SLUG,
     CheckNow,
+    KeepWish,
     MarkRead,
     NewTarget,
     follow_body,
+    keep_body,
     target_body,
     update_body,
 )
@@ -104,6 +106,44 @@ async def unfollow(request: Request) -> Response:
     source, manga = series_of(request)
     if not await core_of(request).follows.unfollow(reader, source, manga):
         raise NotFound(f"You do not follow {source}/{manga}.")
+    return Response(status_code=204, headers={"Cache-Control": NO_STORE})
+
+
+# -- keeping -------------------------------------------------------------------------------
+
+
+async def keep_of(request: Request) -> Response:
+    reader = await reader_of(request)
+    source, manga = series_of(request)
+    found = await core_of(request).downloads.keep_of(reader, source, manga)
+    if found is None:
+        raise NotFound(f"You do not keep {source}/{manga}.")
+    return answer(keep_body(found))
+
+
+async def keep(request: Request) -> Response:
+    reader = await reader_of(request)
+    source, manga = series_of(request)
+    body = await body_of(request, KeepWish)
+    downloads = core_of(request).downloads
+    already = await downloads.keep_of(reader, source, manga)
+    made = await downloads.keep(
+        reader,
+        source,
+        manga,
+        languages=body.languages,
+        groups=body.groups,
+        backfill=body.backfill,
+        only_unread=body.onlyUnread,
+    )
+    return answer(keep_body(made), 200 if already else 201)
+
+
+async def unkeep(request: Request) -> Response:
+    reader = await reader_of(request)
+    source, manga = series_of(request)
+    if not await core_of(request).downloads.unkeep(reader, source, manga):
+        raise NotFound(f"You do not keep {source}/{manga}.")
     return Response(status_code=204, headers={"Cache-Control": NO_STORE})
 
 
@@ -229,4 +269,7 @@ def follows_routes() -> list[BaseRoute]:
         route("/series/{source}/{manga}", one_follow, "GET"),
         route("/series/{source}/{manga}", follow, "PUT"),
         route("/series/{source}/{manga}", unfollow, "DELETE"),
+        route("/series/{source}/{manga}/keep", keep_of, "GET"),
+        route("/series/{source}/{manga}/keep", keep, "PUT"),
+        route("/series/{source}/{manga}/keep", unkeep, "DELETE"),
     ]

@@ -5,6 +5,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toshokan.core.downloads import Keep
+from toshokan.core.downloads.service import MAX_BACKFILL, MAX_FILTERS
 from toshokan.core.follows import Follow
 from toshokan.core.follows.found import Update
 from toshokan.core.follows.notify import MAX_SERIES, MAX_URL, Target
@@ -35,6 +37,16 @@ class CheckNow(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     source: str | None = Field(None, min_length=1, max_length=MAX_SLUG)
     manga: str | None = Field(None, min_length=1, max_length=MAX_SLUG)
+
+
+class KeepWish(BaseModel):
+    """How to keep a followed series: its filters (every one optional)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    languages: list[str] = Field(default_factory=list, max_length=MAX_FILTERS)
+    groups: list[str] = Field(default_factory=list, max_length=MAX_FILTERS)
+    backfill: int = Field(0, ge=0, le=MAX_BACKFILL)
+    onlyUnread: bool = False
 
 
 class NewTarget(BaseModel):
@@ -96,4 +108,16 @@ def target_body(target: Target) -> dict[str, Any]:
         "delivered": when(target.delivered),
         "failingSince": when(target.failing_since),
         "error": target.error,
+    }
+
+
+def keep_body(keep: Keep) -> dict[str, Any]:
+    return {
+        "source": keep.source,
+        "manga": keep.manga,
+        "languages": list(keep.languages),
+        "groups": list(keep.groups),
+        "backfill": keep.backfill,
+        "onlyUnread": keep.only_unread,
+        "since": when(keep.since),
     }

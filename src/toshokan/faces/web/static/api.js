@@ -7,7 +7,6 @@ import { seg } from "./dom.js";
 
 export const API = location.pathname.replace(/\/_\/?$/, ""); // "/_/" -> "": paths below start with "/"
 const WEB = API + "/_/web";
-const FOLLOWS = API + "/_/follows";
 
 
 // -- storage ----------------------------------------------------------------------------
@@ -115,12 +114,18 @@ export async function web(path, { method = "GET", body, keepalive = false } = {}
 // The reader's follows and their updates, through the host's follows API (/_/follows), which
 // tells the reader by the same session cookie.
 export async function follows(path, { method = "GET", body } = {}) {
+  return hostApi("/follows" + path, { method, body });
+}
+
+/** The host's own JSON APIs under /_/ (the follows' and the download queue's), with the
+ * reader's session. */
+export async function hostApi(path, { method = "GET", body } = {}) {
   const init = { method, headers: { Accept: "application/json" }, cache: "no-store" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  return send(FOLLOWS + path, init, null, () => {
+  return send(API + "/_" + path, init, null, () => {
     if (session && session.readers) session = { ...session, reader: null };
   });
 }

@@ -65,6 +65,7 @@ const ROUTES = [
   [/^m\/([^/]+)\/([^/]+)$/, async () => (await import("./series.js")).seriesPage],
   [/^r\/([^/]+)\/([^/]+)\/([^/]+)$/, async () => (await import("./reader.js")).readerPage],
   [/^signin\/([^/]+)$/, async () => (await import("./signin.js")).signInPage],
+  [/^downloads$/, async () => (await import("./downloads.js")).downloadsPage],
 ];
 
 async function render() {

@@ -1,0 +1,112 @@
+"""The downloads API's routes, under ``/_/downloads``: the queue as one person sees it, and
+steering it, over the core's download queue.
+
+A reader is told as on the follows API (the web reader's session cookie, HTTP
+Basic, ``X-API-Key``; the implicit reader on a host without readers). A reader
+sees and steers the downloads of the series they keep; an operator
+(``[keep] operators``) the whole queue, which they alone pause and resume.
+"""
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from toshokan.core.bodies import read_json
+from toshokan.core.cache_control import NO_STORE
+from toshokan.core.http import client_of, core_of
+from toshokan.core.readers import any_reader
+from toshokan.errors import InvalidRequest
+from toshokan.faces.downloads.shapes import (
+    Pause,
+    Steer,
+    download_body,
+    listing_body,
+    queue_body,
+)
+
+PREFIX = "/_/downloads"
+M = TypeVar("M", bound=BaseModel)
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def answer(body: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers={"Cache-Control": NO_STORE})
+
+
+async def reader_of(request: Request) -> str:
+    return await any_reader(core_of(request).readers, request.headers, client_of(request))
+
+
+async def body_of(request: Request, model: type[M]) -> M:
+    raw = await read_json(request)
+    try:
+        return model.model_validate({} if raw is None else raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the body"
+        raise InvalidRequest(f"Invalid request body at {where}: {first['msg']}.") from None
+
+
+def number(request: Request, name: str, default: int, least: int, most: int) -> int:
+    raw = request.query_params.get(name, str(default))
+    if not (raw.isascii() and raw.isdigit() and least <= int(raw) <= most):
+        raise InvalidRequest(f"{name} is a whole number from {least} to {most}.")
+    return int(raw)
+
+
+async def listing(request: Request) -> Response:
+    reader = await reader_of(request)
+    limit = number(request, "limit", 100, 1, 500)
+    offset = number(request, "offset", 0, 0, 100_000)
+    mine = request.query_params.get("mine", "0")
+    if mine not in ("0", "1"):
+        raise InvalidRequest("mine is 1 (the downloads of the series you keep) or 0.")
+    found = await core_of(request).downloads.listing(
+        reader, everyone=mine == "0", limit=limit, offset=offset
+    )
+    return answer(listing_body(found))
+
+
+async def one(request: Request) -> Response:
+    reader = await reader_of(request)
+    found = await core_of(request).downloads.mine(reader, request.path_params["download"])
+    return answer(download_body(found))
+
+
+async def steer(request: Request) -> Response:
+    reader = await reader_of(request)
+    body = await body_of(request, Steer)
+    found = await core_of(request).downloads.steer(
+        reader, request.path_params["download"], body.action
+    )
+    return answer(download_body(found))
+
+
+async def retry_failed(request: Request) -> Response:
+    reader = await reader_of(request)
+    return answer({"retried": await core_of(request).downloads.retry_failed(reader)})
+
+
+async def pause(request: Request) -> Response:
+    reader = await reader_of(request)
+    body = await body_of(request, Pause)
+    downloads = core_of(request).downloads
+    state = await (downloads.pause(reader) if body.paused else downloads.resume(reader))
+    return answer(queue_body(state))
+
+
+def downloads_routes() -> list[BaseRoute]:
+    def route(path: str, handler: Handler, method: str) -> Route:
+        return Route(f"{PREFIX}{path}", handler, methods=[method])
+
+    return [
+        route("", listing, "GET"),
+        route("/queue", pause, "PUT"),
+        route("/retry", retry_failed, "POST"),
+        route("/{download}", one, "GET"),
+        route("/{download}", steer, "POST"),
+    ]

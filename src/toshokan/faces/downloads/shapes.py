@@ -1,0 +1,75 @@
+"""The downloads API's bodies: what a client sends (bounded, strict) and what it is answered."""
+
+import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from toshokan.core.downloads import Download, Listing, QueueState
+
+Action = Literal["hold", "release", "retry", "cancel", "top", "up", "down", "bottom"]
+
+
+class Steer(BaseModel):
+    """What to do with one download."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    action: Action
+
+
+class Pause(BaseModel):
+    """Pause (true) or resume (false) the whole queue."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    paused: bool
+
+
+def when(moment: float | None) -> str | None:
+    if moment is None:
+        return None
+    return datetime.datetime.fromtimestamp(moment, datetime.UTC).isoformat().replace("+00:00", "Z")
+
+
+def download_body(download: Download) -> dict[str, Any]:
+    return {
+        "id": download.id,
+        "source": download.source,
+        "manga": download.manga,
+        "chapter": download.chapter,
+        "seriesTitle": download.series_title,
+        "title": download.title,
+        "number": download.number,
+        "language": download.language,
+        "scanlator": download.scanlator,
+        "state": download.state,
+        "pages": download.pages,
+        "pagesDone": download.pages_done,
+        "bytes": download.bytes,
+        "attempts": download.attempts,
+        "nextTry": when(download.next_try) if download.state == "queued" else None,
+        "reason": download.reason,
+        "error": download.error,
+        "path": download.path,
+        "added": when(download.added),
+        "finished": when(download.finished),
+    }
+
+
+def queue_body(state: QueueState) -> dict[str, Any]:
+    return {"paused": state.paused, "message": state.message, "since": when(state.since)}
+
+
+def listing_body(listing: Listing) -> dict[str, Any]:
+    done, waiting, partly = listing.progress
+    return {
+        "queue": queue_body(listing.queue),
+        "operator": listing.operator,
+        "counts": listing.states,
+        "failures": listing.failures,
+        "progress": {
+            "kept": done,
+            "waiting": waiting,
+            "share": round((done + partly) / (done + waiting), 4) if waiting else 1.0,
+        },
+        "downloads": [download_body(d) for d in listing.downloads],
+    }

@@ -1,0 +1,219 @@
+"""Keeping a series through the follows API and steering its downloads through the downloads
+API, as the web reader does: a reader sees and steers their own, an operator all of them."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.core.downloads.queue import check_now, keeping_host, pirates, until
+from tests.helpers.hosts import add_reader
+from tests.sources.mangadex.fake import T0, FakeMangaDex
+from tests.sources.mangadex.image_servers import ImageServers
+from tests.sources.mangadex.sample import two_series
+from toshokan.testing import ServedHost
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def fake() -> FakeMangaDex:
+    return two_series()
+
+
+@pytest.fixture
+async def host(
+    fake: FakeMangaDex, tmp_path: Path, database_url: str | None
+) -> AsyncIterator[ServedHost]:
+    library = tmp_path / "library"
+    library.mkdir()
+    async with keeping_host(
+        ImageServers(fake), library, tmp_path / "data", database_url, operators=["mika"]
+    ) as served:
+        yield served
+
+
+def basic(name: str) -> httpx.BasicAuth:
+    return httpx.BasicAuth(name, "hunter22")
+
+
+async def follow(host: ServedHost, manga: str, who: str) -> None:
+    answer = await host.client.put(f"/_/follows/series/mangadex/{manga}", auth=basic(who))
+    assert answer.status_code == 201, answer.text
+
+    async def checked() -> bool:
+        found = await host.client.get(f"/_/follows/series/mangadex/{manga}", auth=basic(who))
+        return bool(found.json()["state"] == "ok")
+
+    await until(checked)
+
+
+async def queue(host: ServedHost, who: str, **query: str) -> dict[str, Any]:
+    answer = await host.client.get("/_/downloads", params=query, auth=basic(who))
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["cache-control"] == "no-store"
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+async def test_keep_steer_and_see_only_your_own(host: ServedHost, fake: FakeMangaDex) -> None:
+    for name in ("mika", "ren"):
+        await add_reader(host, name, "hunter22")
+    manga = pirates(fake)
+    await follow(host, manga, "ren")
+    await host.core.downloads.pause(None)  # so the queue stands still while it is steered
+    wish = {"languages": ["en"], "backfill": 3}
+    kept = await host.client.put(
+        f"/_/follows/series/mangadex/{manga}/keep", json=wish, auth=basic("ren")
+    )
+    assert kept.status_code == 201, kept.text
+    assert kept.json()["backfill"] == 3 and kept.json()["languages"] == ["en"]
+    again = await host.client.put(
+        f"/_/follows/series/mangadex/{manga}/keep", json=wish, auth=basic("ren")
+    )
+    assert again.status_code == 200
+    assert (
+        await host.client.get(f"/_/follows/series/mangadex/{manga}/keep", auth=basic("ren"))
+    ).json()["groups"] == []
+
+    shown = await queue(host, "ren")
+    assert shown["operator"] is False
+    assert shown["queue"]["paused"] == "operator"
+    assert [d["number"] for d in shown["downloads"]] == [1.0, 2.0, 3.0]
+    assert shown["counts"] == {"queued": 3}
+    assert shown["progress"] == {"kept": 0, "waiting": 3, "share": 0.0}
+    first, second, third = (d["id"] for d in shown["downloads"])
+    # Reordered: the third first; held, cancelled, retried.
+    moved = await host.client.post(
+        f"/_/downloads/{third}", json={"action": "top"}, auth=basic("ren")
+    )
+    assert moved.status_code == 200, moved.text
+    assert [d["id"] for d in (await queue(host, "ren"))["downloads"]] == [third, first, second]
+    down = await host.client.post(
+        f"/_/downloads/{third}", json={"action": "down"}, auth=basic("ren")
+    )
+    assert down.status_code == 200
+    assert [d["id"] for d in (await queue(host, "ren"))["downloads"]] == [first, third, second]
+    held = await host.client.post(
+        f"/_/downloads/{first}", json={"action": "hold"}, auth=basic("ren")
+    )
+    assert held.json()["state"] == "held"
+    cancelled = await host.client.post(
+        f"/_/downloads/{second}", json={"action": "cancel"}, auth=basic("ren")
+    )
+    assert cancelled.json()["state"] == "cancelled"
+    refused = await host.client.post(
+        f"/_/downloads/{second}", json={"action": "hold"}, auth=basic("ren")
+    )
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "INVALID_REQUEST"
+    # Another reader sees none of it; the operator all of it, and alone pauses the queue.
+    await add_reader(host, "sora", "hunter22")
+    assert (await queue(host, "sora"))["downloads"] == []
+    hidden = await host.client.post(
+        f"/_/downloads/{first}", json={"action": "cancel"}, auth=basic("sora")
+    )
+    assert hidden.status_code == 404
+    operator = await queue(host, "mika")
+    assert operator["operator"] is True and len(operator["downloads"]) == 3
+    not_yours = await host.client.put(
+        "/_/downloads/queue", json={"paused": False}, auth=basic("ren")
+    )
+    assert not_yours.status_code == 400
+    resumed = await host.client.put(
+        "/_/downloads/queue", json={"paused": False}, auth=basic("mika")
+    )
+    assert resumed.status_code == 200 and resumed.json()["paused"] is None
+    released = await host.client.post(
+        f"/_/downloads/{first}", json={"action": "release"}, auth=basic("ren")
+    )
+    assert released.json()["state"] == "queued"
+
+    async def kept_both() -> dict[str, Any] | None:
+        shown = await queue(host, "ren")
+        return shown if shown["counts"].get("done") == 2 else None
+
+    done = await until(kept_both)
+    assert done["progress"]["share"] == 1.0
+    assert all(d["pagesDone"] == d["pages"] == 3 for d in done["downloads"] if d["state"] == "done")
+
+
+async def test_bad_input_is_refused_and_nothing_is_kept(
+    host: ServedHost, fake: FakeMangaDex
+) -> None:
+    manga = pirates(fake)
+    path = f"/_/follows/series/mangadex/{manga}/keep"
+    not_followed = await host.client.put(path, json={})
+    assert not_followed.status_code == 404
+    await follow_anyone(host, manga)
+    bodies: list[Any] = [
+        {"backfill": -1},
+        {"backfill": 5000},
+        {"languages": ["x" * 200]},
+        {"groups": ["a"] * 50},
+        {"onlyUnread": "yes"},
+        {"colour": "red"},
+        [],
+    ]
+    for body in bodies:
+        refused = await host.client.put(path, json=body)
+        assert refused.status_code == 400, (body, refused.text)
+        assert refused.json()["error"]["code"] == "INVALID_REQUEST"
+    assert (await host.client.get(path)).status_code == 404
+    library = await host.client.put("/_/follows/series/local/anything/keep", json={})
+    assert library.status_code == 400
+    assert "the library kept copies go to" in library.json()["error"]["message"]
+    for bad in ("/_/downloads?limit=0", "/_/downloads?mine=2", "/_/downloads?offset=-1"):
+        assert (await host.client.get(bad)).status_code == 400
+    assert (await host.client.get("/_/downloads/" + "f" * 32)).status_code == 404
+    assert (await host.client.get("/_/downloads/" + "f" * 300)).status_code == 404
+    steer = await host.client.post("/_/downloads/" + "f" * 32, json={"action": "explode"})
+    assert steer.status_code == 400
+    assert (await queue_anyone(host))["downloads"] == []
+
+
+async def test_a_new_chapter_kept_shows_its_progress(host: ServedHost, fake: FakeMangaDex) -> None:
+    manga = pirates(fake)
+    await follow_anyone(host, manga)
+    assert (
+        await host.client.put(f"/_/follows/series/mangadex/{manga}/keep", json={})
+    ).status_code == 201
+    chapter = fake.add_chapter(
+        fake.manga[manga], "4", title="Landfall", publish_at=T0 + timedelta(days=30)
+    )
+    await check_now(host, manga)
+
+    async def done() -> list[dict[str, Any]] | None:
+        rows = (await queue_anyone(host))["downloads"]
+        return rows if rows and rows[0]["state"] == "done" else None
+
+    (row,) = await until(done)
+    assert (row["chapter"], row["pagesDone"], row["pages"]) == (chapter.id, 3, 3)
+    assert row["path"].endswith(".cbz") and row["bytes"] > 0
+    figures = (await host.client.get("/_/metrics")).text
+    assert 'toshokan_kept_chapters_total{source="mangadex"} 1.0' in figures
+    assert f'toshokan_kept_bytes_total{{source="mangadex"}} {float(row["bytes"])}' in figures
+    assert "toshokan_downloads_paused 0.0" in figures
+    unkept = await host.client.delete(f"/_/follows/series/mangadex/{manga}/keep")
+    assert unkept.status_code == 204
+    await asyncio.sleep(0)
+
+
+async def follow_anyone(host: ServedHost, manga: str) -> None:
+    assert (await host.client.put(f"/_/follows/series/mangadex/{manga}")).status_code == 201
+
+    async def checked() -> bool:
+        found = await host.client.get(f"/_/follows/series/mangadex/{manga}")
+        return bool(found.json()["state"] == "ok")
+
+    await until(checked)
+
+
+async def queue_anyone(host: ServedHost) -> dict[str, Any]:
+    answer = await host.client.get("/_/downloads")
+    assert answer.status_code == 200
+    body: dict[str, Any] = answer.json()
+    return body
