@@ -188,6 +188,7 @@ async def run(series: int, concurrency: int, search_count: int) -> None:
         throttle.reset()
         throttle.Throttle("api.fake-mangadex.test api", 1_000_000, 1)
         async with serve_host(sources(library), **options) as host:  # type: ignore[arg-type]
+            await host.core.follows.open()  # a check may queue jobs, as `follows check` does
             await asyncio.to_thread(follow_all, host, fake)
             print(f"series followed          {series} by {READERS} readers")
             mark = len(fake.requests)

@@ -42,6 +42,7 @@ async def host(
         cluster={"database": database_url},
     ) as served:
         follows = served.core.follows
+        await follows.open()  # a check queues jobs (a kept series' chapters), as a command does
         for manga in fake.manga.values():
             await asyncio.to_thread(
                 follows.store.follow, "mika", "mangadex", manga.id, manga.title["en"], "Ongoing"
