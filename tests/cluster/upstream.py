@@ -1,9 +1,11 @@
 """A fake upstream served on a loopback port, so replica processes reach it as they would MangaDex."""
 
+import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -44,3 +46,41 @@ def most_in_any_window(times: list[float], width: float) -> int:
 
 def get(url: str, **options: Any) -> httpx.Response:
     return httpx.get(url, timeout=options.pop("timeout", 30), **options)
+
+
+def process_group(leader: int) -> set[int]:
+    """The processes of the group ``leader`` leads (a replica and, with ``--workers``, its
+    workers), as /proc lists them."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # ``pid (name) state ppid pgrp ...``: the name may hold spaces, so split after it.
+        if int(stat.rpartition(")")[2].split()[2]) == leader:
+            found.add(int(entry.name))
+    return found
+
+
+def connected_from(port: int, pids: set[int]) -> bool:
+    """Whether the loopback TCP connection whose client end is ``port`` belongs to one of
+    ``pids`` (its socket is among their open files), as /proc tells."""
+    wanted = f"0100007F:{port:04X}"
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1] == wanted:
+            inodes.add(f"socket:[{fields[9]}]")
+    for pid in pids:
+        try:
+            files = list(Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:
+            continue
+        for file in files:
+            with suppress(OSError):
+                if os.readlink(file) in inodes:
+                    return True
+    return False

@@ -59,6 +59,7 @@ from toshokan.sdk.payloads import parse_json, parse_model, parse_payload
 from toshokan.sdk.pictures import Picture
 from toshokan.sdk.slugs import slugify
 from toshokan.sdk.source import (
+    MARKS_AT_ONCE,
     ChapterFile,
     Download,
     ImageFetch,
@@ -80,6 +81,7 @@ from toshokan.sdk.urls import Urls
 
 __all__ = [
     "EPOCH",
+    "MARKS_AT_ONCE",
     "SERVE_ID",
     "AllOf",
     "AuthConfig",

@@ -56,6 +56,10 @@ class ChapterFile:
     pages: int
 
 
+#: The most series one call of :meth:`Source.marks` names.
+MARKS_AT_ONCE = 100
+
+
 @dataclass(frozen=True)
 class Listing:
     """A series' chapters as a check of a followed series reads them (:meth:`Source.newest_chapters`).
@@ -255,6 +259,23 @@ class Source(abc.ABC, Generic[SettingsT]):
         Raise ``MangaNotFound`` when the upstream says the series does not exist.
         """
         return Listing(await self.chapters(manga_slug, ctx))
+
+    async def marks(self, manga_slugs: Sequence[str], ctx: RequestContext) -> Mapping[str, str]:
+        """A *mark* of each series that changes whenever its chapters may have (MangaDex: the
+        id of its latest uploaded chapter), for the host's background check of many followed
+        series at once: asked with up to :data:`MARKS_AT_ONCE` series, in as few requests as
+        the upstream allows (one, where it describes many series in one answer). The host
+        then reads :meth:`newest_chapters` only of the series whose mark moved, and of every
+        series now and then whatever its mark. A series left out of the answer is read in
+        full (the upstream no longer lists it, say). Only an adapter that overrides this is
+        asked (:meth:`offers_marks`); the others have each series read in full.
+        """
+        return {}
+
+    @classmethod
+    def offers_marks(cls) -> bool:
+        """Whether :meth:`marks` answers: the adapter overrides it."""
+        return cls.marks is not Source.marks
 
     async def download(
         self, manga_slug: str, chapter_slug: str, ctx: RequestContext

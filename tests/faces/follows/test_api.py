@@ -96,3 +96,42 @@ async def test_bad_input_is_refused_and_nothing_is_kept(
     assert answer.status_code == 400
     assert (await host.client.get("/_/follows")).json() == {"follows": []}
     assert (await host.client.get("/_/follows/targets")).json() == {"targets": []}
+
+
+async def test_checking_all_asks_once_for_every_series_and_reads_the_one_that_moved(
+    host: ServedHost, fake: FakeMangaDex
+) -> None:
+    """ "Check now" of everything a reader follows is one job for the source's series: one list
+    of titles by id, and the feed of the series whose latest chapter moved only."""
+    for manga in fake.manga:
+        assert (await host.client.put(f"/_/follows/series/mangadex/{manga}")).status_code == 201
+    for manga in fake.manga:
+        await until(lambda manga=manga: _is(followed_state(host, manga), "ok"))
+    manga = pirates(fake)
+    await asyncio.sleep(1.1)  # a series is checked on demand once a round at most
+    # What the first checks read did not include the series' marks: this check reads both.
+    await check_all(host)
+    before = len(fake.requests)
+    await asyncio.sleep(1.1)
+    fake.add_chapter(fake.manga[manga], "4", title="Landfall", publish_at=T0 + timedelta(days=30))
+    await check_all(host)
+    asked = fake.requests[before:]
+    lists = [sorted(r.values("ids[]")) for r in asked if r.path == "/manga"]
+    feeds = [r.path for r in asked if r.path.endswith("/feed")]
+    assert (lists, feeds) == ([sorted(fake.manga)], [f"/manga/{manga}/feed"])
+    updates = (await host.client.get("/_/follows/updates")).json()["updates"]
+    assert [(u["manga"], u["kind"]) for u in updates] == [(manga, "chapter")]
+
+
+async def check_all(host: ServedHost) -> None:
+    checking = await host.client.post("/_/follows/checks", json={})
+    assert checking.status_code == 202
+    batch = checking.json()["batch"]
+
+    async def finished() -> bool:
+        status = (await host.client.get(f"/_/follows/checks/{batch}")).json()
+        return status["finished"] is not None and status["checked"] == len(
+            (await host.client.get("/_/follows")).json()["follows"]
+        )
+
+    await until(finished)

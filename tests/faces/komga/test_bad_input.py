@@ -77,7 +77,8 @@ async def test_series_queries_out_of_bounds_are_400(local_host: ServedHost, quer
 async def test_a_read_list_the_host_does_not_keep_is_not_found(local_host: ServedHost) -> None:
     answer = await local_host.client.get("/_/komga/api/v1/readlists?search=&page=0&deleted=false")
     assert [found.id for found in PageWrapperDto[ReadListDto].decode(answer.content).content] == [
-        "keep-reading"
+        "keep-reading",
+        "new-chapters",
     ]
     await refused(local_host, "/_/komga/api/v1/readlists/abc", 404)
     await refused(local_host, "/_/komga/api/v1/readlists/abc/books", 404)

@@ -49,8 +49,9 @@ async def test_a_collection_names_the_series_it_lists(local_host: ServedHost) ->
 
 async def test_keep_reading_is_the_books_started_and_not_finished(local_host: ServedHost) -> None:
     _, source = mihon(local_host)
-    (empty,) = (await source.search(1, "", SearchFilters(type=TYPE_READLISTS))).mangas
-    assert empty.title == "Keep reading"
+    empty, news = (await source.search(1, "", SearchFilters(type=TYPE_READLISTS))).mangas
+    assert (empty.title, news.title) == ("Keep reading", "New chapters")
+    assert await source.chapter_list(news.url) == []  # following nothing (test_following.py)
     assert await source.chapter_list(empty.url) == []
     popular = await source.popular(1)
     first, second = popular.mangas[:2]
@@ -73,7 +74,7 @@ async def test_keep_reading_is_the_books_started_and_not_finished(local_host: Se
     page = template.replace("{pageNumber}", "0").replace("{maxWidth}", "")
     assert (await local_host.client.get(page)).status_code == 200
 
-    (reading,) = (
+    reading, _ = (
         await source.search(1, "", SearchFilters(type=TYPE_READLISTS, sort=Sort(1, True)))
     ).mangas
     details = await source.manga_details(reading.url)

@@ -533,14 +533,29 @@ class FakeMangaDex:
             payload["relationships"] = [{"id": manga.id, "type": "manga"}]
         return payload
 
-    def _latest_chapter(self, manga: Manga) -> Chapter | None:
-        own = [c for c in self.chapters.values() if c.manga_id == manga.id]
-        return max(own, key=lambda c: c.publish_at, default=None)
+    def _latest_chapter(self, manga: Manga, own: list[Chapter] | None = None) -> Chapter | None:
+        """The chapter uploaded last (``latestUploadedChapter``): the latest published, the
+        one added last of those published at once. ``own``: the title's chapters, when known."""
+        if own is None:
+            own = [c for c in self.chapters.values() if c.manga_id == manga.id]
+        return max(reversed(own), key=lambda c: c.publish_at, default=None)
 
-    def _manga_payload(self, manga: Manga, includes: set[str]) -> dict[str, Any]:
+    def _chapters_of(self, manga: list[Manga]) -> dict[str, list[Chapter]]:
+        """The chapters of each of ``manga``, in one pass (a list's page of titles)."""
+        wanted: dict[str, list[Chapter]] = {m.id: [] for m in manga}
+        for chapter in self.chapters.values():
+            if chapter.manga_id in wanted:
+                wanted[chapter.manga_id].append(chapter)
+        return wanted
+
+    def _manga_payload(
+        self, manga: Manga, includes: set[str], own: list[Chapter] | None = None
+    ) -> dict[str, Any]:
         tag_items = {t["id"]: t for t in self.tags}
-        languages = sorted({c.language for c in self.chapters.values() if c.manga_id == manga.id})
-        latest = self._latest_chapter(manga)
+        if own is None:
+            own = [c for c in self.chapters.values() if c.manga_id == manga.id]
+        languages = sorted({c.language for c in own})
+        latest = self._latest_chapter(manga, own)
         relationships: list[dict[str, Any]] = []
         for kind, ids in (("author", manga.authors), ("artist", manga.artists)):
             for pid in ids:
@@ -656,6 +671,11 @@ class FakeMangaDex:
             found = [m for m in found if not test(t in m.tags for t in excluded)]
         ratings = q.getlist("contentRating[]") or DEFAULT_RATINGS
         found = [m for m in found if m.content_rating in ratings]
+        ids = set(q.getlist("ids[]"))
+        if len(ids) > 100 or not all(self._is_uuid(i) for i in ids):
+            raise BadRequest("ids[] holds at most 100 UUIDs.")
+        if ids:
+            found = [m for m in found if m.id in ids]
         for param, attribute in (
             ("status[]", "status"),
             ("publicationDemographic[]", "demographic"),
@@ -687,9 +707,10 @@ class FakeMangaDex:
                 break
         includes = set(q.getlist("includes[]"))
         page = found[offset : offset + limit]
+        chapters = self._chapters_of(page)
         total = max(len(found), self.pretend_total or 0)
         return self._collection(
-            [self._manga_payload(m, includes) for m in page], offset, limit, total
+            [self._manga_payload(m, includes, chapters[m.id]) for m in page], offset, limit, total
         )
 
     def _manga_order(self, field_name: str, title: str) -> Callable[[Manga], Any]:

@@ -71,8 +71,9 @@ async def test_another_toshokan_is_read_to_the_last_page(other: Upstream, tmp_pa
         pages = await read_all_pages(host, slug, chapters[0]["slug"])
         cover = await host.client.get(browsed["results"][0]["cover"])
     own = await other_chapters(other, "Half Moon Diaries")
-    # the other host's root lists its sources; browsing goes down to "All titles"
-    assert [p["name"] for p in config["presets"]] == ["Local Library"]
+    # the other host's root lists its reader's follows, then its sources; browsing goes down
+    # to "All titles"
+    assert [p["name"] for p in config["presets"]] == ["Updates", "Following", "Local Library"]
     assert {r["title"] for r in browsed["results"]} == {
         "Half Moon Diaries",
         "Iron Garden",

@@ -55,6 +55,11 @@ class Result:
     complete: bool = False
     error: str | None = None
     batch: str | None = None
+    #: The series' mark when it was checked (:meth:`toshokan.sdk.Source.marks`), if any.
+    mark: str | None = None
+    #: Whether its chapters were read (``chapters`` is what the source lists); otherwise its
+    #: mark had not moved and nothing was asked of it.
+    read: bool = True
 
 
 @dataclass(frozen=True)
@@ -100,53 +105,23 @@ class FoundStore:
         """Record ``result`` and end its lease; None (nothing recorded) when the lease is not
         the check's any more (it lapsed and another check took it, or the series was
         unfollowed)."""
-        now = time.time()
-        added: list[Seen] = []
-        removed = 0
         with self.database.transaction() as cursor:
-            cursor.execute(
-                "SELECT state FROM followed_series WHERE source = ? AND manga = ? AND lease = ?",
-                (result.source, result.manga, result.token),
-            )
-            row = cursor.fetchone()
-            if row is None:
-                return None
-            first = row[0] == "new"
-            state = result.state
-            if state == "ok":
-                added, removed = _compare(cursor, result, first, now)
-            elif state == "failing" and first:
-                state = "new"  # what exists is still to be recorded by a first check that works
-            cursor.execute(
-                "UPDATE followed_series SET lease = NULL, lease_until = NULL, state = ?, "
-                "next_check = ?, last_check = ?, error = ?, "
-                "failures = CASE WHEN ? THEN failures + 1 ELSE 0 END, "
-                "last_change = CASE WHEN ? THEN ? ELSE last_change END "
-                "WHERE source = ? AND manga = ?",
-                (
-                    state,
-                    result.next_check,
-                    now,
-                    result.error,
-                    result.state == "failing",
-                    bool(added or removed) or first,
-                    now,
-                    result.source,
-                    result.manga,
-                ),
-            )
-            finished = False
-            if result.batch is not None:
-                finished = _count(cursor, result.batch, len(added), result.state == "failing")
-        return Recorded(len(added), removed, finished, tuple(added))
+            return _record(cursor, result, time.time())
 
-    def skip(self, batch: str | None) -> bool:
-        """A check of ``batch`` that did not happen (another held the series, or it was not due
-        any more); whether that finished the batch."""
-        if batch is None:
+    def record_many(self, results: Sequence[Result]) -> list[Recorded | None]:
+        """:meth:`record` for each of ``results``, in one transaction (checks whose marks had
+        not moved: a line each)."""
+        with self.database.transaction() as cursor:
+            now = time.time()
+            return [_record(cursor, result, now) for result in results]
+
+    def skip(self, batch: str | None, checks: int = 1) -> bool:
+        """``checks`` checks of ``batch`` that did not happen (another held the series, or it
+        was not due any more); whether that finished the batch."""
+        if batch is None or not checks:
             return False
         with self.database.transaction() as cursor:
-            return _count(cursor, batch, 0, False, checked=0)
+            return _count(cursor, batch, 0, False, checked=0, checks=checks)
 
     # -- batches ---------------------------------------------------------------------------
 
@@ -265,6 +240,17 @@ class FoundStore:
             )
             return {(row[0], row[1]): int(row[2]) for row in cursor.fetchall()}
 
+    def last_found(self, reader: str) -> dict[tuple[str, str], float]:
+        """When a check last found a chapter new to the reader, by series (those with one)."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT c.source, c.manga, max(c.found) FROM follows f JOIN series_chapters c "
+                f"ON c.source = f.source AND c.manga = f.manga WHERE f.reader = ? "
+                f"AND c.kind <> '{KNOWN}' AND c.found > f.since GROUP BY c.source, c.manga",
+                (reader,),
+            )
+            return {(row[0], row[1]): float(row[2]) for row in cursor.fetchall()}
+
     def chapter(self, source: str, manga: str, chapter: str) -> tuple[int | None] | None:
         """The page count a check saw of a chapter it recorded (None unknown); None: no such."""
         with self.database.transaction() as cursor:
@@ -308,6 +294,54 @@ def _update(row: Sequence[Any]) -> Update:
         series_state,
         bool(unread),
     )
+
+
+def _record(cursor: Any, result: Result, now: float) -> Recorded | None:
+    """:meth:`FoundStore.record` in the caller's transaction."""
+    cursor.execute(
+        "SELECT state FROM followed_series WHERE source = ? AND manga = ? AND lease = ?",
+        (result.source, result.manga, result.token),
+    )
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    first = row[0] == "new"
+    state = result.state
+    added: list[Seen] = []
+    removed = 0
+    read = state == "ok" and result.read
+    if read:
+        added, removed = _compare(cursor, result, first, now)
+    elif state == "failing" and first:
+        state = "new"  # what exists is still to be recorded by a first check that works
+    cursor.execute(
+        "UPDATE followed_series SET lease = NULL, lease_until = NULL, state = ?, "
+        "next_check = ?, last_check = ?, error = ?, "
+        "failures = CASE WHEN ? THEN failures + 1 ELSE 0 END, "
+        "last_change = CASE WHEN ? THEN ? ELSE last_change END, "
+        "mark = CASE WHEN ? THEN ? ELSE mark END, "
+        "full_check = CASE WHEN ? THEN ? ELSE full_check END "
+        "WHERE source = ? AND manga = ?",
+        (
+            state,
+            result.next_check,
+            now,
+            result.error,
+            result.state == "failing",
+            bool(added or removed) or first,
+            now,
+            read,
+            result.mark,
+            read,
+            now,
+            result.source,
+            result.manga,
+        ),
+    )
+    finished = False
+    if result.batch is not None:
+        finished = _count(cursor, result.batch, len(added), result.state == "failing")
+    return Recorded(len(added), removed, finished, tuple(added))
 
 
 def _compare(cursor: Any, result: Result, first: bool, now: float) -> tuple[list[Seen], int]:
@@ -367,11 +401,14 @@ def _compare(cursor: Any, result: Result, first: bool, now: float) -> tuple[list
     return added, removed
 
 
-def _count(cursor: Any, batch: str, found: int, failed: bool, checked: int = 1) -> bool:
+def _count(
+    cursor: Any, batch: str, found: int, failed: bool, checked: int = 1, checks: int = 1
+) -> bool:
+    """``checks`` checks of ``batch`` done (``checked`` of them asked the source)."""
     cursor.execute(
-        "UPDATE check_batches SET pending = pending - 1, checked = checked + ?, "
+        "UPDATE check_batches SET pending = pending - ?, checked = checked + ?, "
         "found = found + ?, failed = failed + ? WHERE id = ?",
-        (checked, found, int(failed), batch),
+        (checks, checked, found, int(failed), batch),
     )
     return _finish(cursor, batch)
 

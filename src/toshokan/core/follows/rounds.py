@@ -5,6 +5,11 @@
   each, at its own due time (so they spread over the round), as one *batch*.
 - ``follows.check``: one series (keyed by it, so it is queued once at most); see
   :class:`~toshokan.core.follows.checks.Checker`.
+- ``follows.checks``: up to :data:`~toshokan.sdk.MARKS_AT_ONCE` series of a source
+  that gives marks (:meth:`toshokan.sdk.Source.marks`), due within the round,
+  queued at the latest of their times: one question tells which of them changed,
+  and only those are read. A series queued twice (two rounds) is checked once,
+  by whichever takes its lease while it is due.
 - ``follows.announce``: once a batch's last check is recorded, one log line for
   the batch, and a delivery queued for every target with news in it.
 - ``follows.deliver``: one message to one target, retried with backoff when the
@@ -23,15 +28,17 @@ from toshokan.core.follows.found import FoundStore, Update
 from toshokan.core.follows.notify import HOST_WIDE, Targets, message, send, wanted
 from toshokan.core.follows.store import FollowStore
 from toshokan.core.jobs import Backoff, Jobs, Task, in_thread
+from toshokan.sdk import MARKS_AT_ONCE
 
 if TYPE_CHECKING:
     from toshokan.core.host import Host
 
 log = logging.getLogger("toshokan.follows")
 
-ROUND, CHECK, ANNOUNCE, DELIVER = (
+ROUND, CHECK, CHECKS, ANNOUNCE, DELIVER = (
     "follows.round",
     "follows.check",
+    "follows.checks",
     "follows.announce",
     "follows.deliver",
 )
@@ -59,6 +66,7 @@ class Rounds:
         found: FoundStore,
         targets: Targets,
         round_seconds: int,
+        concurrency: int = 4,
     ):
         self.host = host
         self.jobs = jobs
@@ -67,6 +75,8 @@ class Rounds:
         self.found = found
         self.targets = targets
         self.round_seconds = round_seconds
+        #: Series one job of a group reads at once.
+        self.concurrency = concurrency
         #: Called with every check's outcome, and every delivery's (target, ok).
         self.on_check: list[Callable[[Outcome], None]] = []
         self.on_delivery: list[Callable[[str, bool], None]] = []
@@ -76,6 +86,7 @@ class Rounds:
         self.after_round: list[Callable[[], Awaitable[None]]] = []
         jobs.every(Task(ROUND, self.round), round_seconds)
         jobs.add(Task(CHECK, self.check))
+        jobs.add(Task(CHECKS, self.check_many))
         jobs.add(Task(ANNOUNCE, self.announce))
         jobs.add(Task(DELIVER, self.deliver, retry=DELIVERY_RETRY))
 
@@ -105,14 +116,22 @@ class Rounds:
         batch = uuid.uuid4().hex
         await in_thread(self.found.open_batch, batch, kind)
         queued = 0
-        for source, manga, at in series:
+        priority = SCHEDULED if scheduled else MANUAL
+        for source, group in groups(self.host, series):
+            if len(group) > 1:
+                mangas = [manga for _, manga, _ in group]
+                await self.jobs.defer(
+                    CHECKS,
+                    {"source": source, "mangas": mangas, "batch": batch, "scheduled": scheduled},
+                    priority=priority,
+                    at=max(at for _, _, at in group),
+                )
+                queued += len(group)
+                continue
+            ((_, manga, at),) = group
             arguments = {"source": source, "manga": manga, "batch": batch, "scheduled": scheduled}
             if await self.jobs.defer(
-                CHECK,
-                arguments,
-                key=f"{source}/{manga}",
-                priority=SCHEDULED if scheduled else MANUAL,
-                at=at,
+                CHECK, arguments, key=f"{source}/{manga}", priority=priority, at=at
             ):
                 queued += 1
         if await in_thread(self.found.seal, batch, queued):
@@ -125,6 +144,15 @@ class Rounds:
         outcome = await self.checker.check(source, manga, batch=batch, scheduled=scheduled)
         self.checked(outcome)
         if outcome.finished_batch:
+            await self._announce_later(batch)
+
+    async def check_many(self, source: str, mangas: list[str], batch: str, scheduled: bool) -> None:
+        outcomes = await self.checker.check_many(
+            source, mangas, batch=batch, scheduled=scheduled, concurrency=self.concurrency
+        )
+        for outcome in outcomes:
+            self.checked(outcome)
+        if any(outcome.finished_batch for outcome in outcomes):
             await self._announce_later(batch)
 
     def checked(self, outcome: Outcome) -> None:
@@ -196,3 +224,25 @@ class Rounds:
             log.warning("follows: notification to %s failed: %s", found.shown, reason)
             raise DeliveryFailed(reason)
         await in_thread(self.targets.delivered, target)
+
+
+def groups(
+    host: "Host", series: Sequence[tuple[str, str, float]]
+) -> list[tuple[str, list[tuple[str, str, float]]]]:
+    """``series`` (source, manga, due) by source, in groups of up to
+    :data:`~toshokan.sdk.MARKS_AT_ONCE` due one after another for a source that gives marks,
+    alone for any other."""
+    by_source: dict[str, list[tuple[str, str, float]]] = {}
+    for one in sorted(series, key=lambda one: one[2]):
+        by_source.setdefault(one[0], []).append(one)
+    found = []
+    for source, due in by_source.items():
+        hosted = host.sources.get(source)
+        if hosted is None or not hosted.source.offers_marks():
+            found += [(source, [one]) for one in due]
+            continue
+        found += [
+            (source, due[start : start + MARKS_AT_ONCE])
+            for start in range(0, len(due), MARKS_AT_ONCE)
+        ]
+    return found

@@ -17,7 +17,7 @@ from toshokan.core.answers import check_slug
 from toshokan.core.follows.checks import Checker, Outcome, upstream_work
 from toshokan.core.follows.found import FoundStore, Update
 from toshokan.core.follows.notify import HOST_WIDE, Target, Targets
-from toshokan.core.follows.rounds import Rounds
+from toshokan.core.follows.rounds import Rounds, groups
 from toshokan.core.follows.store import Followed, FollowStore
 from toshokan.core.jobs import Jobs, in_thread
 from toshokan.core.progress import ChapterRef, Position
@@ -43,6 +43,8 @@ class Follow:
     unread: int
     #: Whether the source is served now (a follow of a removed source stays, marked).
     served: bool
+    #: When a check last found a chapter new to the reader (None: none since they followed).
+    last_found: float | None = None
 
 
 class Follows:
@@ -68,6 +70,7 @@ class Follows:
             self.found,
             self.targets,
             core.settings.follows.round,
+            core.settings.follows.concurrency,
         )
         #: Targets failing now, redacted, as health tells them; kept by the deliveries this
         #: process makes and read again every round (another process's deliveries).
@@ -163,12 +166,12 @@ class Follows:
     async def follows_of(self, reader: str) -> list[Follow]:
         followed = await in_thread(self.store.follows_of, reader)
         unread = await in_thread(self.found.unread_counts, reader)
-        return [
-            Follow(
-                f, unread.get((f.series.source, f.series.manga), 0), self._served(f.series.source)
-            )
-            for f in followed
-        ]
+        found = await in_thread(self.found.last_found, reader)
+        follows = []
+        for f in followed:
+            key = (f.series.source, f.series.manga)
+            follows.append(Follow(f, unread.get(key, 0), self._served(key[0]), found.get(key)))
+        return follows
 
     def _served(self, source: str) -> bool:
         hosted = self.core.host.sources.get(source)
@@ -233,13 +236,19 @@ class Follows:
         await in_thread(self.found.seal, batch, len(wanted))
         gate = asyncio.Semaphore(concurrency)
 
-        async def one(source: str, manga: str) -> Outcome:
+        async def one(source: str, group: Sequence[tuple[str, str, float]]) -> list[Outcome]:
+            mangas = [manga for _, manga, _ in group]
             async with gate:
-                outcome = await self.checker.check(source, manga, batch=batch, scheduled=False)
-            self.rounds.checked(outcome)
-            return outcome
+                found = await self.checker.check_many(
+                    source, mangas, batch=batch, scheduled=False, concurrency=concurrency
+                )
+            for outcome in found:
+                self.rounds.checked(outcome)
+            return found
 
-        outcomes = await asyncio.gather(*(one(s, m) for s, m in wanted))
+        now = time.time()
+        grouped = groups(self.core.host, [(s, m, now) for s, m in wanted])
+        outcomes = [o for found in await asyncio.gather(*(one(*g) for g in grouped)) for o in found]
         if any(o.finished_batch for o in outcomes):
             await self.rounds.announce(batch, here=True)
         return batch, list(outcomes)

@@ -183,6 +183,51 @@ class FollowStore:
             )
             return cursor.rowcount > 0
 
+    def take_many(
+        self, source: str, mangas: Sequence[str], token: str, seconds: float, *, due: bool
+    ) -> list[str]:
+        """:meth:`take` for each of ``mangas`` at once; those taken."""
+        if not mangas:
+            return []
+        now = time.time()
+        condition = "AND next_check <= ?" if due else ""
+        marks = ", ".join("?" for _ in mangas)
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "UPDATE followed_series SET lease = ?, lease_until = ? "
+                f"WHERE source = ? AND manga IN ({marks}) "
+                f"AND (lease_until IS NULL OR lease_until < ?) {condition} RETURNING manga",
+                (token, now + seconds, source, *mangas, now, *((now + 1,) if due else ())),
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+    def renew(self, source: str, manga: str, token: str, seconds: float) -> bool:
+        """Hold the lease ``token`` holds ``seconds`` more (a series checked late in a group of
+        checks); whether it is still ours."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "UPDATE followed_series SET lease_until = ? "
+                "WHERE source = ? AND manga = ? AND lease = ? AND lease_until >= ?",
+                (time.time() + seconds, source, manga, token, time.time()),
+            )
+            return cursor.rowcount > 0
+
+    def marks(self, source: str, mangas: Sequence[str]) -> dict[str, tuple[Series, str, float]]:
+        """The series of ``mangas`` whose last check read them (state ``ok``) with a mark: each
+        with that mark and when its chapters were last read in full."""
+        if not mangas:
+            return {}
+        marks = ", ".join("?" for _ in mangas)
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                f"SELECT {_SERIES}, s.mark, s.full_check FROM followed_series s "
+                f"WHERE s.source = ? AND s.manga IN ({marks}) AND s.state = 'ok' "
+                "AND s.mark IS NOT NULL AND s.full_check IS NOT NULL",
+                (source, *mangas),
+            )
+            rows = cursor.fetchall()
+        return {row[1]: (_series(row[:10]), row[10], float(row[11])) for row in rows}
+
     def release(self, source: str, manga: str, token: str) -> None:
         """Let go of a lease without recording a check (the source is not served)."""
         with self.database.transaction() as cursor:

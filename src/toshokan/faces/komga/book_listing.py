@@ -27,14 +27,14 @@ files are here walks on to its end (within :data:`MAX_WORKS`) to tell it.
 """
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Visit
 from toshokan.core.progress import ChapterRef, Position
-from toshokan.faces.komga import content
+from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json
 from toshokan.faces.komga.content import CHAPTER_LISTS_AT_ONCE, Reading
 from toshokan.faces.komga.dto import BookDto, page_of
@@ -83,7 +83,19 @@ def book_status(place: Position | None) -> str:
 
 
 async def list_books(request: Request, reading: Reading) -> Response:
+    return await _books(reading, series_query(request.query_params))
+
+
+async def latest_books(request: Request, reading: Reading) -> Response:
+    """``GET /api/v1/books/latest``: the chapters the checks found new to the reader, the
+    latest found first; for a reader who follows nothing, the sources' books, newest first."""
     query = series_query(request.query_params)
+    if found := await following.followed(reading, query):
+        return as_json(await following.latest_books(reading, found, query.page, query.size))
+    return await _books(reading, replace(query, sort="createdDate", ascending=False))
+
+
+async def _books(reading: Reading, query: SeriesQuery) -> Response:
     shelves = [
         shelf
         for shelf in await content.libraries(reading)

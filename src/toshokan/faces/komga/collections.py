@@ -8,9 +8,8 @@ the preset's first page, the same search the collection's first page asks,
 since the whole of an upstream's preset ("most followed") has no end worth
 reading. A source that is down names none rather than failing the list.
 
-A reader's follows will be a collection or read list of the reader's own once
-the core keeps follows: :mod:`toshokan.faces.komga.read_lists` is where a
-reader's lists go.
+The series a reader follows are one more collection, the first listed,
+*Following* (:mod:`toshokan.faces.komga.following`), when they follow any.
 """
 
 import asyncio
@@ -22,7 +21,7 @@ from starlette.responses import Response
 
 from toshokan.core import Visit
 from toshokan.errors import HostError, NotFound
-from toshokan.faces.komga import content
+from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json
 from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import CollectionDto, page_of
@@ -80,18 +79,24 @@ async def _collection(reading: Reading, shelf: Visit, index: int) -> CollectionD
 
 
 async def list_collections(request: Request, reading: Reading) -> Response:
-    """The sources' presets, as collections; the extension's collection filter lists them."""
+    """The reader's *Following*, then the sources' presets, as collections; the extension's
+    collection filter lists them."""
     page, size = page_params(request.query_params)
-    every = [
+    followed = await following.followed(reading)
+    every: list[tuple[Visit, int] | None] = [None] if followed else []
+    every += [
         (shelf, index)
         for shelf in await content.libraries(reading)
         for index in range(len(shelf.config.presets))
     ]
+
+    async def one(chosen: tuple[Visit, int] | None) -> CollectionDto:
+        if chosen is None:
+            return following.collection(followed)
+        return await _collection(reading, *chosen)
+
     shown = await asyncio.gather(
-        *(
-            _collection(reading, shelf, index)
-            for shelf, index in every[page * size : (page + 1) * size]
-        )
+        *(one(chosen) for chosen in every[page * size : (page + 1) * size])
     )
     return as_json(
         page_of(list(shown), page, size, last=(page + 1) * size >= len(every), total=len(every))
@@ -99,6 +104,8 @@ async def list_collections(request: Request, reading: Reading) -> Response:
 
 
 async def one_collection(request: Request, reading: Reading) -> Response:
+    if request.path_params["id"] == following.FOLLOWING:
+        return as_json(following.collection(await following.followed(reading)))
     source, index = collection_of(request.path_params["id"])
     shelf = await content.library(reading, source)
     _preset_search(shelf, index)
@@ -106,7 +113,13 @@ async def one_collection(request: Request, reading: Reading) -> Response:
 
 
 async def collection_series(request: Request, reading: Reading) -> Response:
-    """A preset's search, page by page."""
+    """A preset's search, page by page; the followed series, by title."""
+    if request.path_params["id"] == following.FOLLOWING:
+        query = series_query(request.query_params)
+        found = await following.followed(reading, query)
+        return as_json(
+            await following.series_page(reading, found, query.page, query.size, query.read_statuses)
+        )
     source, index = collection_of(request.path_params["id"])
     shelf = await content.library(reading, source)
     body = _preset_search(shelf, index)

@@ -18,6 +18,8 @@ from typing import Any
 
 from toshokan.core import Caller, Core, Visit
 from toshokan.core.credentials import basic_credentials
+from toshokan.core.follows import Follow
+from toshokan.core.follows.found import Update
 from toshokan.core.images import THUMBNAIL_WIDTH, Picture, as_png
 from toshokan.core.progress import ChapterRef, Position, device_of
 from toshokan.errors import (
@@ -198,3 +200,17 @@ async def record(reading: Reading, ref: ChapterRef, place: Position) -> None:
 
 async def forget(reading: Reading, ref: ChapterRef) -> None:
     await reading.core.progress.aforget(reading.reader, ref)
+
+
+async def follows(reading: Reading) -> list[Follow]:
+    """The series the reader follows, by title."""
+    return await reading.core.follows.follows_of(reading.reader)
+
+
+async def updates(
+    reading: Reading, limit: int, offset: int = 0, *, unread_only: bool = False
+) -> list[Update]:
+    """The chapters checks found new to the reader, the latest found first."""
+    return await reading.core.follows.updates(
+        reading.reader, limit, offset, unread_only=unread_only
+    )

@@ -2,11 +2,12 @@
 
 Komga's *on deck* is, for every series the reader started and left between
 books (at least one book read, none in progress, some unread), the first
-unread book, the series read most recently first. The host keeps no list of
-series a reader follows, so the series are those of the reader's most
-recent places in the progress store every face writes, at most
-:data:`SERIES_LOOKED_AT` of them: each has its chapters listed (free for
-the local library, one cached request per series upstream).
+unread book, the series read most recently first. The series looked at are
+those of the reader's most recent places in the progress store every face
+writes, at most :data:`SERIES_LOOKED_AT` of them, then the series they follow
+in which checks found chapters they have not read (a new chapter of a series
+read to its end puts it on deck): each has its chapters listed (free for the
+local library, one cached request per series upstream).
 """
 
 import asyncio
@@ -74,6 +75,12 @@ async def on_deck(request: Request, reading: Reading) -> Response:
         if not wanted or library_id(shelf.slug) in wanted
     }
     series = await _series_read_lately(reading, shelves)
+    with_news = [
+        (follow.followed.series.source, follow.followed.series.manga)
+        for follow in await content.follows(reading)
+        if follow.unread and follow.followed.series.source in shelves
+    ]
+    series = list(dict.fromkeys(series + with_news[:SERIES_LOOKED_AT]))
     by_source: dict[str, list[str]] = {}
     for source, manga_slug in series:
         by_source.setdefault(source, []).append(manga_slug)

@@ -7,13 +7,14 @@ the reader started and has not finished, the latest first. Mihon lists them
 with Type = Read lists and opens one as a manga whose chapters are its books;
 Aidoku and Komelia show them as read lists.
 
-A reader's follows (new chapters of the series they follow) belong here as a
-second list, once the core keeps follows: add a :class:`ReadList` whose
-``books`` asks the core for them.
+The second, *New chapters*, holds the chapters the host's checks found new in
+the series the reader follows (:mod:`toshokan.faces.komga.following`) and the
+reader has not finished, the latest found first: in Mihon, a manga whose
+chapters are the reader's unread new ones.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -36,8 +37,10 @@ MAX_BOOKS = 50
 #: Places read to find them.
 PLACES_LOOKED_AT = 500
 
-#: A read list's books for one reader, in its order, among the libraries they open.
-Books = Callable[[Reading, dict[str, Visit]], Awaitable[list[tuple[ChapterRef, Position]]]]
+#: A read list's books for one reader, in its order, among the libraries they open, each with
+#: the reader's place in it (None: not started).
+Listed = list[tuple[ChapterRef, Position | None]]
+Books = Callable[[Reading, dict[str, Visit]], Awaitable[Listed]]
 
 
 @dataclass(frozen=True)
@@ -49,17 +52,21 @@ class ReadList:
     books: Books
 
 
-async def _keep_reading(
-    reading: Reading, shelves: dict[str, Visit]
-) -> list[tuple[ChapterRef, Position]]:
+async def _keep_reading(reading: Reading, shelves: dict[str, Visit]) -> Listed:
     """The books the reader started and has not finished, the latest first."""
-    found: list[tuple[ChapterRef, Position]] = []
+    found: Listed = []
     for ref, place in await content.recent(reading, PLACES_LOOKED_AT):
         if ref.source in shelves and not place.finished:
             found.append((ref, place))
         if len(found) == MAX_BOOKS:
             break
     return found
+
+
+async def _new_chapters(reading: Reading, shelves: dict[str, Visit]) -> Listed:
+    """The unread chapters checks found new in the series the reader follows, latest first."""
+    found = await content.updates(reading, MAX_BOOKS, unread_only=True)
+    return [(ChapterRef(u.source, u.manga, u.chapter), None) for u in found if u.source in shelves]
 
 
 READ_LISTS: dict[str, ReadList] = {
@@ -70,6 +77,13 @@ READ_LISTS: dict[str, ReadList] = {
             "Keep reading",
             "The books you started and have not finished, the latest first.",
             _keep_reading,
+        ),
+        ReadList(
+            "new-chapters",
+            "New chapters",
+            "The chapters found new in the series you follow that you have not read, the "
+            "latest found first.",
+            _new_chapters,
         ),
     )
 }
@@ -89,16 +103,19 @@ async def _books(reading: Reading, chosen: ReadList) -> list[BookDto]:
 
 
 async def books_of_places(
-    reading: Reading, shelves: dict[str, Visit], listed: list[tuple[ChapterRef, Position]]
+    reading: Reading,
+    shelves: dict[str, Visit],
+    listed: Sequence[tuple[ChapterRef, Position | None]],
 ) -> list[BookDto]:
-    """Chapters the reader has places in, as Komga's books, those still listed, in order."""
+    """Chapters, with the reader's places in them, as Komga's books, those the source still
+    lists, in order."""
     works = list(dict.fromkeys((ref.source, ref.manga) for ref, _ in listed))
     progress = await asyncio.gather(
         *(content.progress_of(reading, shelves[source], [manga]) for source, manga in works)
     )
     chapters = {work: found[0] for work, found in zip(works, progress, strict=True)}
 
-    async def book(ref: ChapterRef, place: Position) -> BookDto | None:
+    async def book(ref: ChapterRef, place: Position | None) -> BookDto | None:
         series = chapters[ref.source, ref.manga]
         if series is None:
             return None

@@ -37,6 +37,7 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/books", book_listing.list_books),
     # Before ``books/{id}``, which would take the word for an id.
     (f"{V1}/books/ondeck", on_deck.on_deck),
+    (f"{V1}/books/latest", book_listing.latest_books),
     (f"{V1}/books/{{id}}", books.one_book),
     (f"{V1}/books/{{id}}/next", books.next_book),
     (f"{V1}/books/{{id}}/previous", books.previous_book),

@@ -27,7 +27,7 @@ from toshokan.core.bodies import read_json
 from toshokan.core.counting import count_results
 from toshokan.core.progress import Position
 from toshokan.errors import InvalidCredentials, NotFound, RateLimited, UpstreamError
-from toshokan.faces.komga import content
+from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.conditions import series_search
 from toshokan.faces.komga.content import Reading, SeriesProgress
@@ -76,15 +76,29 @@ async def list_series(request: Request, reading: Reading) -> Response:
 
 
 async def new_series(request: Request, reading: Reading) -> Response:
-    """``GET /api/v1/series/new``: the listing, newest additions first."""
+    """``GET /api/v1/series/new``: the series the reader follows, the latest followed first;
+    for a reader who follows none, the sources' listing, newest additions first."""
     query = series_query(request.query_params)
+    if found := await following.followed(reading, query):
+        shown = following.newly_followed(found)
+        return as_json(await _followed_page(reading, shown, query))
     return await _series(reading, replace(query, sort="createdDate", ascending=False))
 
 
 async def updated_series(request: Request, reading: Reading) -> Response:
-    """``GET /api/v1/series/updated``: the listing, latest updates first."""
+    """``GET /api/v1/series/updated``: the followed series with chapters found new since,
+    the latest found first; for a reader who follows none, the sources' listing, latest
+    updates first."""
     query = series_query(request.query_params)
+    if found := await following.followed(reading, query):
+        return as_json(await _followed_page(reading, following.updated(found), query))
     return await _series(reading, replace(query, sort="lastModifiedDate", ascending=False))
+
+
+async def _followed_page(
+    reading: Reading, found: list[following.Followed], query: SeriesQuery
+) -> PageWrapper[SeriesDto]:
+    return await following.series_page(reading, found, query.page, query.size, query.read_statuses)
 
 
 async def search_series(request: Request, reading: Reading) -> Response:

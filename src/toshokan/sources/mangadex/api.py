@@ -214,6 +214,16 @@ def manga_params() -> Params:
     return [("includes[]", "author"), ("includes[]", "artist"), ("includes[]", "cover_art")]
 
 
+def marks_params(manga_ids: Sequence[str]) -> Params:
+    """``GET /manga``: up to :data:`MANGA_PAGE_MAX` titles by id (MangaDex's own limit for
+    ``ids[]``), whatever their rating (they were chosen by id), for their
+    ``latestUploadedChapter``; no relationship expanded."""
+    params: Params = [("ids[]", manga_id) for manga_id in manga_ids]
+    params += [("limit", str(MANGA_PAGE_MAX))]
+    params += [("contentRating[]", r) for r in ALL_RATINGS]
+    return params
+
+
 def covers_params(manga_id: str) -> Params:
     """``GET /cover``: every cover of one title, by volume."""
     return [

@@ -78,6 +78,7 @@ class MangaAttributes(TypedDict, total=False):
     status: Text | None
     createdAt: Text | None
     updatedAt: Text | None
+    latestUploadedChapter: Text | None
 
 
 class MangaItem(TypedDict):

@@ -251,6 +251,25 @@ class MangaDex(Source[Settings]):
             await self._exists(manga_slug)
         return Listing(self._chapters(items), complete=page["total"] <= len(items))
 
+    async def marks(self, manga_slugs: Sequence[str], ctx: RequestContext) -> dict[str, str]:
+        """One request for up to 100 titles: ``/manga?ids[]=``, each title's latest uploaded
+        chapter (any language: a new one in another language costs a feed request that finds
+        nothing). A title MangaDex does not list is left out, to be read in full."""
+        found: dict[str, str] = {}
+        ids = [slug for slug in manga_slugs if api.is_uuid(slug)]
+        for start in range(0, len(ids), api.MANGA_PAGE_MAX):
+            page = await self.fetch(
+                "/manga",
+                payloads.MANGA_LIST,
+                "titles by id",
+                params=api.marks_params(ids[start : start + api.MANGA_PAGE_MAX]),
+            )
+            for item in page["data"]:
+                latest = item["attributes"].get("latestUploadedChapter")
+                if latest:
+                    found[item["id"]] = latest
+        return found
+
     async def _exists(self, manga_slug: str) -> None:
         """MangaNotFound unless MangaDex has the title: an unknown id has an empty feed, not a 404."""
         await self.fetch(
