@@ -87,8 +87,8 @@ class Core:
         )
         # Kept copies, tied to their originals in the progress store.
         self.keeper = Keeper(self)
-        # Follows and the background jobs that check them.
-        self.follows = follows_for(self)
+        # Follows and the background jobs that check them; a kept series is its original's.
+        self.follows = follows_for(self, self.keeper.original_series)
         # The download queue keeping followed series, on the follows' job engine.
         self.downloads = Downloads(self, self.follows.jobs)
 

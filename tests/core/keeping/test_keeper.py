@@ -3,111 +3,41 @@ original on every face, found by the library's watcher within seconds, read with
 place both ways, and still there, with that place, once MangaDex removed it."""
 
 import asyncio
+import json
 import time
 import zipfile
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from comicapi.comicarchive import ComicArchive
 
+from tests.core.keeping.kept import BASE, SEEN_WITHIN, pirates, settled, until, upstream
 from tests.faces.komga.clients import komga_dtos as komga
+from tests.faces.komga.helpers import SERVER, mihon
 from tests.faces.kosync.koreader import KOReader, book_digest
-from tests.sources.mangadex.fake import API, AT_HOME, REPORT, UPLOADS, FakeMangaDex
-from tests.sources.mangadex.image_servers import ImageServers
-from tests.sources.mangadex.sample import two_series
+from tests.sources.mangadex.fake import AT_HOME, FakeMangaDex
+from tests.sources.mangadex.image_servers import ImageServers, webp
 from toshokan.core.answers import Caller
 from toshokan.core.host import ConfigurationError
-from toshokan.core.keeping import BadImage, Kept, Tie
+from toshokan.core.keeping import BadImage
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import MangaNotFound
-from toshokan.faces.komga.ids import book_id
-from toshokan.models import Chapter, Manga
+from toshokan.faces.komga.ids import book_id, series_id
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.sources.local.comicinfo import parse_comicinfo
-from toshokan.sources.mangadex import MangaDex, Settings
+from toshokan.sources.local.seriesjson import parse_series_json
 from toshokan.testing import ServedHost, serve_host
 
 pytestmark = pytest.mark.anyio
-T = TypeVar("T")
-BASE = "http://testserver"
-#: Seconds a kept file may take to be served by the library (its watcher, then a rescan).
-SEEN_WITHIN = 10.0
-
-
-@pytest.fixture
-def fake() -> FakeMangaDex:
-    return two_series()
-
-
-@pytest.fixture
-def servers(fake: FakeMangaDex) -> ImageServers:
-    return ImageServers(fake)
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Path:
-    folder = tmp_path / "library"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-async def host(
-    servers: ImageServers, library: Path, tmp_path: Path, database_url: str | None
-) -> AsyncIterator[ServedHost]:
-    sources: dict[str, Any] = {
-        "local": (LocalLibrary, LocalSettings(root=library, watch=True, start_wait=5)),
-        "mangadex": (MangaDex, Settings(api_url=API, uploads_url=UPLOADS, report_url=REPORT)),
-    }
-    async with serve_host(
-        sources,
-        upstream=servers,
-        data_dir=tmp_path / "data",
-        limits={"rate_limit": 0},
-        cluster={"database": database_url},
-    ) as served:
-        yield served
-
-
-async def until(check: Callable[[], Awaitable[T | None]], seconds: float = SEEN_WITHIN) -> T:
-    deadline = time.monotonic() + seconds
-    while True:
-        found = await check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, "not seen in time"
-        await asyncio.sleep(0.1)
-
-
-def pirates(fake: FakeMangaDex) -> tuple[str, list[str]]:
-    manga = next(m for m in fake.manga.values() if m.title["en"] == "Pirate Voyage")
-    chapters = [c.id for c in fake.chapters.values() if c.manga_id == manga.id]
-    return manga.id, chapters
-
-
-async def upstream(host: ServedHost, manga: str) -> tuple[Manga, list[Chapter]]:
-    visit = await host.core.visit("mangadex", Caller({}, BASE))
-    return (await visit.manga(manga)).value, (await visit.chapters(manga)).value
-
-
-async def settled(host: ServedHost, kept: Kept) -> Tie:
-    """The tie once the library indexed the file (its watcher saw it)."""
-
-    async def resolved() -> Tie | None:
-        tie = await asyncio.to_thread(
-            host.core.keeper.ties.of_chapter, *kept.tie.original.__dict__.values()
-        )
-        return tie if tie is not None and tie.copy is not None else None
-
-    return await until(resolved)
+JSON = {"Content-Type": "application/json"}
 
 
 async def test_a_kept_chapter_is_its_original_in_the_library(
     host: ServedHost, fake: FakeMangaDex, servers: ImageServers, library: Path
 ) -> None:
     manga_id, chapter_ids = pirates(fake)
+    servers.covers = webp(300, 450, (20, 60, 200))
     started = time.monotonic()
     kept = await host.core.keeper.keep("mangadex", manga_id, chapter_ids[0])
     assert kept.written
@@ -120,6 +50,21 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
         "cover.webp",
         "series.json",
     ]
+    # Pages in reading order under names that sort, stored byte for byte as they were sent.
+    with zipfile.ZipFile(path) as archive:
+        images = [i for i in archive.infolist() if i.filename != "ComicInfo.xml"]
+        assert [i.filename for i in images] == ["001.webp", "002.webp", "003.webp"]
+        assert {i.compress_type for i in images} == {zipfile.ZIP_STORED}
+        assert [archive.read(i) for i in images] == [servers.body] * 3
+    # The series' cover as sent, and Mylar's series.json, as the library reads it.
+    cover = await asyncio.to_thread((library / "Pirate Voyage" / "cover.webp").read_bytes)
+    assert cover == servers.covers
+    series = parse_series_json((library / "Pirate Voyage" / "series.json").read_bytes())
+    assert (series.name, series.description, series.status) == (
+        "Pirate Voyage",
+        "A crew sails for the last island.",
+        "Continuing",
+    )
     tie = await settled(host, kept)  # the watcher saw the file renamed into place: no rescan asked
     assert time.monotonic() - started < SEEN_WITHIN
     original, chapters = await upstream(host, manga_id)
@@ -135,6 +80,9 @@ async def test_a_kept_chapter_is_its_original_in_the_library(
     )
     assert copy.tags == original.tags and copy.classification == original.classification
     assert copy.publication == original.publication
+    assert copy.readingDirection == original.readingDirection == "rtl"  # its ComicInfo's Manga
+    # The library's cover of the series is the one kept beside it, as MangaDex sent it.
+    assert (await host.client.get(copy.covers[0].removeprefix(BASE))).content == servers.covers
     (listed,) = (await local.chapters(tie.local_manga)).value
     assert (listed.title, listed.number, listed.language, listed.scanlator, listed.url) == (
         chapter.title,
@@ -188,7 +136,11 @@ async def test_the_comicinfo_agrees_with_the_upstream_for_the_library_and_comict
     assert ours.summary == theirs.comments == original.synopsis
     assert ours.writers == original.authors
     assert [c["person"] for c in theirs.credits if c["role"] == "Writer"] == original.authors
-    assert ours.genres == ["Action"] and theirs.genre == "Action"
+    assert ours.genres == ours.tags == ["Action"]
+    assert theirs.genre == "Action"  # comicapi reads ComicInfo 2.0, which has no Tags
+    # MangaDex says the series' original is Japanese: read right to left.
+    assert original.readingDirection == "rtl"
+    assert ours.manga == theirs.manga == "YesAndRightToLeft"
     assert ours.language == theirs.language == chapter.language
     assert ours.scanlator == theirs.scan_info == chapter.scanlator
     assert ours.web == theirs.web_link == chapter.url
@@ -208,27 +160,44 @@ async def test_a_readers_place_carries_over_both_ways(
 ) -> None:
     manga_id, chapter_ids = pirates(fake)
     first, second = (ChapterRef("mangadex", manga_id, c) for c in chapter_ids[:2])
-    # Read online first, kept later: the kept copy shows it read.
-    await host.core.progress.arecord("", first, Position(2, 3, True, 1000.0))
+    network, source = mihon(host)
+    # Read online first (Mihon marks MangaDex's chapter read through the Komga face), kept
+    # later: the kept file shows it read in KOReader, the copy everywhere.
+    read_online = f"{SERVER}/api/v1/books/{book_id(first)}/read-progress"
+    marked = await source.client.request(
+        "PATCH", read_online, content=b'{"completed":true}', headers=JSON
+    )
+    assert marked.status_code == 204
     kept_first = await settled(
         host, await host.core.keeper.keep("mangadex", manga_id, first.chapter)
     )
     assert kept_first.copy is not None
-    assert (await host.core.progress.aposition("", kept_first.copy)) == Position(2, 3, True, 1000.0)
+    device = KOReader(host.client, "anyone", "whatever")
+    shown = (await device.get_progress(book_digest(library / kept_first.path))).json()
+    assert (shown["progress"], shown["percentage"]) == ("3", 1.0)
+    place = await host.core.progress.aposition("", kept_first.copy)
+    assert place is not None and place.finished
     # Read in KOReader from the kept file: the original shows read in the Komga face (Mihon).
     kept_second = await settled(
         host, await host.core.keeper.keep("mangadex", manga_id, second.chapter)
     )
-    device = KOReader(host.client, "anyone", "whatever")
     document = book_digest(library / kept_second.path)
     assert (await device.update_progress(document, 3, 3)).status_code == 200
-    answer = await host.client.get(f"/_/komga/api/v1/books/{book_id(second)}")
+    answer = await source.client.request("GET", f"{SERVER}/api/v1/books/{book_id(second)}")
     book = komga.BookDto.model_validate_json(answer.content)
     assert book.readProgress is not None and book.readProgress.completed
-    # Marked unread on the original: unread on the copy too.
+    # Mihon's Komga tracker, on the MangaDex series: both chapters read, in order.
+    series = f"{SERVER}/api/v1/series/{series_id('mangadex', manga_id)}"
+    assert (await source.manga_details(series)).title == "Pirate Voyage"
+    tracked = f"{series.replace('/api/v1/', '/api/v2/')}/read-progress/tachiyomi"
+    progress = json.loads((await network.tracker_client().request("GET", tracked)).content)
+    assert (progress["booksReadCount"], progress["lastReadContinuousNumberSort"]) == (2, 2)
+    # Marked unread in Mihon on the original: unread on the copy too.
     assert kept_second.copy is not None
-    assert await host.core.progress.aforget("", second)
+    unread = f"{SERVER}/api/v1/books/{book_id(second)}/read-progress"
+    assert (await source.client.request("DELETE", unread)).status_code == 204
     assert await host.core.progress.aposition("", kept_second.copy) is None
+    assert (await device.get_progress(document)).json() == {}
 
 
 async def test_the_kept_copy_outlives_its_original_with_its_place(

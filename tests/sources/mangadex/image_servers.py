@@ -30,6 +30,8 @@ class ImageServers(httpx.AsyncBaseTransport):
         self.hosts = {httpx.URL(AT_HOME).host, httpx.URL(UPLOADS).host}
         self.requests: list[httpx.Request] = []
         self.body = webp()
+        #: What the uploads server answers (covers), when not ``body``.
+        self.covers: bytes | None = None
         self.cached: set[str] = set()
         self.failing: set[str] = set()
 
@@ -42,4 +44,7 @@ class ImageServers(httpx.AsyncBaseTransport):
         headers = {"Content-Type": "image/webp"}
         if request.url.host == httpx.URL(AT_HOME).host:
             headers["X-Cache"] = "HIT" if request.url.path in self.cached else "MISS"
-        return httpx.Response(200, content=self.body, headers=headers)
+        body = self.body
+        if request.url.host == httpx.URL(UPLOADS).host and self.covers is not None:
+            body = self.covers
+        return httpx.Response(200, content=body, headers=headers)

@@ -16,6 +16,28 @@ pytestmark = pytest.mark.anyio
 CTX = RequestContext()
 
 
+@pytest.mark.parametrize(
+    ("language", "tags", "direction"),
+    [
+        ("ja", ["action"], "rtl"),
+        ("ja-ro", [], "rtl"),
+        ("ko", ["long-strip"], "vertical"),
+        ("ja", ["long-strip", "action"], "vertical"),
+        ("ko", ["action"], None),
+        ("en", ["action"], None),
+    ],
+)
+async def test_how_a_series_reads(
+    fake: FakeMangaDex, source: MangaDex, language: str, tags: list[str], direction: str | None
+) -> None:
+    """A Long Strip reads down; a Japanese original right to left (MangaDex has no field of
+    its own for it); nothing is said of any other."""
+    manga = fake.add_manga(
+        "read", "Read", original_language=language, tags=[tag_id(t) for t in tags]
+    )
+    assert (await source.manga(manga.id, CTX)).readingDirection == direction
+
+
 async def test_details(fake: FakeMangaDex, source: MangaDex) -> None:
     author = fake.add_person("Isayama Hajime")
     artist = fake.add_person("Someone Else")

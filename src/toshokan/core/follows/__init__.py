@@ -6,7 +6,7 @@ place they are wired.
 
 from typing import TYPE_CHECKING
 
-from toshokan.core.follows.service import Follow, Follows
+from toshokan.core.follows.service import Follow, Follows, Originals
 from toshokan.core.jobs import Jobs
 
 if TYPE_CHECKING:
@@ -26,9 +26,10 @@ def engine_for(core: "CoreParts") -> Jobs:
     return LocalJobs(core.database, core.settings.host.data_dir / "jobs.lock")
 
 
-def follows_for(core: "CoreParts") -> Follows:
-    """The core's follows, on the engine its deployment calls for."""
-    return Follows(core, engine_for(core))
+def follows_for(core: "CoreParts", originals: Originals | None = None) -> Follows:
+    """The core's follows, on the engine its deployment calls for; a kept series followed as
+    its ``originals``."""
+    return Follows(core, engine_for(core), originals)
 
 
-__all__ = ["Follow", "Follows", "follows_for"]
+__all__ = ["Follow", "Follows", "Originals", "follows_for"]

@@ -9,7 +9,7 @@ are checked again when it returns.
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,8 @@ from toshokan.sdk.context import RequestContext
 if TYPE_CHECKING:
     from toshokan.core.parts import CoreParts
 
+#: The upstream series (source, manga) a series is the kept copy of; None for any other.
+Originals = Callable[[str, str], Awaitable[tuple[str, str] | None]]
 #: Most updates one answer lists; most chapters one "mark read" names.
 MAX_UPDATES = 100
 MAX_MARKED = 500
@@ -48,8 +50,11 @@ class Follow:
 class Follows:
     """Follows, updates, checks on demand and notification targets, over the host's database."""
 
-    def __init__(self, core: "CoreParts", jobs: Jobs):
+    def __init__(self, core: "CoreParts", jobs: Jobs, originals: Originals | None = None):
+        """``originals``: the upstream series a series is the kept copy of (the keeper's
+        :meth:`~toshokan.core.keeping.Keeper.original_series`), to follow it as that."""
         self.core = core
+        self._originals = originals
         self.settings = core.settings
         database = core.database
         self.store = FollowStore(database)
@@ -115,8 +120,15 @@ class Follows:
 
     # -- a reader's follows -----------------------------------------------------------------
 
+    async def followed_as(self, source: str, manga: str) -> tuple[str, str]:
+        """The series a follow of ``source``/``manga`` is: a kept series' upstream original
+        (one chapter wherever it is read, one series wherever it is followed), else itself."""
+        original = None if self._originals is None else await self._originals(source, manga)
+        return original or (source, manga)
+
     async def follow(self, reader: str, source: str, manga: str) -> Follow:
-        """Follow a series the source has (asked now); ``MANGA_NOT_FOUND`` for any other."""
+        """Follow a series the source has (asked now); ``MANGA_NOT_FOUND`` for any other. A
+        kept series is followed as its original, which need not be upstream any more."""
         hosted = self.core.source(source)
         check_slug(manga, MangaNotFound)
         if hosted.configuration().auth.required and not hosted.accepts_readers:
@@ -128,6 +140,7 @@ class Follows:
         details = await upstream_work(
             self.settings.server.upstream_timeout, lambda: hosted.source.manga(manga, ctx)
         )
+        source, manga = await self.followed_as(source, manga)
         await in_thread(
             self.store.follow, reader, source, manga, details.title, details.publication.value
         )
@@ -135,6 +148,7 @@ class Follows:
         return await self.follow_of(reader, source, manga)
 
     async def follow_of(self, reader: str, source: str, manga: str) -> Follow:
+        source, manga = await self.followed_as(source, manga)
         followed = await in_thread(self.store.followed, reader, source, manga)
         if followed is None:
             raise NotFound(f"You do not follow {source}/{manga[:80]}.")
@@ -142,9 +156,11 @@ class Follows:
         return Follow(followed, unread.get((source, manga), 0), self._served(source))
 
     async def is_following(self, reader: str, source: str, manga: str) -> bool:
+        source, manga = await self.followed_as(source, manga)
         return await in_thread(self.store.followed, reader, source, manga) is not None
 
     async def unfollow(self, reader: str, source: str, manga: str) -> bool:
+        source, manga = await self.followed_as(source, manga)
         return await in_thread(self.store.unfollow, reader, source, manga)
 
     async def follows_of(self, reader: str) -> list[Follow]:
@@ -242,8 +258,8 @@ class Follows:
     ) -> list[tuple[str, str]]:
         serving = self.rounds.serving()
         if series is not None:
-            source, manga = series
-            self.core.source(source)
+            self.core.source(series[0])
+            source, manga = await self.followed_as(*series)
             followed = await in_thread(self.store.series, source, manga)
             if followed is None or (
                 reader is not None

@@ -253,6 +253,13 @@ class Keeper:
 
     # -- ties --------------------------------------------------------------------------
 
+    async def original_series(self, source: str, manga: str) -> tuple[str, str] | None:
+        """The upstream series (source, manga) that ``source``/``manga`` is the kept copy of;
+        None for any other series."""
+        if self.library is None or source != self.library.slug:
+            return None
+        return await asyncio.to_thread(self.ties.original_series, source, manga)
+
     def _changed(self, slug: str) -> None:
         if self.library is not None and slug == self.library.slug:
             self._settle_soon()

@@ -71,11 +71,10 @@ def _names(values: Sequence[str]) -> str:
 
 
 def manga_value(manga: Manga) -> str | None:
-    """ComicInfo's ``Manga``: from the source's reading direction where the model has one,
-    else "No" for a vertical strip; None (not written) when nothing says."""
-    direction = getattr(manga, "readingDirection", None)
-    if isinstance(direction, str) and direction in MANGA_VALUES:
-        return MANGA_VALUES[direction]
+    """ComicInfo's ``Manga``: from the source's reading direction where it says one, else
+    "No" for a series tagged as a vertical strip; None (not written) when nothing says."""
+    if manga.readingDirection is not None:
+        return MANGA_VALUES[manga.readingDirection]
     if STRIP_TAGS & set(manga.tags):
         return "No"
     return None

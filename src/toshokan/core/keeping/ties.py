@@ -11,8 +11,10 @@ progress store: a reader's place written on either is written on the other
 in the same transaction), and the places already recorded on either side when
 the tie resolves are copied across, the newer one winning as with every write.
 
-A kept series is tied to its upstream series the same way (``kept_series``),
-so its folder is chosen once and a second follow of it finds the first.
+A kept series is tied to its upstream series the same way: its folder is chosen
+once (``kept_series``), and the library's series is known as the copy of its
+original (:meth:`Ties.original_series`), so following either is following one
+series.
 Nothing here deletes: an upstream that removes the chapter or the series
 leaves the file, its tie and its progress as they are.
 """
@@ -120,6 +122,18 @@ class Ties:
             )
             row = cursor.fetchone()
         return row is not None and tuple(row) == (source, manga)
+
+    def original_series(self, library: str, local_manga: str) -> tuple[str, str] | None:
+        """The upstream series (source, manga) a series of the library is the kept copy of;
+        None for a series of the library's own."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT source, manga FROM kept_chapters WHERE library = ? AND local_manga = ? "
+                "ORDER BY kept LIMIT 1",
+                (library, local_manga),
+            )
+            row = cursor.fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
 
     # -- chapters ----------------------------------------------------------------------
 

@@ -1,0 +1,90 @@
+"""A kept series and its upstream original are one series to follow: following either is
+following the original, once, and stays so when the upstream takes the series down; a new
+chapter found by a check, kept and read in the kept file, is read in the reader's updates."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.core.keeping.kept import pirates, settled
+from tests.faces.kosync.koreader import KOReader, book_digest
+from tests.sources.mangadex.fake import FakeMangaDex
+from toshokan.testing import ServedHost
+
+pytestmark = pytest.mark.anyio
+
+
+async def followed(host: ServedHost) -> list[tuple[str, str]]:
+    listed = (await host.client.get("/_/follows")).json()["follows"]
+    return [(f["source"], f["manga"]) for f in listed]
+
+
+async def test_a_kept_series_and_its_original_are_followed_once(
+    host: ServedHost, fake: FakeMangaDex, library: Path
+) -> None:
+    manga_id, chapter_ids = pirates(fake)
+    tie = await settled(host, await host.core.keeper.keep("mangadex", manga_id, chapter_ids[0]))
+    copy = f"/_/follows/series/local/{tie.local_manga}"
+    original = f"/_/follows/series/mangadex/{manga_id}"
+
+    # Following the kept series in the library follows its original.
+    made = await host.client.put(copy)
+    assert made.status_code == 201
+    assert (made.json()["source"], made.json()["manga"], made.json()["title"]) == (
+        "mangadex",
+        manga_id,
+        "Pirate Voyage",
+    )
+    # Following the original then is following it already: one follow, not two.
+    assert (await host.client.put(original)).status_code == 200
+    assert await followed(host) == [("mangadex", manga_id)]
+    for path in (copy, original):
+        answer = await host.client.get(path)
+        assert answer.status_code == 200 and answer.json()["manga"] == manga_id
+    # Unfollowing either unfollows the one series.
+    assert (await host.client.delete(copy)).status_code == 204
+    assert await followed(host) == []
+    assert (await host.client.get(original)).status_code == 404
+
+    # MangaDex takes the series down: the kept series is still followed as its original.
+    for chapter in chapter_ids:
+        del fake.chapters[chapter]
+    del fake.manga[manga_id]
+    host.core.cache.invalidate("mangadex")
+    assert (await host.client.put(original)).status_code == 404
+    made = await host.client.put(copy)
+    assert made.status_code == 201 and made.json()["manga"] == manga_id
+    assert (await host.client.put(copy)).status_code == 200
+    assert await followed(host) == [("mangadex", manga_id)]
+
+
+async def test_a_new_chapter_kept_and_read_in_koreader_is_read_in_the_updates(
+    host: ServedHost, fake: FakeMangaDex, library: Path
+) -> None:
+    manga_id, chapter_ids = pirates(fake)
+    assert (await host.client.put(f"/_/follows/series/mangadex/{manga_id}")).status_code == 201
+    await host.core.follows.check_here(("mangadex", manga_id))  # what exists is not new
+    # MangaDex publishes chapter 4; a check finds it, unread.
+    before = fake.chapters[chapter_ids[-1]]
+    new = fake.add_chapter(
+        fake.manga[manga_id],
+        "4",
+        volume="1",
+        title="Chapter 4",
+        publish_at=before.publish_at + timedelta(hours=1),
+        groups=before.groups,
+    )
+    host.core.cache.invalidate("mangadex")
+    await host.core.follows.check_here(("mangadex", manga_id))
+    updates = (await host.client.get("/_/follows/updates")).json()["updates"]
+    assert [(u["chapter"], u["unread"]) for u in updates] == [(new.id, True)]
+
+    # Kept, then read to its last page in KOReader: the update is read, the follow has none.
+    tie = await settled(host, await host.core.keeper.keep("mangadex", manga_id, new.id))
+    assert tie.path.endswith("Pirate Voyage Vol.1 Ch.4 - Chapter 4 [Straw Hat Scans].cbz")
+    device = KOReader(host.client, "anyone", "whatever")
+    assert (await device.update_progress(book_digest(library / tie.path), 3, 3)).status_code == 200
+    assert (await host.client.get("/_/follows/updates?unread=1")).json()["updates"] == []
+    follow = (await host.client.get(f"/_/follows/series/local/{tie.local_manga}")).json()
+    assert (follow["manga"], follow["unread"]) == (manga_id, 0)
