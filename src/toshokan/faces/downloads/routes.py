@@ -8,17 +8,13 @@ sees and steers the downloads of the series they keep; an operator
 """
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from toshokan.core.bodies import read_json
-from toshokan.core.cache_control import NO_STORE
-from toshokan.core.http import client_of, core_of
-from toshokan.core.readers import any_reader
+from toshokan.core.host_api import answer, body_of, number, reader_of
+from toshokan.core.http import core_of
 from toshokan.errors import InvalidRequest
 from toshokan.faces.downloads.shapes import (
     Pause,
@@ -29,33 +25,7 @@ from toshokan.faces.downloads.shapes import (
 )
 
 PREFIX = "/_/downloads"
-M = TypeVar("M", bound=BaseModel)
 Handler = Callable[[Request], Awaitable[Response]]
-
-
-def answer(body: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(body, status_code=status, headers={"Cache-Control": NO_STORE})
-
-
-async def reader_of(request: Request) -> str:
-    return await any_reader(core_of(request).readers, request.headers, client_of(request))
-
-
-async def body_of(request: Request, model: type[M]) -> M:
-    raw = await read_json(request)
-    try:
-        return model.model_validate({} if raw is None else raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the body"
-        raise InvalidRequest(f"Invalid request body at {where}: {first['msg']}.") from None
-
-
-def number(request: Request, name: str, default: int, least: int, most: int) -> int:
-    raw = request.query_params.get(name, str(default))
-    if not (raw.isascii() and raw.isdigit() and least <= int(raw) <= most):
-        raise InvalidRequest(f"{name} is a whole number from {least} to {most}.")
-    return int(raw)
 
 
 async def listing(request: Request) -> Response:

@@ -9,19 +9,16 @@ is written).
 """
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core import check_slug
-from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE, PRIVATE_NO_CACHE
+from toshokan.core.host_api import answer, body_of, number, reader_of
 from toshokan.core.http import caller_of, client_of, core_of
 from toshokan.core.progress import ChapterRef
-from toshokan.core.readers import any_reader
 from toshokan.errors import InvalidRequest, MangaNotFound, NotFound
 from toshokan.faces.follows.atom import updates_feed
 from toshokan.faces.follows.shapes import (
@@ -37,28 +34,9 @@ from toshokan.faces.follows.shapes import (
 )
 
 PREFIX = "/_/follows"
-M = TypeVar("M", bound=BaseModel)
 Handler = Callable[[Request], Awaitable[Response]]
 #: Updates one answer lists by default.
 UPDATES_DEFAULT = 50
-
-
-def answer(body: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(body, status_code=status, headers={"Cache-Control": NO_STORE})
-
-
-async def reader_of(request: Request) -> str:
-    return await any_reader(core_of(request).readers, request.headers, client_of(request))
-
-
-async def body_of(request: Request, model: type[M]) -> M:
-    raw = await read_json(request)
-    try:
-        return model.model_validate({} if raw is None else raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the body"
-        raise InvalidRequest(f"Invalid request body at {where}: {first['msg']}.") from None
 
 
 def series_of(request: Request) -> tuple[str, str]:
@@ -68,13 +46,6 @@ def series_of(request: Request) -> tuple[str, str]:
     core_of(request).source(source)
     check_slug(manga, MangaNotFound)
     return source, manga
-
-
-def number(request: Request, name: str, default: int, least: int, most: int) -> int:
-    raw = request.query_params.get(name, str(default))
-    if not (raw.isascii() and raw.isdigit() and least <= int(raw) <= most):
-        raise InvalidRequest(f"{name} is a whole number from {least} to {most}.")
-    return int(raw)
 
 
 # -- follows -------------------------------------------------------------------------------
