@@ -259,7 +259,8 @@ async def test_keep_every_series_refuses_bad_input_and_stores_nothing(
     host: ServedHost, fake: FakeMangaDex
 ) -> None:
     path = "/_/follows/sources/mangadex/keep"
-    for body in ({"backfill": 2}, {"languages": [""]}, {"groups": ["a"] * 50}, []):
+    bodies: list[Any] = [{"backfill": 2}, {"languages": [""]}, {"groups": ["a"] * 50}, []]
+    for body in bodies:
         refused = await host.client.put(path, json=body)
         assert refused.status_code == 400, (body, refused.text)
         assert refused.json()["error"]["code"] == "INVALID_REQUEST"
