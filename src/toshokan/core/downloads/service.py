@@ -1,8 +1,9 @@
 """The download queue: what the faces and the command line ask of the core.
 
 A reader *keeps* a series they follow (with filters: languages, preferred groups,
-a backfill, only unread); the chapters the checks find are then queued and kept
-in the local library (:mod:`.runner`). Each reader sees and steers the downloads
+a backfill, only unread), or every series they follow from a source (the same
+filters, no backfill; a series kept on its own keeps its own); the chapters the
+checks find are then queued and kept in the local library (:mod:`.runner`). Each reader sees and steers the downloads
 of the series they keep; an operator (``[keep] operators``, everyone on a host
 without readers, and the command line) sees and steers the whole queue, and
 alone pauses and resumes it.

@@ -54,7 +54,8 @@ _KEPT_BY = (
 
 @dataclass(frozen=True)
 class Keep:
-    """How a reader keeps a followed series."""
+    """How a reader keeps a followed series (``manga`` :data:`EVERY_SERIES`: every series they
+    follow from ``source``)."""
 
     reader: str
     source: str
