@@ -121,6 +121,11 @@ async def test_every_series_followed_from_a_source_is_kept_unless_kept_on_its_ow
         assert {d.chapter for d in rows} == {new_pirate, new_garden, new_harbour, later_garden}
         assert len(cbz_files(library)) == 4
         assert not await kept.unkeep_every(ANYONE, "mangadex")
+        # Its own keep stopped, a series is kept as the source's keep says again.
+        await kept.keep_every(ANYONE, "mangadex", languages=["en"])
+        assert await kept.unkeep(ANYONE, "mangadex", garden)
+        (again,) = await asyncio.to_thread(kept.store.keeps, "mangadex", garden)
+        assert (again.reader, again.manga, again.languages) == (ANYONE, garden, ("en",))
 
 
 async def test_a_source_not_kept_by_the_operator_or_unknown_is_refused_and_nothing_stored(
