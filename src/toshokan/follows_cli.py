@@ -157,6 +157,61 @@ def follows_add(
         click.echo("keeping its new chapters in the local library (`toshokan downloads list`)")
 
 
+@follows_group.command(
+    name="keep",
+    help="Keep every series the reader follows from SOURCE, and every one followed later, in "
+    "the local library (a series kept with `follows add --keep` keeps its own filters); "
+    "with --off, stop (what was kept stays).",
+)
+@click.argument("source")
+@READER
+@click.option(
+    "--language", "languages", multiple=True, help="Keep chapters in this language (repeatable)."
+)
+@click.option(
+    "--group",
+    "groups",
+    multiple=True,
+    help="Prefer this group's version of a chapter (repeatable, in order; default any group, "
+    "one version a number).",
+)
+@click.option("--only-unread", is_flag=True, help="Keep only chapters the reader has not read.")
+@click.option("--off", is_flag=True, help="Stop keeping every series followed from SOURCE.")
+def follows_keep(
+    source: str,
+    reader: str | None,
+    languages: tuple[str, ...],
+    groups: tuple[str, ...],
+    only_unread: bool,
+    off: bool,
+) -> None:
+    from toshokan.errors import NotFound
+
+    if off and (languages or groups or only_unread):
+        raise click.UsageError("--off takes no --language, --group or --only-unread")
+
+    async def keep(core: Any) -> None:
+        who = await _reader(core, reader)
+        core.source(source)
+        downloads = core.downloads
+        if off:
+            if not await downloads.unkeep_every(who, source):
+                raise NotFound(f"every series followed from {source} is not kept")
+            return
+        await downloads.keep_every(
+            who, source, languages=languages, groups=groups, only_unread=only_unread
+        )
+
+    _run(keep, start_sources=True)
+    if off:
+        click.echo(f"no longer keeping every series followed from {source} (what was kept stays)")
+    else:
+        click.echo(
+            f"keeping every series followed from {source} in the local library "
+            "(`toshokan downloads list`)"
+        )
+
+
 @follows_group.command(name="list", help="List the series a reader follows.")
 @READER
 def follows_list(reader: str | None) -> None:

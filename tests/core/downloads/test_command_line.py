@@ -93,3 +93,45 @@ def test_bad_input_is_one_line_and_changes_nothing(config: Path, fake: FakeManga
     code, said = run(config, "downloads", "retry", "x" * 200)
     assert (code, said) == (1, "toshokan: No such download.\n")
     assert run(config, "follows", "list") == (0, "")
+
+
+def test_keep_every_series_followed_from_a_source(config: Path, fake: FakeMangaDex) -> None:
+    manga = next(m for m in fake.manga.values() if m.title["en"] == "Pirate Voyage").id
+    assert run(config, "follows", "add", "mangadex", manga)[0] == 0
+    code, said = run(config, "follows", "keep", "mangadex", "--language", "en", "--only-unread")
+    assert (code, said) == (
+        0,
+        "keeping every series followed from mangadex in the local library "
+        "(`toshokan downloads list`)\n",
+    )
+    code, said = run(config, "follows", "keep", "mangadex", "--off")
+    assert (code, said) == (
+        0,
+        "no longer keeping every series followed from mangadex (what was kept stays)\n",
+    )
+    code, said = run(config, "follows", "keep", "mangadex", "--off")
+    assert (code, said) == (1, "toshokan: every series followed from mangadex is not kept\n")
+
+
+def test_keep_every_series_refuses_bad_input_in_one_line(config: Path) -> None:
+    code, said = run(config, "follows", "keep", "nowhere")
+    assert code == 1 and said.startswith("toshokan: ") and said.count("\n") == 1
+    assert "nowhere" in said
+    code, said = run(config, "follows", "keep", "local")
+    assert (code, said) == (
+        1,
+        "toshokan: local is the library kept copies go to: nothing to keep.\n",
+    )
+    code, said = run(config, "follows", "keep", "mangadex", "--off", "--language", "en")
+    assert code == 2 and "--off takes no" in said
+    code, said = run(config, "follows", "keep", "mangadex", "--reader", "nobody")
+    assert (code, said) == (1, "toshokan: no reader is named 'nobody'\n")
+    with config.open("a", encoding="utf-8") as toml:
+        toml.write('\n[keep]\nsources = ["local"]\n')
+    code, said = run(config, "follows", "keep", "mangadex")
+    assert (code, said) == (
+        1,
+        "toshokan: Series of mangadex are not kept on this host ([keep] sources).\n",
+    )
+    code, said = run(config, "follows", "keep", "mangadex", "--off")
+    assert code == 1  # nothing was stored to turn off

@@ -217,3 +217,75 @@ async def queue_anyone(host: ServedHost) -> dict[str, Any]:
     assert answer.status_code == 200
     body: dict[str, Any] = answer.json()
     return body
+
+
+async def test_keep_every_series_followed_from_a_source(
+    host: ServedHost, fake: FakeMangaDex
+) -> None:
+    for name in ("mika", "ren"):
+        await add_reader(host, name, "hunter22")
+    manga = pirates(fake)
+    await follow(host, manga, "ren")
+    path = "/_/follows/sources/mangadex/keep"
+    assert (await host.client.get(path, auth=basic("ren"))).status_code == 404
+    wish = {"languages": ["en"], "onlyUnread": True}
+    kept = await host.client.put(path, json=wish, auth=basic("ren"))
+    assert kept.status_code == 201, kept.text
+    assert kept.json()["source"] == "mangadex" and kept.json()["languages"] == ["en"]
+    assert (await host.client.put(path, json=wish, auth=basic("ren"))).status_code == 200
+    shown = (await host.client.get(path, auth=basic("ren"))).json()
+    assert (shown["onlyUnread"], shown["groups"]) == (True, [])
+    # Not mika's: each reader keeps what they follow.
+    assert (await host.client.get(path, auth=basic("mika"))).status_code == 404
+
+    chapter = fake.add_chapter(
+        fake.manga[manga], "4", title="Landfall", publish_at=T0 + timedelta(days=30)
+    )
+    await asyncio.sleep(1.1)  # a series is checked on demand once a round at most
+    await host.core.follows.check_now("ren", ("mangadex", manga))
+
+    async def done() -> list[dict[str, Any]] | None:
+        rows = (await queue(host, "ren"))["downloads"]
+        return rows if rows and rows[0]["state"] == "done" else None
+
+    (row,) = await until(done)  # ren sees it as theirs
+    assert row["chapter"] == chapter.id
+    assert (await host.client.delete(path, auth=basic("ren"))).status_code == 204
+    assert (await host.client.delete(path, auth=basic("ren"))).status_code == 404
+    assert (await host.client.get(path, auth=basic("ren"))).status_code == 404
+
+
+async def test_keep_every_series_refuses_bad_input_and_stores_nothing(
+    host: ServedHost, fake: FakeMangaDex
+) -> None:
+    path = "/_/follows/sources/mangadex/keep"
+    bodies: list[Any] = [{"backfill": 2}, {"languages": [""]}, {"groups": ["a"] * 50}, []]
+    for body in bodies:
+        refused = await host.client.put(path, json=body)
+        assert refused.status_code == 400, (body, refused.text)
+        assert refused.json()["error"]["code"] == "INVALID_REQUEST"
+    unknown = await host.client.put("/_/follows/sources/nowhere/keep", json={})
+    assert unknown.status_code == 404
+    assert "nowhere" in unknown.json()["error"]["message"]
+    assert (await host.client.put("/_/follows/sources/" + "x" * 300 + "/keep")).status_code in (
+        400,
+        404,
+    )
+    library = await host.client.put("/_/follows/sources/local/keep", json={})
+    assert library.status_code == 400
+    assert (await host.client.get(path)).status_code == 404
+    assert await asyncio.to_thread(host.core.downloads.store.keeps) == []
+
+
+async def test_keep_every_series_of_a_source_the_operator_does_not_keep_is_refused(
+    fake: FakeMangaDex, tmp_path: Path, database_url: str | None
+) -> None:
+    library = tmp_path / "library"
+    library.mkdir()
+    async with keeping_host(
+        ImageServers(fake), library, tmp_path / "data", database_url, sources=["other"]
+    ) as host:
+        refused = await host.client.put("/_/follows/sources/mangadex/keep", json={})
+        assert refused.status_code == 400
+        assert "[keep] sources" in refused.json()["error"]["message"]
+        assert (await host.client.get("/_/follows/sources/mangadex/keep")).status_code == 404

@@ -1,8 +1,9 @@
 """The download queue: what the faces and the command line ask of the core.
 
 A reader *keeps* a series they follow (with filters: languages, preferred groups,
-a backfill, only unread); the chapters the checks find are then queued and kept
-in the local library (:mod:`.runner`). Each reader sees and steers the downloads
+a backfill, only unread), or every series they follow from a source (the same
+filters, no backfill; a series kept on its own keeps its own); the chapters the
+checks find are then queued and kept in the local library (:mod:`.runner`). Each reader sees and steers the downloads
 of the series they keep; an operator (``[keep] operators``, everyone on a host
 without readers, and the command line) sees and steers the whole queue, and
 alone pauses and resumes it.
@@ -20,6 +21,7 @@ from toshokan.core.downloads.runner import FOLDER_REASONS, PRIORITY, SERIES, Run
 from toshokan.core.downloads.store import (
     CANCELLED,
     DONE,
+    EVERY_SERIES,
     FAILED,
     WAITING,
     Download,
@@ -145,13 +147,7 @@ class Downloads:
         """Keep the series the reader follows, with these filters (replacing earlier ones);
         what is wanted of it is queued at once."""
         self._may_keep(reader, source)
-        for name, values in (("languages", languages), ("groups", groups)):
-            if len(values) > MAX_FILTERS or any(
-                not value.strip() or len(value) > MAX_FILTER_LENGTH for value in values
-            ):
-                raise InvalidRequest(
-                    f"{name}: at most {MAX_FILTERS}, each 1 to {MAX_FILTER_LENGTH} characters."
-                )
+        _check_filters(languages, groups)
         if not 0 <= backfill <= MAX_BACKFILL:
             raise InvalidRequest(f"backfill is 0 to {MAX_BACKFILL} chapters.")
         if not await self.core.follows.is_following(reader, source, manga):
@@ -189,16 +185,68 @@ class Downloads:
 
     async def unkeep(self, reader: str, source: str, manga: str) -> bool:
         """Stop keeping; what was kept stays, and what waits in the queue for no one else is
-        cancelled."""
+        cancelled (a series the reader follows from a source they keep every series of stays
+        kept, as that keep says)."""
         removed = await in_thread(self.store.unkeep, reader, source, manga)
-        if removed and not await in_thread(self.store.keeps, source, manga):
-            for row in await in_thread(self.store.listing, None, (*WAITING,), 100_000, 0):
-                if (row.source, row.manga) == (source, manga):
-                    await in_thread(self.store.steer, row.id, "cancel")
+        if removed:
+            await self._cancel_unkept(source, manga)
         return removed
+
+    async def _cancel_unkept(self, source: str, manga: str) -> None:
+        """Cancel what waits in the queue of a series nobody keeps any more."""
+        if await in_thread(self.store.keeps, source, manga):
+            return
+        for row in await in_thread(self.store.listing, None, (*WAITING,), 100_000, 0):
+            if (row.source, row.manga) == (source, manga):
+                await in_thread(self.store.steer, row.id, "cancel")
 
     async def keep_of(self, reader: str, source: str, manga: str) -> Keep | None:
         return await in_thread(self.store.keep_of, reader, source, manga)
+
+    # -- keeping every series followed from a source ---------------------------------------------
+
+    async def keep_every(
+        self,
+        reader: str,
+        source: str,
+        *,
+        languages: Sequence[str] = (),
+        groups: Sequence[str] = (),
+        only_unread: bool = False,
+    ) -> Keep:
+        """Keep every series the reader follows from ``source``, now and followed later, with
+        these filters (replacing earlier ones); a series kept on its own keeps its own. No
+        backfill: what existed before is asked for series by series."""
+        self._may_keep(reader, source)
+        _check_filters(languages, groups)
+        before = await in_thread(self.store.keep_of, reader, source, EVERY_SERIES)
+        keep = Keep(
+            reader,
+            source,
+            EVERY_SERIES,
+            tuple(dict.fromkeys(v.strip() for v in languages)),
+            tuple(dict.fromkeys(g.strip() for g in groups)),
+            0,
+            only_unread,
+            before.since if before is not None else time.time(),
+        )
+        await in_thread(self.store.keep, keep)
+        for manga in await in_thread(self.store.followed_from, reader, source):
+            await self.runner.series(source, manga)
+        return keep
+
+    async def unkeep_every(self, reader: str, source: str) -> bool:
+        """Stop keeping every series followed from ``source``: series kept only so queue
+        nothing more (what waits for no one else is cancelled); what was kept stays."""
+        removed = await in_thread(self.store.unkeep, reader, source, EVERY_SERIES)
+        if removed:
+            for manga in await in_thread(self.store.followed_from, reader, source):
+                await self._cancel_unkept(source, manga)
+        return removed
+
+    async def every_of(self, reader: str, source: str) -> Keep | None:
+        """The reader's keep of every series they follow from ``source``, if any."""
+        return await in_thread(self.store.keep_of, reader, source, EVERY_SERIES)
 
     # -- the queue -----------------------------------------------------------------------------
 
@@ -277,3 +325,13 @@ class Downloads:
     def _operator(self, reader: str | None) -> None:
         if reader is not None and not self.is_operator(reader):
             raise InvalidRequest("Only an operator ([keep] operators) pauses the host's queue.")
+
+
+def _check_filters(languages: Sequence[str], groups: Sequence[str]) -> None:
+    for name, values in (("languages", languages), ("groups", groups)):
+        if len(values) > MAX_FILTERS or any(
+            not value.strip() or len(value) > MAX_FILTER_LENGTH for value in values
+        ):
+            raise InvalidRequest(
+                f"{name}: at most {MAX_FILTERS}, each 1 to {MAX_FILTER_LENGTH} characters."
+            )

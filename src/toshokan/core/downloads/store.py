@@ -40,11 +40,22 @@ QUEUED, RUNNING, HELD, DONE, FAILED, CANCELLED = (
 )
 #: Rows still to be downloaded (what the queue's length counts).
 WAITING = (QUEUED, RUNNING, HELD)
+#: The ``manga`` of a reader's keep of every series they follow from a source (no slug is
+#: ``*``): a series the reader keeps on its own is kept as its own row says instead.
+EVERY_SERIES = "*"
+#: The downloads (``d``) of the series a reader (the one parameter) keeps, on their own or by
+#: their keep of every series they follow from the source.
+_KEPT_BY = (
+    "EXISTS (SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = d.source AND "
+    f"(k.manga = d.manga OR (k.manga = '{EVERY_SERIES}' AND EXISTS (SELECT 1 FROM follows f WHERE "
+    "f.reader = k.reader AND f.source = d.source AND f.manga = d.manga))))"
+)
 
 
 @dataclass(frozen=True)
 class Keep:
-    """How a reader keeps a followed series."""
+    """How a reader keeps a followed series (``manga`` :data:`EVERY_SERIES`: every series they
+    follow from ``source``)."""
 
     reader: str
     source: str
@@ -204,20 +215,43 @@ class DownloadStore:
         return None if row is None else _keep(row)
 
     def keeps(self, source: str | None = None, manga: str | None = None) -> list[Keep]:
-        """The keeps of followed series (of one series when named); a keep whose follow was
-        removed is forgotten here."""
+        """The keeps of followed series (of one series when named): each reader's own, else
+        their keep of every series they follow from the source (without a backfill). A keep
+        whose follow was removed is forgotten here."""
         with self.database.transaction() as cursor:
             cursor.execute(
-                "DELETE FROM keeps WHERE NOT EXISTS (SELECT 1 FROM follows f WHERE "
-                "f.reader = keeps.reader AND f.source = keeps.source AND f.manga = keeps.manga)"
+                "DELETE FROM keeps WHERE manga <> ? AND NOT EXISTS (SELECT 1 FROM follows f "
+                "WHERE f.reader = keeps.reader AND f.source = keeps.source "
+                "AND f.manga = keeps.manga)",
+                (EVERY_SERIES,),
             )
-            where = "WHERE source = ? AND manga = ?" if source is not None else ""
+            where = "AND k.source = ? AND k.manga = ?" if source is not None else ""
             cursor.execute(
                 "SELECT reader, source, manga, languages, groups, backfill, only_unread, since "
-                f"FROM keeps {where} ORDER BY source, manga, reader",
-                (source, manga) if source is not None else (),
+                f"FROM keeps k WHERE k.manga <> ? {where}",
+                (EVERY_SERIES, *((source, manga) if source is not None else ())),
             )
-            return [_keep(row) for row in cursor.fetchall()]
+            own = [_keep(row) for row in cursor.fetchall()]
+            where = "AND f.source = ? AND f.manga = ?" if source is not None else ""
+            cursor.execute(
+                "SELECT k.reader, k.source, f.manga, k.languages, k.groups, 0, k.only_unread, "
+                "k.since FROM keeps k JOIN follows f ON f.reader = k.reader "
+                f"AND f.source = k.source WHERE k.manga = ? {where} AND NOT EXISTS "
+                "(SELECT 1 FROM keeps o WHERE o.reader = k.reader AND o.source = k.source "
+                "AND o.manga = f.manga)",
+                (EVERY_SERIES, *((source, manga) if source is not None else ())),
+            )
+            ruled = [_keep(row) for row in cursor.fetchall()]
+        return sorted(own + ruled, key=lambda k: (k.source, k.manga, k.reader))
+
+    def followed_from(self, reader: str, source: str) -> list[str]:
+        """The series ``reader`` follows from ``source``."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT manga FROM follows WHERE reader = ? AND source = ? ORDER BY manga",
+                (reader, source),
+            )
+            return [row[0] for row in cursor.fetchall()]
 
     # -- choosing --------------------------------------------------------------------------
 
@@ -472,10 +506,7 @@ class DownloadStore:
     ) -> list[Download]:
         """Rows in ``states`` (of the series ``reader`` keeps; None: all), in queue order."""
         marks = ", ".join("?" for _ in states)
-        mine = (
-            "AND EXISTS (SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = d.source "
-            "AND k.manga = d.manga)"
-        )
+        mine = f"AND {_KEPT_BY}"
         with self.database.transaction() as cursor:
             cursor.execute(
                 f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))} FROM downloads d "
@@ -488,10 +519,7 @@ class DownloadStore:
 
     def counts(self, reader: str | None = None) -> tuple[dict[str, int], dict[str, int]]:
         """Rows by state, and failed rows by reason."""
-        mine = (
-            "WHERE EXISTS (SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = d.source "
-            "AND k.manga = d.manga)"
-        )
+        mine = f"WHERE {_KEPT_BY}"
         where = mine if reader is not None else ""
         parameters = (reader,) if reader is not None else ()
         with self.database.transaction() as cursor:
@@ -510,10 +538,7 @@ class DownloadStore:
     def progress(self, reader: str | None = None) -> tuple[int, int, float]:
         """How far the queue is since it was last empty: chapters kept since its oldest
         waiting row was queued, chapters waiting, and the share of their pages kept so far."""
-        mine = (
-            "AND EXISTS (SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = d.source "
-            "AND k.manga = d.manga)"
-        )
+        mine = f"AND {_KEPT_BY}"
         where = mine if reader is not None else ""
         parameters = (reader,) if reader is not None else ()
         with self.database.transaction() as cursor:
@@ -540,10 +565,13 @@ class DownloadStore:
         return None if row is None else _download(row)
 
     def keeps_series(self, reader: str, source: str, manga: str) -> bool:
+        """Whether ``reader`` keeps the series, on its own or by their keep of the source."""
         with self.database.transaction() as cursor:
             cursor.execute(
-                "SELECT 1 FROM keeps WHERE reader = ? AND source = ? AND manga = ?",
-                (reader, source, manga),
+                "SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = ? AND (k.manga = ? OR "
+                "(k.manga = ? AND EXISTS (SELECT 1 FROM follows f WHERE f.reader = k.reader "
+                "AND f.source = k.source AND f.manga = ?)))",
+                (reader, source, manga, EVERY_SERIES, manga),
             )
             return cursor.fetchone() is not None
 

@@ -75,6 +75,16 @@ KEEP = {
         "since": STAMP,
     },
 }
+KEEP_EVERY = {
+    "type": "object",
+    "properties": {
+        "source": {"type": "string"},
+        "languages": {"type": "array", "items": {"type": "string"}},
+        "groups": {"type": "array", "items": {"type": "string"}},
+        "onlyUnread": {"type": "boolean"},
+        "since": STAMP,
+    },
+}
 FILTER = {"type": "string", "minLength": 1, "maxLength": MAX_FILTER_LENGTH}
 CHAPTER_NAME = {
     "type": "object",
@@ -130,6 +140,29 @@ BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
             },
         },
         {"languages": ["en"], "groups": ["Straw Hat Scans"], "backfill": 5},
+    ),
+    "keep-every": (
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "languages": {
+                    "type": "array",
+                    "items": FILTER,
+                    "maxItems": MAX_FILTERS,
+                    "description": "languages kept (none: any)",
+                },
+                "groups": {
+                    "type": "array",
+                    "items": FILTER,
+                    "maxItems": MAX_FILTERS,
+                    "description": "groups preferred for a number, in order (none: any "
+                    "group; one version a number either way)",
+                },
+                "onlyUnread": {"type": "boolean"},
+            },
+        },
+        {"languages": ["en"], "groups": ["Straw Hat Scans"], "onlyUnread": True},
     ),
     "target": (
         {
@@ -243,6 +276,30 @@ def follows_paths() -> dict[str, Any]:
                 "Keep", 201, KEEP, (400, 404, 413), body="keep", parameters=SERIES_PARAMETERS
             ),
             "delete": _operation("Stop keeping", 204, None, (404,), parameters=SERIES_PARAMETERS),
+        },
+        f"{PREFIX}/sources/{{source}}/keep": {
+            "get": _operation(
+                "How every series followed from a source is kept",
+                200,
+                KEEP_EVERY,
+                (404,),
+                parameters=SERIES_PARAMETERS[:1],
+            ),
+            "put": _operation(
+                "Keep every series followed from a source",
+                201,
+                KEEP_EVERY,
+                (400, 404, 413),
+                body="keep-every",
+                parameters=SERIES_PARAMETERS[:1],
+            ),
+            "delete": _operation(
+                "Stop keeping every series followed from a source",
+                204,
+                None,
+                (404,),
+                parameters=SERIES_PARAMETERS[:1],
+            ),
         },
         f"{PREFIX}/updates": {
             "get": _operation(

@@ -24,9 +24,11 @@ from toshokan.faces.follows.atom import updates_feed
 from toshokan.faces.follows.shapes import (
     MAX_SLUG,
     CheckNow,
+    KeepEveryWish,
     KeepWish,
     MarkRead,
     NewTarget,
+    every_body,
     follow_body,
     keep_body,
     target_body,
@@ -115,6 +117,43 @@ async def unkeep(request: Request) -> Response:
     source, manga = series_of(request)
     if not await core_of(request).downloads.unkeep(reader, source, manga):
         raise NotFound(f"You do not keep {source}/{manga}.")
+    return Response(status_code=204, headers={"Cache-Control": NO_STORE})
+
+
+def source_of(request: Request) -> str:
+    source: str = request.path_params["source"]
+    if len(source) > MAX_SLUG:
+        raise InvalidRequest(f"A slug is at most {MAX_SLUG} characters.")
+    core_of(request).source(source)
+    return source
+
+
+async def keep_every_of(request: Request) -> Response:
+    reader = await reader_of(request)
+    source = source_of(request)
+    found = await core_of(request).downloads.every_of(reader, source)
+    if found is None:
+        raise NotFound(f"You do not keep every series you follow from {source}.")
+    return answer(every_body(found))
+
+
+async def keep_every(request: Request) -> Response:
+    reader = await reader_of(request)
+    source = source_of(request)
+    body = await body_of(request, KeepEveryWish)
+    downloads = core_of(request).downloads
+    already = await downloads.every_of(reader, source)
+    made = await downloads.keep_every(
+        reader, source, languages=body.languages, groups=body.groups, only_unread=body.onlyUnread
+    )
+    return answer(every_body(made), 200 if already else 201)
+
+
+async def unkeep_every(request: Request) -> Response:
+    reader = await reader_of(request)
+    source = source_of(request)
+    if not await core_of(request).downloads.unkeep_every(reader, source):
+        raise NotFound(f"You do not keep every series you follow from {source}.")
     return Response(status_code=204, headers={"Cache-Control": NO_STORE})
 
 
@@ -243,4 +282,7 @@ def follows_routes() -> list[BaseRoute]:
         route("/series/{source}/{manga}/keep", keep_of, "GET"),
         route("/series/{source}/{manga}/keep", keep, "PUT"),
         route("/series/{source}/{manga}/keep", unkeep, "DELETE"),
+        route("/sources/{source}/keep", keep_every_of, "GET"),
+        route("/sources/{source}/keep", keep_every, "PUT"),
+        route("/sources/{source}/keep", unkeep_every, "DELETE"),
     ]

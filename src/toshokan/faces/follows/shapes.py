@@ -49,6 +49,16 @@ class KeepWish(BaseModel):
     onlyUnread: bool = False
 
 
+class KeepEveryWish(BaseModel):
+    """How to keep every series followed from a source: the filters of a series' keep, but
+    no backfill."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    languages: list[str] = Field(default_factory=list, max_length=MAX_FILTERS)
+    groups: list[str] = Field(default_factory=list, max_length=MAX_FILTERS)
+    onlyUnread: bool = False
+
+
 class NewTarget(BaseModel):
     """An Apprise URL, optionally for some followed series only (``source/manga`` each)."""
 
@@ -118,6 +128,16 @@ def keep_body(keep: Keep) -> dict[str, Any]:
         "languages": list(keep.languages),
         "groups": list(keep.groups),
         "backfill": keep.backfill,
+        "onlyUnread": keep.only_unread,
+        "since": when(keep.since),
+    }
+
+
+def every_body(keep: Keep) -> dict[str, Any]:
+    return {
+        "source": keep.source,
+        "languages": list(keep.languages),
+        "groups": list(keep.groups),
         "onlyUnread": keep.only_unread,
         "since": when(keep.since),
     }
