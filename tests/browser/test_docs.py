@@ -12,8 +12,8 @@ def test_docs_page_renders_every_operation_from_the_package(desktop: Watched) ->
     page = desktop.open("/_/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("toshokan")
     expect(page.locator(".opblock-summary-path", has_text="/{source}/search")).to_be_visible()
-    # The spec's nine operations, the follows API's fourteen and the downloads API's five.
-    expect(page.locator(".opblock")).to_have_count(28)
+    # The spec's nine operations, the follows API's seventeen and the downloads API's five.
+    expect(page.locator(".opblock")).to_have_count(31)
     expect(page.get_by_text("Unable to render this definition")).to_have_count(0)
 
     # An operation opens and shows its documented error answers, not just 200.
@@ -72,6 +72,8 @@ def test_the_host_apis_bodies_run_as_documented(desktop: Watched) -> None:
         ("put", "/_/downloads/queue"): "200",
         # Their paths name a followed series or a download, which the page cannot fill in.
         ("put", "/_/follows/series/{source}/{manga}/keep"): None,
+        # Names a source to keep from; this host serves only its library, which is never kept.
+        ("put", "/_/follows/sources/{source}/keep"): None,
         ("post", "/_/downloads/{download}"): None,
     }
     assert sorted(bodied) == sorted(expected)
