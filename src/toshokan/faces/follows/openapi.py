@@ -92,6 +92,22 @@ CHAPTER_NAME = {
     "required": ["source", "manga", "chapter"],
     "properties": {"source": SLUG, "manga": SLUG, "chapter": SLUG},
 }
+#: What a reader keeps of a series, or of every series of a source, alike.
+KEEP_FILTERS: dict[str, Any] = {
+    "languages": {
+        "type": "array",
+        "items": FILTER,
+        "maxItems": MAX_FILTERS,
+        "description": "languages kept (none: any)",
+    },
+    "groups": {
+        "type": "array",
+        "items": FILTER,
+        "maxItems": MAX_FILTERS,
+        "description": "groups preferred for a number, in order (none: any "
+        "group; one version a number either way)",
+    },
+}
 BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "read": (
         {
@@ -117,19 +133,7 @@ BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "languages": {
-                    "type": "array",
-                    "items": FILTER,
-                    "maxItems": MAX_FILTERS,
-                    "description": "languages kept (none: any)",
-                },
-                "groups": {
-                    "type": "array",
-                    "items": FILTER,
-                    "maxItems": MAX_FILTERS,
-                    "description": "groups preferred for a number, in order (none: any "
-                    "group; one version a number either way)",
-                },
+                **KEEP_FILTERS,
                 "backfill": {
                     "type": "integer",
                     "minimum": 0,
@@ -146,19 +150,7 @@ BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "languages": {
-                    "type": "array",
-                    "items": FILTER,
-                    "maxItems": MAX_FILTERS,
-                    "description": "languages kept (none: any)",
-                },
-                "groups": {
-                    "type": "array",
-                    "items": FILTER,
-                    "maxItems": MAX_FILTERS,
-                    "description": "groups preferred for a number, in order (none: any "
-                    "group; one version a number either way)",
-                },
+                **KEEP_FILTERS,
                 "onlyUnread": {"type": "boolean"},
             },
         },
