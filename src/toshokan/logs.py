@@ -282,3 +282,6 @@ def configure_logging(level: str, log_format: str = "text") -> None:
     handler.addFilter(RequestIds())
     handler.setFormatter(json_formatter() if log_format == "json" else LineFormatter())
     logging.basicConfig(level=level.upper(), handlers=[handler])
+    # The job scheduler says at info that it ran each of the engine's polls, every two
+    # seconds: noise that buries the host's own lines. Its warnings and errors still show.
+    logging.getLogger("apscheduler").setLevel(max(logging.WARNING, logging.root.level))
