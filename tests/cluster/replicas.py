@@ -11,7 +11,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,12 +72,14 @@ def start_replica(
     env: Mapping[str, str] | None = None,
     ready_path: str = "/",
     timeout: float = 60,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> Replica:
     """Start ``toshokan serve --config config`` on a free port; return once ``ready_path`` is 200.
 
     ``data_dir`` is given as ``TOSHOKAN_HOST__DATA_DIR``, so the file stays the same for
     every replica. The process leads its own process group, so stopping it reaches the
-    workers of a ``--workers`` host as well.
+    workers of a ``--workers`` host as well. ``preexec_fn`` runs in the child before the host
+    starts (a limit of its own, as its machine would set).
     """
     data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
@@ -90,6 +92,7 @@ def start_replica(
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=preexec_fn,
         )
     replica = Replica(process, port, data_dir, log_path)
     try:

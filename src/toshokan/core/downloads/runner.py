@@ -57,7 +57,7 @@ RECONCILE_SECONDS = 60.0
 PRIORITY = -5
 #: Reasons the queue pauses for: the keep folder's, fixed by the operator.
 FOLDER_REASONS = ("no-space", "not-writable")
-#: Bytes written to see whether a paused folder takes writes again.
+#: Bytes asked for, at least, to see whether a paused folder takes files again.
 PROBE_BYTES = 64 * 1024
 #: Seconds between two progress records of a chapter being kept.
 PROGRESS_SECONDS = 1.0
@@ -67,16 +67,20 @@ class Withdrawn(Exception):
     """The row is not this job's any more (cancelled, held, or its claim lapsed)."""
 
 
-def probe(folder: Path) -> str | None:
-    """None when the keep folder takes a small file again; else what stops it. Blocking."""
+def probe(folder: Path, size: int = PROBE_BYTES) -> str | None:
+    """None when the keep folder takes a file of ``size`` bytes again (at least
+    :data:`PROBE_BYTES`); else what stops it. Blocking.
+
+    The room is asked for (``posix_fallocate``: the file system reserves it, or says it is
+    full, over quota or past the process's file size limit), not written: a folder with a
+    little room left, which a chapter already filled, stays paused until that chapter fits.
+    """
     drafts = folder / DRAFTS
     path = drafts / f"probe-{uuid.uuid4().hex}"
     try:
         drafts.mkdir(exist_ok=True)
         with path.open("wb") as out:
-            out.write(b"\0" * PROBE_BYTES)
-            out.flush()
-            os.fsync(out.fileno())
+            os.posix_fallocate(out.fileno(), 0, max(size, PROBE_BYTES))
     except OSError as error:
         return disk_error(error, "trying the folder again").message
     finally:
@@ -154,7 +158,9 @@ class Runner:
         shelf = self.core.keeper.shelf
         if shelf is None:
             return state
-        problem = await in_thread(probe, shelf.folder)
+        # As much room as the first chapter waiting had written when the folder stopped it.
+        waiting = await in_thread(self.store.due, 1)
+        problem = await in_thread(probe, shelf.folder, max((d.bytes for d in waiting), default=0))
         if problem is not None:
             return state
         if await in_thread(self.store.resume, FOLDER_REASONS):
