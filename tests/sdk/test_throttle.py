@@ -15,7 +15,17 @@ import httpx
 import pytest
 import respx
 
-from toshokan.sdk import AllOf, BudgetPaused, Throttle, UpstreamClient, background, in_background
+from toshokan.errors import UpstreamTimeout
+from toshokan.sdk import (
+    AllOf,
+    BudgetPaused,
+    Throttle,
+    UpstreamClient,
+    background,
+    in_background,
+    throttle,
+    upstream_deadline,
+)
 from toshokan.sdk.throttle import reserved
 
 pytestmark = pytest.mark.anyio
@@ -183,3 +193,54 @@ def test_the_mark_holds_inside_its_block_and_tasks_started_there() -> None:
 
     asyncio.run(check())
     assert [reserved(n) for n in (1, 2, 5, 9, 10, 40)] == [0, 1, 1, 1, 2, 8]
+
+
+async def test_a_reader_using_its_share_leaves_background_work_all_of_its_own() -> None:
+    budget = Throttle("test shares", 5, 1)
+    await budget.acquire()  # a reader's request, from the readers' fifth
+    granted = 0
+
+    async def take() -> None:
+        nonlocal granted
+        with background():
+            await budget.acquire()
+        granted += 1
+
+    queued = [asyncio.create_task(take()) for _ in range(6)]
+    await asyncio.sleep(0.1)
+    assert granted == 5 - reserved(5)  # four fifths of the window, the reader's one aside
+    for task in queued:
+        task.cancel()
+    await asyncio.gather(*queued, return_exceptions=True)
+
+
+async def test_background_work_waiting_for_its_turn_is_not_late_and_a_reader_is() -> None:
+    """A deadline bounds the upstream's answers: background work's wait for a window to free
+    moves it later; a reader's wait counts, as the reader waits."""
+    sent: list[float] = []
+    client = UpstreamClient(API, user_agent="t", rate_per_second=1)
+    with recording(sent):
+        await client.get_json("/first")  # the window is full for a second
+        with background():
+            async with upstream_deadline(0.3):
+                await client.get_json("/background")  # waited about a second: not late
+        await client.get_json("/again")  # the window is full again
+        with pytest.raises(UpstreamTimeout):
+            async with upstream_deadline(0.3):
+                await client.get_json("/reader")
+    assert len(sent) == 3
+    assert sent[1] - sent[0] >= 0.9
+    await client.aclose()
+
+
+async def test_background_work_starved_for_longer_than_its_patience_is_late(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(throttle, "BACKGROUND_PATIENCE", 0.5)
+    budget = Throttle("test patience", 1, 3)
+    await budget.acquire()  # the window is full for three seconds
+    started = time.monotonic()
+    with background(), pytest.raises(UpstreamTimeout):
+        async with upstream_deadline(0.3):
+            await budget.acquire()
+    assert 0.7 <= time.monotonic() - started < 2.0  # its deadline, moved by its patience

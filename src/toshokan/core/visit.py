@@ -106,7 +106,13 @@ class Visit:
     def deadline(self) -> AbstractAsyncContextManager[None]:
         """The request's one upstream deadline: ``[server] upstream_timeout`` from the visit's start,
         shared by the authorisation and every content call."""
-        return upstream_deadline(self.collaborators.upstream_timeout, since=self.started)
+        return upstream_deadline(
+            self.collaborators.upstream_timeout, since=self.started, moved=self._postponed
+        )
+
+    def _postponed(self, seconds: float) -> None:
+        """Background work waited ``seconds`` for its turn at a budget: not the upstream's time."""
+        self.started += seconds
 
     async def access(self) -> Access:
         """The caller's authorisation for this source: decided once, on first need."""

@@ -51,7 +51,7 @@ from toshokan.errors import (
 from toshokan.sdk import deadline
 from toshokan.sdk.observe import Observers
 from toshokan.sdk.payloads import parse_json, parse_payload
-from toshokan.sdk.throttle import BudgetPaused, Throttle, UpstreamLimiter
+from toshokan.sdk.throttle import BudgetPaused, Throttle, UpstreamLimiter, in_background
 
 T = TypeVar("T")
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
@@ -261,17 +261,23 @@ class UpstreamClient:
         """One attempt; ``sent`` gets an item once the budget is taken and the request goes."""
         # An attempt ends a moment before the request's deadline, so that the client, not the
         # deadline's cancellation, reports what it knows (an earlier attempt's upstream error).
-        left = deadline.remaining()
-        budget = self.timeout if left is None else min(self.timeout, left - DEADLINE_SLACK)
+        budget = self._attempt_time()
 
         def late() -> UpstreamTimeout:  # built on failure only: a success raises nothing
             return UpstreamTimeout(f"The upstream did not answer {method} {_path(url)} in time.")
 
         if budget <= 0:
             raise _Retryable(late())
+        waits_apart = in_background()
         try:
-            async with asyncio.timeout(budget):
+            if waits_apart:
+                # Its wait for a turn moves the request's deadline (the throttle's doing), so
+                # the attempt's own time starts once the budget is taken.
                 await self._take_budget()
+                budget = self._attempt_time()
+            async with asyncio.timeout(budget):
+                if not waits_apart:
+                    await self._take_budget()
                 sent.append(True)
                 response = await self._fetch(method, url, **kwargs)
         except TimeoutError:
@@ -297,6 +303,11 @@ class UpstreamClient:
         if response.is_success:
             return response
         return self._fail(response, not_found)
+
+    def _attempt_time(self) -> float:
+        """Seconds one attempt may take now: the client's timeout, within the deadline."""
+        left = deadline.remaining()
+        return self.timeout if left is None else min(self.timeout, left - DEADLINE_SLACK)
 
     async def _take_budget(self) -> None:
         """Count one request against the budget; ``RATE_LIMITED`` at once while it is paused."""

@@ -24,10 +24,15 @@ A pause an upstream asks of one process pauses that budget in every process.
 Readers come before background work. Upstream work the host does for nobody waiting
 (checks of followed series, downloads of kept chapters) runs inside :func:`background`,
 and its requests then wait behind every reader's request queued for the same budget in
-the process, and never take the last slots of a window (:func:`reserved`: a fifth of it,
-at least one): those stay free for readers in every process of the host, which is what
-keeps the rule whole across replicas sharing :class:`SharedCounts`, where nobody knows
-who waits elsewhere. Background work alone gets the rest of each window.
+the process, and never take more than four fifths of any window: a fifth of it, at least
+one slot (:func:`reserved`), stays the readers' in every process of the host, which is
+what keeps the rule whole across replicas sharing :class:`SharedCounts`, where nobody
+knows who waits elsewhere. Background work is counted twice, in the window and in a
+window of its own of the other four fifths, so readers using their fifth do not shrink
+background work's share either: a queue of downloads runs at that share's full rate
+beside a reader (readers asking for more than their fifth share the rest first come).
+Background work's wait for its turn moves its deadline later (it is nobody's wait):
+see :func:`toshokan.sdk.deadline.postpone`.
 
 An upstream that says "not before an hour" pauses its budget (:meth:`Throttle.pause`).
 A paused budget is not waited for: :meth:`Throttle.acquire` raises :class:`BudgetPaused`
@@ -41,7 +46,7 @@ import logging
 import math
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from contextvars import ContextVar
 from fractions import Fraction
 from typing import Protocol
@@ -49,6 +54,8 @@ from typing import Protocol
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.storage import storage_from_string
+
+from toshokan.sdk import deadline
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +74,8 @@ _background: ContextVar[bool] = ContextVar("toshokan_background", default=False)
 def background() -> Iterator[None]:
     """Mark the upstream work done inside as background: nobody waits for it.
 
-    Every budget's queued readers go first, and the last slots of each window
-    (:func:`reserved`) are left to them. Tasks started inside inherit the mark.
+    Every budget's queued readers go first, and a share of each window
+    (:func:`reserved`) is left to them. Tasks started inside inherit the mark.
     """
     token = _background.set(True)
     try:
@@ -82,8 +89,16 @@ def in_background() -> bool:
     return _background.get()
 
 
+#: Seconds background work's deadline is moved later, at most, while one request of it waits
+#: for its turn at a budget (behind readers, for the window): longer than any window, bounded
+#: so that work starved by readers for that long fails, as a request past its deadline does.
+BACKGROUND_PATIENCE = 120.0
+#: Seconds background work sleeps between two looks while readers are queued for the budget.
+READERS_TURN = 1.0
+
+
 def reserved(count: int) -> int:
-    """Slots of a window of ``count`` that background work never takes."""
+    """Slots of every window of ``count`` that background work never takes."""
     return max(1, int(count * READERS_SHARE)) if count > 1 else 0
 
 
@@ -224,6 +239,11 @@ class Throttle:
         self._items: tuple[RateLimitItem, ...] = tuple(
             RateLimitItemPerSecond(c, p, namespace="upstream") for c, p in windows
         )
+        #: Background work's own count: at most what the readers' share leaves of each window.
+        self._background_items: tuple[RateLimitItem, ...] = tuple(
+            RateLimitItemPerSecond(c - reserved(c), p, namespace="upstream-background")
+            for c, p in windows
+        )
 
     @classmethod
     def per_second(cls, name: str, rate: float) -> "Throttle":
@@ -244,23 +264,31 @@ class Throttle:
         self._refuse_if_paused()
         line = _line(self.name)
         if in_background():
-            async with line.background:
-                await self._wait_for_slot(line, background=True)
+            patience = [BACKGROUND_PATIENCE]
+            while not await self._background_wait(line.background.acquire(), patience):
+                self._refuse_if_paused()
+            try:
+                await self._wait_for_slot(line, patience)
+            finally:
+                line.background.release()
             return
         line.readers_waiting += 1
         try:
             async with line.readers:
-                await self._wait_for_slot(line, background=False)
+                await self._wait_for_slot(line)
         finally:
             line.readers_waiting -= 1
             if not line.readers_waiting:
                 line.wake()  # background work waiting for the readers to be served goes on
 
-    async def _wait_for_slot(self, line: _Line, *, background: bool) -> None:
+    async def _wait_for_slot(self, line: _Line, patience: list[float] | None = None) -> None:
+        """Take a slot; ``patience`` (background work's) is how much longer its deadline may
+        still be moved, None for a reader's request."""
+        background = patience is not None
         while True:
             self._refuse_if_paused()
-            if background and line.readers_waiting:
-                await line.sleep(None)
+            if patience is not None and line.readers_waiting:
+                await self._background_wait(line.sleep(READERS_TURN), patience)
                 continue
             shared = _state.shared
             if shared is not None and shared.available():
@@ -276,25 +304,51 @@ class Throttle:
                 reset_at = await self._take(_state.strategy, background)
             if reset_at is None:
                 return
-            await line.sleep(max(0.001, reset_at - time.time()))
+            seconds = max(0.001, reset_at - time.time())
+            if patience is not None:
+                await self._background_wait(line.sleep(seconds), patience, seconds)
+            else:
+                await line.sleep(seconds)
+
+    @staticmethod
+    async def _background_wait(
+        waiting: Awaitable[object], patience: list[float], seconds: float = READERS_TURN
+    ) -> bool:
+        """Wait for ``waiting`` up to ``seconds``, the request's deadline moved later by as long
+        while ``patience`` lasts: background work waiting for its turn is not the upstream being
+        slow (:func:`~toshokan.sdk.deadline.postpone`); readers' deadlines stay as they are.
+        Whether ``waiting`` finished."""
+        started = time.monotonic()
+        moved = min(seconds, patience[0])
+        deadline.postpone(moved)
+        patience[0] -= moved
+        try:
+            await asyncio.wait_for(waiting, seconds)
+            done = True
+        except TimeoutError:
+            done = False
+        slept = time.monotonic() - started
+        if slept < moved:  # done early: give back what was not waited
+            deadline.postpone(slept - moved)
+            patience[0] += moved - slept
+        return done
 
     async def _take(self, strategy: MovingWindowRateLimiter, background: bool) -> float | None:
         """Take a slot in every window: None when taken, else when to look again (epoch).
 
-        Background work takes one only while the window has more than its reserve free."""
-        items = self._items
-        needed = [1 + (reserved(count) if background else 0) for count, _ in self.windows]
+        Background work also takes one of its own share of each window (all but the readers'
+        :func:`reserved` slots), so readers' requests never leave it less than that share and
+        it never leaves readers less than theirs."""
+        items = self._background_items + self._items if background else self._items
         # Nobody else of this loop takes a turn between test and hit; another process's hit in
-        # between can only make a hit fail (each is atomic), and then we wait and check again.
-        if all(
-            [await strategy.test(i, self.name, cost=n) for i, n in zip(items, needed, strict=True)]
-        ) and all([await strategy.hit(i, self.name) for i in items]):
+        # between can only make a hit fail (each is atomic), and then we wait and check again
+        # (a slot taken in one window and refused in the next is spent: stricter, never looser).
+        if all([await strategy.test(i, self.name) for i in items]) and all(
+            [await strategy.hit(i, self.name) for i in items]
+        ):
             return None
         stats = [await strategy.get_window_stats(i, self.name) for i in items]
-        return max(
-            (s.reset_time for s, n in zip(stats, needed, strict=True) if s.remaining < n),
-            default=0.0,
-        )
+        return max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
 
     def pause(self, seconds: float) -> None:
         """The upstream asked us to wait: refuse every request of this budget until then,
