@@ -63,11 +63,13 @@ def postpone(seconds: float) -> None:
     """Move the current deadline, and every one it is nested in, ``seconds`` later (for a wait
     that is nobody's: see the module's docstring). Nothing outside a deadline."""
     deadline = _deadline.get()
+    told: list[Callable[[float], None]] = []  # a request's blocks nested in each other: once
     while deadline is not None:
         deadline.at += seconds
         if deadline.timer is not None and not deadline.timer.expired():
             deadline.timer.reschedule(deadline.at)
-        if deadline.moved is not None:
+        if deadline.moved is not None and deadline.moved not in told:
+            told.append(deadline.moved)
             deadline.moved(seconds)
         deadline = deadline.outer
 
