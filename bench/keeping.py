@@ -20,12 +20,16 @@
    (``[keep] concurrency`` ``--concurrency``) under MangaDex's published budgets (5 API
    requests a second, ``--at-home`` page lists a minute, of which background work may take
    four fifths); chapters kept per minute next to that ceiling (downloads are budget-bound,
-   not CPU-bound), the process's CPU and peak memory per chapter, and the p99 of a reader's
+   not CPU-bound), counted over the first ``--minutes`` whole minutes of a queue that does not
+   run dry in them (a moving window lets a full minute's allowance go at once at the start
+   and the next one a minute later, so only whole minutes compare with a rate a minute),
+   with the most page lists of any minute and API requests of any second the fake saw, the
+   process's CPU and peak memory per chapter, and the p99 of a reader's
    request for a chapter's page list (the budget the queue spends) while the queue is full,
    next to the same requests while it is empty (a chapter opened every ``--reader-every``
    seconds: within the fifth of the page lists the budget keeps for readers).
 
-Run: ``python bench/keeping.py [--rate 20] [--requests 50] [--chapters 8] [--queued 40]``
+Run: ``python bench/keeping.py [--rate 20] [--requests 50] [--chapters 8] [--queued 80]``
 """
 
 import argparse
@@ -292,51 +296,66 @@ async def queue_against_the_ceiling(args: argparse.Namespace) -> None:
                     await asyncio.sleep(max(0.0, args.reader_every - times[-1]))
                 return times
 
+            await reader(1)  # untimed: the first request's one-off costs are nobody's p99
             empty = await reader(args.reader_requests)
             await asyncio.sleep(60)  # the page-list window empties of the reader's requests
-            done = [0]
-
-            async def keep_all() -> float:
-                started = time.monotonic()
-                for slug in (manga, *others):
-                    await core.downloads.keep("", "mangadex", slug, backfill=each)
-                while True:
-                    listing = await core.downloads.listing(None, limit=1)
-                    done[0] = listing.states.get("done", 0)
-                    if done[0] + listing.states.get("failed", 0) >= each * args.series:
-                        return time.monotonic() - started
-                    await asyncio.sleep(0.2)
-
+            measured = 60.0 * args.minutes
+            lists_before = len(fake.calls(r"^/at-home/"))
             cpu_before = time.process_time()
-            keeping = asyncio.create_task(keep_all())
-            await asyncio.sleep(2)  # the queue full
-            full = await reader(args.reader_requests, keeping.done)
-            seconds = await keeping
+            rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            started_at, started = time.time(), time.monotonic()
+            for slug in (manga, *others):
+                await core.downloads.keep("", "mangadex", slug, backfill=each)
+            full = await reader(10**6, lambda: time.monotonic() - started >= measured)
+            await asyncio.sleep(max(0.0, measured - (time.monotonic() - started)))
             cpu = time.process_time() - cpu_before
-            failed = (await core.downloads.listing(None, limit=1)).states.get("failed", 0)
+            rows = (await core.downloads.listing(None, limit=10_000)).downloads
+            kept = [
+                d for d in rows if d.state == "done" and (d.finished or 0) <= started_at + measured
+            ]
+            failed = sum(d.state == "failed" for d in rows)
             sizes = [p.stat().st_size for p in library.rglob("*.cbz")]
-    per_minute = done[0] / seconds * 60
+            lists = [r.at for r in fake.calls(r"^/at-home/")]
+            api = [r.at for r in fake.requests if not r.path.startswith("/at-home/")]
+            reader_lists = len(full)
     ceiling = args.at_home - max(1, args.at_home // 5)  # background's share of the page lists
+    per_minute = len(kept) / args.minutes
     print(
-        f"\nthe queue: {done[0]} chapters of {args.series} series ({failed} failed) of "
-        f"{args.pages_queued} pages, "
-        f"{sum(sizes) / max(1, len(sizes)) / 1e6:.1f} MB each, kept in {seconds:.0f} s by "
-        f"concurrency {args.concurrency}"
+        f"\nthe queue: {len(rows)} chapters of {args.series} series queued ({failed} failed), "
+        f"{args.pages_queued} pages of {sum(sizes) / max(1, len(sizes)) / 1e6:.1f} MB each, "
+        f"concurrency {args.concurrency}; {len(kept)} kept in the first {args.minutes:g} "
+        f"minute(s) of a queue that never ran dry"
     )
     print(
         f"chapters kept per minute: {per_minute:.1f}, against the ceiling of {ceiling} page "
-        f"lists a minute for background work (x{per_minute / ceiling:.2f}; the reader's "
-        f"{len(full)} requests took their own page lists from the same budget)"
+        f"lists a minute for background work (x{per_minute / ceiling:.2f}); the reader's "
+        f"{reader_lists} page lists came from the readers' fifth of the same budget"
     )
     print(
-        f"CPU per chapter kept: {cpu / max(1, done[0]) * 1000:.0f} ms (the whole process, the "
-        f"reader's requests included); process max RSS "
-        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+        f"upstream, the whole run, on arrival at the fake: at most "
+        f"{most_in_any_window(lists, 60.0)} page lists in a minute (published {args.at_home}; "
+        f"{len(lists) - lists_before} while measured), at most "
+        f"{most_in_any_window(api, 1.0)} API requests in a second (published 5)"
+    )
+    print(
+        f"CPU per chapter kept: {cpu / max(1, len(kept)) * 1000:.0f} ms (the whole process over "
+        f"the measured minutes, the reader's requests included); process max RSS "
+        f"{rss_before / 1024:.0f} MB before the queue, "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB after"
     )
     print(
         f"reader's page list (every {args.reader_every:g} s): queue empty p99 "
-        f"{p99_ms(empty):.0f} ms (median {median_ms(empty):.0f}), queue full p99 "
-        f"{p99_ms(full):.0f} ms (median {median_ms(full):.0f}), x{p99_ms(full) / p99_ms(empty):.2f}"
+        f"{p99_ms(empty):.0f} ms (median {median_ms(empty):.0f}, {len(empty)} requests), queue "
+        f"full p99 {p99_ms(full):.0f} ms (median {median_ms(full):.0f}, {len(full)} requests), "
+        f"x{p99_ms(full) / p99_ms(empty):.2f}"
+    )
+
+
+def most_in_any_window(times: list[float], width: float) -> int:
+    """The most of ``times`` in any window of ``width`` seconds."""
+    times = sorted(times)
+    return max(
+        (sum(1 for t in times[i:] if t - times[i] < width) for i in range(len(times))), default=0
     )
 
 
@@ -351,13 +370,14 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--page-kb", type=int, default=400)
     parser.add_argument("--skip-readers", action="store_true")
-    parser.add_argument("--queued", type=int, default=40, help="chapters the queue keeps")
+    parser.add_argument("--queued", type=int, default=80, help="chapters queued")
     parser.add_argument("--pages-queued", type=int, default=8, help="pages of each")
     parser.add_argument("--series", type=int, default=8, help="series they belong to")
     parser.add_argument("--at-home", type=int, default=40, help="page lists a minute")
     parser.add_argument("--concurrency", type=int, default=2, help="[keep] concurrency")
+    parser.add_argument("--minutes", type=float, default=2, help="minutes the queue is measured")
     # A reader opening a chapter every 8 s: within the fifth of the page lists kept for readers.
-    parser.add_argument("--reader-requests", type=int, default=8)
+    parser.add_argument("--reader-requests", type=int, default=8, help="with the queue empty")
     parser.add_argument("--reader-every", type=float, default=8.0)
     parser.add_argument("--only-queue", action="store_true")
     args = parser.parse_args()
