@@ -404,3 +404,12 @@ async def test_cancel_and_keeping_decide_once(
     # A cancel of a chapter kept is too late as well.
     again = await host.client.post(f"/_/downloads/{done['id']}", json={"action": "cancel"})
     assert again.status_code == 409
+
+
+async def test_a_reader_removed_leaves_no_pause_to_the_next_of_that_name(host: ServedHost) -> None:
+    await add_reader(host, "ren", "hunter22")
+    paused = await host.client.put("/_/downloads/queue", json={"paused": True}, auth=basic("ren"))
+    assert paused.json()["paused"] == "reader"
+    assert await asyncio.to_thread(host.core.readers.readers.remove, "ren")
+    await add_reader(host, "ren", "hunter22")
+    assert (await queue(host, "ren"))["own"]["paused"] is None
