@@ -6,8 +6,8 @@ it with one conditional update, under a lease it renews while it works; a lease
 left by a process that died lapses (:data:`LEASE_SECONDS`) and the row is claimed
 again, by any process; on the embedded engine, whose one process alone claims,
 the claims of a process stopped or killed are released when the next begins
-(:meth:`DownloadStore.release_others`). Claims take the queue's one row (``download_queue``) first,
-which serialises them on PostgreSQL as SQLite's transactions are, so the limits
+(:meth:`DownloadStore.release_others`). Claims take the queue's one row
+(``download_queue``) first, which serialises them on PostgreSQL as SQLite's transactions are, so the limits
 counted in the claim (chapters at once for the whole host, per source, one per
 series) hold across replicas. The same row says whether the queue is paused, and
 why.
@@ -47,15 +47,6 @@ WAITING = (QUEUED, RUNNING, HELD)
 #: The ``manga`` of a reader's keep of every series they follow from a source (no slug is
 #: ``*``): a series the reader keeps on its own is kept as its own row says instead.
 EVERY_SERIES = "*"
-#: The downloads (``d``) of the series a reader (the one parameter) keeps, on their own or by
-#: their keep of every series they follow from the source.
-_KEPT_BY = (
-    "EXISTS (SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = d.source AND "
-    f"(k.manga = d.manga OR (k.manga = '{EVERY_SERIES}' AND EXISTS (SELECT 1 FROM follows f WHERE "
-    "f.reader = k.reader AND f.source = d.source AND f.manga = d.manga))))"
-)
-#: The ``download_queue`` row of a reader's pause of their own downloads is this and their name.
-READER_ROW = "reader:"
 #: The keeps (``k``) of the download ``d``: its series' readers, on their own or by their keep
 #: of every series they follow from the source.
 _KEEPS_OF = (
@@ -63,6 +54,11 @@ _KEEPS_OF = (
     f"(k.manga = '{EVERY_SERIES}' AND EXISTS (SELECT 1 FROM follows f WHERE "
     "f.reader = k.reader AND f.source = d.source AND f.manga = d.manga)))"
 )
+#: The downloads (``d``) of the series a reader (the one parameter) keeps, on their own or by
+#: their keep of every series they follow from the source.
+_KEPT_BY = f"EXISTS (SELECT 1 FROM {_KEEPS_OF} AND k.reader = ?)"
+#: The ``download_queue`` row of a reader's pause of their own downloads is this and their name.
+READER_ROW = "reader:"
 #: A download runs for someone: a reader keeping its series has not paused their downloads
 #: (or nobody keeps it any more, and it runs as queued). Shared rows run for whoever wants them.
 _WANTED = (
