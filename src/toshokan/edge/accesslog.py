@@ -101,14 +101,10 @@ def _message(parts: tuple[Any, ...]) -> tuple[float, str]:
     now, _, _, client, method, path, status, seconds, request_id = parts
     if len(path) > MAX_PATH:
         path = path[:MAX_PATH] + "..."
-    return now, FORMAT % (
-        client,
-        method,
-        escaped(path),
-        status,
-        round(seconds * 1000, 1),
-        request_id,
-    )
+    if not (path.isprintable() and '"' not in path and "\\" not in path):
+        path = escaped(path)
+    # "%.1f" rounds as round(ms, 1) does: the record's ms, to the same digit.
+    return now, FORMAT % (client, method, path, status, seconds * 1000, request_id)
 
 
 def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
