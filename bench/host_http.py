@@ -80,7 +80,9 @@ class BareApp:
     """Replays recorded responses with no framework: the floor for the same bytes.
 
     It still reads the whole request body, as toshokan must, so a POST costs
-    both apps the same receive work. Recordings arrive by ``PUT /_bare/_load``
+    both apps the same receive work; as toshokan's edge, it reads none for a
+    GET or HEAD (under granian a ``receive`` is a trip to the server's own
+    threads: reading an empty body would make the floor, not the host, slower). Recordings arrive by ``PUT /_bare/_load``
     because they can only be made once the real app is up in this process.
     """
 
@@ -90,7 +92,7 @@ class BareApp:
         self.turn: dict[str, int] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await read_body(receive)
+        body = b"" if scope["method"] in ("GET", "HEAD") else await read_body(receive)
         path = scope["path"]
         if path == LOAD_PATH:
             self.load(json.loads(body))
