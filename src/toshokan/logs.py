@@ -58,9 +58,12 @@ BATCHED = "toshokan.access"
 #: The longest a kept record waits before the writer thread writes it.
 FLUSH_SECONDS = 0.25
 #: Lines the writer thread makes between two pauses, and how long it pauses: about a tenth
-#: of a millisecond of work, then the interpreter's lock left to the event loop.
+#: of a millisecond of work, then the interpreter's lock left to the event loop. A pause
+#: may take longer on a busy machine: past ``PAUSES_AT_MOST`` a batch is written without
+#: them, so lines are not held back more than that.
 PAUSE_EVERY = 100
 PAUSE_SECONDS = 0.0001
+PAUSES_AT_MOST = 0.05
 #: Records kept at most; past it the thread logging writes them itself (a stalled stream).
 MAX_KEPT = 16_384
 
@@ -136,12 +139,13 @@ class Deferred:
             # Lines the host's own handlers would write from the records, made without them.
             message, popleft = self.message, kept.popleft
             level, name = logging.getLevelName(logging.INFO), self.logger.name
+            pauses_until = time.monotonic() + PAUSES_AT_MOST
             while count > 0:
                 messages = [message(popleft()) for _ in range(min(count, PAUSE_EVERY))]
                 count -= len(messages)
                 for handler in batched:
                     handler.take_messages(level, name, messages)
-                if count > 0:
+                if count > 0 and time.monotonic() < pauses_until:
                     # The event loop waiting for the interpreter's lock gets it now rather
                     # than after the interpreter's switch interval (5 ms, every request in
                     # flight held up by as much).
