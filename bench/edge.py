@@ -18,10 +18,17 @@ median of each:
   writer's included): what a core gives each side whatever else the
   machine runs at the time, and so the steadier ratio on a shared machine.
 
+The same bench runs under uvicorn (the host's server) and, when it is
+installed (``.venv/bin/python -m pip install -e '.[bench]'``), under granian,
+one worker process each: its ratio says what the edge costs on a faster
+server, not what the host gets from one (docs/performance.md: the host's
+connection bounds do not hold under granian, which it does not serve with).
+Only ratios within one engine's run compare.
+
 Run::
 
-    .venv/bin/python bench/edge.py                     # about 80 s
-    .venv/bin/python bench/edge.py --rounds 7 --duration 8
+    .venv/bin/python bench/edge.py                     # about 80 s an engine
+    .venv/bin/python bench/edge.py --rounds 7 --duration 8 --engines uvicorn
 """
 
 from __future__ import annotations
@@ -202,7 +209,8 @@ def report(sides: dict[str, list[Run]], args: argparse.Namespace, loadgen: str, 
             f"{args.duration} s a side (+{args.warmup} s warm-up), host then bare",
             f"host: log level {args.log_level} (info: the access log, text, with request ids), "
             "request ids on answers, metrics on, rate limiter on",
-            f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; {busy()}",
+            f"machine: {os.cpu_count()} cores ({cpu_model()}); Python {sys.version.split()[0]}; "
+            f"{busy()}",
             "",
             f"{'':<16} {'toshokan':>10} {'bare':>10} {'ratio':>7}  (median of the rounds' "
             "ratios; lowest-highest)",
@@ -212,6 +220,17 @@ def report(sides: dict[str, list[Run]], args: argparse.Namespace, loadgen: str, 
             log,
             *([f"WARNING {errors} errors"] if errors else []),
         ]
+    )
+
+
+def cpu_model() -> str:
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return "model unknown"
+    return next(
+        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+        "model unknown",
     )
 
 
@@ -247,7 +266,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--engines",
         default="uvicorn,granian" if granian_installed() else "uvicorn",
-        help="servers to measure, one after the other (granian: pip install 'toshokan[granian]')",
+        help="servers to measure, one after the other (granian: pip install -e '.[bench]')",
     )
     args = parser.parse_args()
     args.engines = args.engines.split(",")

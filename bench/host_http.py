@@ -230,6 +230,7 @@ def serve_granian(
     process to take it, acceptable for a bench).
     """
     from granian.constants import HTTPModes, Interfaces
+    from granian.log import LogLevels
     from granian.server import Server
 
     port = free_port()
@@ -242,7 +243,7 @@ def serve_granian(
         workers=1,
         http=HTTPModes.http1,
         factory=True,
-        log_level=log_level,  # type: ignore[arg-type]
+        log_level=LogLevels(log_level),
     )
     port_file.write_text(str(port))
     server.serve()

@@ -11,8 +11,11 @@ Making a record, formatting it and writing it cost more than the rest of a
 cached answer. The access log keeps each request's parts (:class:`Deferred`:
 an append), and a writer thread makes their records, hands them to the
 logger's handlers like any other record and has them written in one write,
-at most :data:`FLUSH_SECONDS` after the first of them: a process killed
-outright loses at most that much of its access log. When every handler a
+:data:`FLUSH_SECONDS` after the first of them, in the time the batch takes
+(the thread pauses for the event loop, :data:`PAUSES_AT_MOST` in all at
+most): a process killed outright loses about that much of its access log
+(measured: 0.26 s median, 0.34 s at most on a busy machine, see
+docs/performance.md), well under a second. When every handler a
 record would reach is the host's own text one (:meth:`BatchedLines.plain`),
 the thread writes the lines those records would make, byte for byte, without
 making them (a record and its formatting were most of what a line cost);
