@@ -77,8 +77,8 @@ class Deferred:
 
     ``keep`` costs an append: the record is made from the parts (``make``),
     passed to the logger's handlers like any other and written later (or,
-    for handlers that write only its time and message, just those:
-    ``message``),
+    for handlers that write only its time and message, just those of an
+    info record: ``message``),
     :data:`FLUSH_SECONDS` after the first part kept at most, by a thread of
     its own. So its caller pays neither the record nor its formatting nor the
     write. A line of any other logger written through :class:`BatchedLines`
