@@ -125,6 +125,8 @@ class ZipReader(ChapterReader):
             return None
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             return None
+        if info.compress_size > DIRECT_READ_BYTES:  # the directory's word is not trusted
+            return None
         raw = self._zip.fp
         with self._lock:
             raw.seek(info.header_offset)
@@ -134,12 +136,22 @@ class ZipReader(ChapterReader):
             magic, *_, named, extra = _LOCAL_HEADER.unpack(header)
             if magic != b"PK\x03\x04":
                 return None
-            raw.seek(named + extra, 1)
+            try:
+                expected = info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+            except UnicodeEncodeError:
+                return None
+            if raw.read(named) != expected:  # zipfile refuses it, and says why
+                return None
+            raw.seek(extra, 1)
             packed = raw.read(info.compress_size)
         if len(packed) != info.compress_size:
             return None
         try:
-            data = zlib.decompress(packed, -15) if info.compress_type else packed
+            # Never more than the entry says it holds, whatever the bytes inflate to.
+            inflating = zlib.decompressobj(-15)
+            data = (
+                inflating.decompress(packed, info.file_size + 1) if info.compress_type else packed
+            )
         except zlib.error:
             return None
         if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
