@@ -36,6 +36,8 @@ RESCAN_BUDGET = 355
 #: sniffed, and the answer's headers (ETag, Last-Modified). A few to spare; 20 more is a
 #: regression.
 PAGE_BUDGET = 168
+#: Pages asked before counting: more than the threads either pool may start.
+WARM_UP = 40
 
 
 def test_an_unchanged_rescan_stays_within_its_calls(tmp_path: Path) -> None:
@@ -101,11 +103,16 @@ async def test_a_page_stays_within_its_calls(served: ServedHost) -> None:
     ctx = RequestContext(base_url="http://127.0.0.1:8080")
     url = (await source.pages("iron-garden", "ch-1-gearworks", ctx))[0]
     path = url.removeprefix("http://127.0.0.1:8080")
-    for _ in range(3):  # the archive's directory cached, the threads started
+    for _ in range(WARM_UP):  # the archive's directory cached, the pools' threads started
         first = await get(served.app, path)
-    with count_calls() as calls:
-        answer = await get(served.app, path)
-    within_budget(calls, PAGE_BUDGET, "a page of a local chapter")
+    counts = []
+    for _ in range(3):
+        with count_calls() as calls:
+            answer = await get(served.app, path)
+        counts.append(calls)
+    # The fewest of three: a request that lands on a thread a pool has just started also
+    # pays for that thread's own index connection, once; added work is in all three.
+    within_budget(min(counts, key=lambda c: c.total), PAGE_BUDGET, "a page of a local chapter")
     assert first[0]["status"] == answer[0]["status"] == 200
     body = b"".join(m.get("body", b"") for m in answer[1:])
     assert body[:3] == b"\xff\xd8\xff"
