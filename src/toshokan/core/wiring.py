@@ -102,6 +102,6 @@ def wire(settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = N
         database=database,
         owns_database=owns_database,
         progress=ProgressStore(database),
-        readers=ReaderGate(Readers(database), attempts, host.services.secret),
+        readers=ReaderGate(Readers(database), attempts, host.services.secret, cache),
         readiness=readiness,
     )

@@ -16,12 +16,12 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from toshokan.core import Caller, Core, Visit
+from toshokan.core import Caller, Core, Pages, Visit
 from toshokan.core.credentials import basic_credentials
 from toshokan.core.follows import Follow
 from toshokan.core.follows.found import Update
 from toshokan.core.images import THUMBNAIL_WIDTH, Picture, as_png
-from toshokan.core.progress import ChapterRef, Position, device_of
+from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import (
     ChapterNotFound,
     HostError,
@@ -48,11 +48,8 @@ class Reading:
     core: Core
     caller: Caller
     reader: str
-
-    @property
-    def device(self) -> str:
-        """The app, as its ``User-Agent`` names it: kept with each place the reader records."""
-        return device_of(self.caller.headers)
+    #: The app, as its ``User-Agent`` names it: kept with each place the reader records.
+    device: str
 
     @property
     def signed_as(self) -> str:
@@ -171,10 +168,20 @@ async def page_counts(
     return dict(zip((c.slug for c in chapters), counted, strict=True))
 
 
-async def page_image(reading: Reading, shelf: Visit, url: str, *, png: bool) -> Picture:
+async def pages_of(reading: Reading, shelf: Visit, ref: ChapterRef) -> Pages:
+    """The book's pages to read one of (a library's read straight from its archive)."""
+    return await shelf.chapter_pages(ref.manga, ref.chapter)
+
+
+async def page_image(reading: Reading, pages: Pages, index: int, *, png: bool) -> Picture:
     """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
-    picture = await shelf.image(url, as_jpeg=True)
+    picture = await pages.image(index, as_jpeg=True)
     return await asyncio.to_thread(as_png, picture) if png else picture
+
+
+async def first_page_small(reading: Reading, pages: Pages) -> Picture:
+    """A book's first page, small: its thumbnail."""
+    return await pages.image(0, width=THUMBNAIL_WIDTH)
 
 
 async def thumbnail(reading: Reading, shelf: Visit, url: str) -> Picture:
