@@ -12,7 +12,7 @@ or valid credentials before its handler runs, and its answers marked private.
 import time
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
@@ -136,6 +136,14 @@ async def visit_of(request: Request, slug: str | None = None) -> "Visit":
     entry = await enter(request, source_slug(request) if slug is None else slug)
     assert entry.visit is not None  # a source was named
     return entry.visit
+
+
+async def visit_with_body(request: Request) -> tuple["Visit", Any]:
+    """:func:`visit_of` for a request that sends a body (a search): the path's namespace
+    refused first, then the body read (bounded), then the source entered."""
+    slug = source_slug(request)
+    body = await read_json(request)
+    return await visit_of(request, slug), body
 
 
 async def authenticate(request: Request) -> Response:

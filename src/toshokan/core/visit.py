@@ -264,6 +264,22 @@ class Visit:
 
         return Pages(own.count, read)
 
+    async def page(
+        self,
+        manga_slug: str,
+        chapter_slug: str,
+        index: int,
+        *,
+        width: int | str | None = None,
+        as_jpeg: bool = False,
+    ) -> tuple[int, Picture | None]:
+        """How many pages the chapter has, and page ``index``'s image (from 0; None when the
+        chapter has no such page), as :meth:`chapter_pages` reads them."""
+        pages = await self.chapter_pages(manga_slug, chapter_slug)
+        if not 0 <= index < pages.count:
+            return pages.count, None
+        return pages.count, await pages.image(index, width=width, as_jpeg=as_jpeg)
+
     async def download(self, manga_slug: str, chapter_slug: str) -> Download | None:
         """The chapter's original file, when its source offers one; remembered for half a
         link's life, so feeds listing many chapters ask the source once in a while."""

@@ -16,7 +16,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from toshokan.core import Caller, Core, Pages, Visit
+from toshokan.core import Caller, Core, Visit
 from toshokan.core.credentials import basic_credentials
 from toshokan.core.follows import Follow
 from toshokan.core.follows.found import Update
@@ -168,20 +168,21 @@ async def page_counts(
     return dict(zip((c.slug for c in chapters), counted, strict=True))
 
 
-async def pages_of(reading: Reading, shelf: Visit, ref: ChapterRef) -> Pages:
-    """The book's pages to read one of (a library's read straight from its archive)."""
-    return await shelf.chapter_pages(ref.manga, ref.chapter)
+async def page_image(
+    reading: Reading, shelf: Visit, ref: ChapterRef, index: int, *, png: bool
+) -> tuple[int, Picture | None]:
+    """The book's page count, and its page ``index`` (from 0) as JPEG (what the page list
+    declares), or as PNG when the app asks to convert; None when the book has no such page."""
+    count, picture = await shelf.page(ref.manga, ref.chapter, index, as_jpeg=True)
+    if picture is not None and png:
+        picture = await asyncio.to_thread(as_png, picture)
+    return count, picture
 
 
-async def page_image(reading: Reading, pages: Pages, index: int, *, png: bool) -> Picture:
-    """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
-    picture = await pages.image(index, as_jpeg=True)
-    return await asyncio.to_thread(as_png, picture) if png else picture
-
-
-async def first_page_small(reading: Reading, pages: Pages) -> Picture:
-    """A book's first page, small: its thumbnail."""
-    return await pages.image(0, width=THUMBNAIL_WIDTH)
+async def first_page_small(reading: Reading, shelf: Visit, ref: ChapterRef) -> Picture | None:
+    """A book's first page, small: its thumbnail; None when it has no pages."""
+    _, picture = await shelf.page(ref.manga, ref.chapter, 0, width=THUMBNAIL_WIDTH)
+    return picture
 
 
 async def thumbnail(reading: Reading, shelf: Visit, url: str) -> Picture:

@@ -184,7 +184,7 @@ async def read_list_thumbnail(request: Request, reading: Reading) -> Response:
         raise NotFound("This read list has no books.")
     ref = book_of(books[0].id)
     shelf = await content.library(reading, ref.source)
-    pages = await content.pages_of(reading, shelf, ref)
-    if not pages.count:
+    image = await content.first_page_small(reading, shelf, ref)
+    if image is None:
         raise NotFound("This book has no pages.")
-    return picture(await content.first_page_small(reading, pages))
+    return picture(image)

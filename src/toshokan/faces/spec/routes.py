@@ -13,9 +13,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core import Answer
-from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE, cache_control_of
-from toshokan.core.http import POST_ONLY, authenticate, entry_of, source_slug, visit_of
+from toshokan.core.http import (
+    POST_ONLY,
+    authenticate,
+    entry_of,
+    source_slug,
+    visit_of,
+    visit_with_body,
+)
 from toshokan.errors import MethodNotAllowed
 from toshokan.models import Health
 
@@ -58,9 +64,7 @@ async def ping(request: Request) -> Response:
 
 
 async def search(request: Request) -> Response:
-    slug = source_slug(request)  # the namespace refused, then the body read, then the source
-    body = await read_json(request)
-    visit = await visit_of(request, slug)
+    visit, body = await visit_with_body(request)
     answer = await visit.search(body)
     return answer_response(answer, cache_control_of(request, "search", answer.private))
 
