@@ -9,7 +9,6 @@ from toshokan.core.readers.identify import (
     Signing,
     host_reader,
     reader_by,
-    reader_of_headers,
 )
 from toshokan.core.readers.sessions import SESSION_COOKIE, SESSION_SECONDS, Sessions
 
@@ -28,5 +27,4 @@ __all__ = [
     "host_reader",
     "koreader_key",
     "reader_by",
-    "reader_of_headers",
 ]

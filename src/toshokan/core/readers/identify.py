@@ -2,7 +2,8 @@
 
 Those clients know two ways: HTTP Basic (the reader's name and their password
 or one of their API keys) and an API key alone in ``X-API-Key`` (the key's id
-names its reader). Wrong credentials are counted by :class:`ReaderGate` on the
+names its reader); a face whose clients keep a session cookie says so as data
+(:class:`Signing`), and :func:`reader_by` tells the reader its way. Wrong credentials are counted by :class:`ReaderGate` on the
 attempt budget; none at all are refused without counting, because every such
 client first asks without them and signs in only when refused.
 
@@ -72,18 +73,12 @@ async def reader_by(
     return reader, Sessions(gate).issue(reader)
 
 
-async def reader_of_headers(gate: ReaderGate, headers: Mapping[str, str], client: str) -> str:
-    """The reader these headers sign in as; with no readers on the host, the implicit reader.
-
-    Raises ``InvalidCredentials`` when the host has readers and the headers name
-    none of them, and ``RateLimited`` once ``client`` has guessed too often.
-    """
-    return await _named(gate, basic_credentials(headers), headers.get(API_KEY_HEADER), client)
-
-
 async def _named(
     gate: ReaderGate, basic: tuple[str, str] | None, key: str | None, client: str
 ) -> str:
+    """The reader a Basic pair or an API key names; with no readers on the host, the implicit
+    reader. Raises ``InvalidCredentials`` when the host has readers and neither names one of
+    them, ``RateLimited`` once ``client`` has guessed too often."""
     if basic is not None:
         return await gate.basic(*basic, client)
     if key:
@@ -97,13 +92,14 @@ async def host_reader(gate: ReaderGate, headers: Mapping[str, str], client: str)
     """The reader these headers sign in as, by Basic, ``X-API-Key`` or the host's session
     cookie; ``InvalidCredentials`` for anyone else, the implicit reader included (a host
     without readers has no one to open such a source to)."""
-    if basic_credentials(headers) is None and not headers.get(API_KEY_HEADER):
+    basic, key = basic_credentials(headers), headers.get(API_KEY_HEADER)
+    if basic is None and not key:
         token = cookie_parser(headers.get("cookie", "")).get(SESSION_COOKIE)
         reader = await Sessions(gate).reader(token) if token else None
         if reader is None:
             raise InvalidCredentials(READERS_ONLY)
         return reader
-    reader = await reader_of_headers(gate, headers, client)
+    reader = await _named(gate, basic, key, client)
     if reader == IMPLICIT_READER:
         raise InvalidCredentials(READERS_ONLY)
     return reader
