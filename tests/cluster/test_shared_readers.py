@@ -6,6 +6,7 @@ replicas have; the Redis and the PostgreSQL are real.
 """
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -71,3 +72,26 @@ async def test_a_reader_added_on_one_replica_closes_every_replica(
     assert await refused_within(two, "/_/opds/local", WAIT_SECONDS)
     signed_in = await two.client.get("/_/opds/local", auth=("ayumi", "correct horse"))
     assert signed_in.status_code == 200
+
+
+async def test_a_reader_added_by_the_command_closes_every_replica(
+    replicas: list[ServedHost], tmp_path: Path, redis_url: str, postgres_url: str
+) -> None:
+    """``toshokan readers add``, another process, raises the shared generation too."""
+    for host in replicas:
+        assert (await host.client.get("/_/opds/local")).status_code == 200
+    config = tmp_path / "toshokan.toml"
+    config.write_text(
+        f'[host]\ndata_dir = "{tmp_path / "command"}"\n'
+        f'[cluster]\ndatabase = "{postgres_url}"\nredis = "{redis_url}"\n'
+    )
+    command = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "toshokan"),
+        *("--config", str(config), "readers", "add", "ayumi", "--password", "correct horse"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    output, _ = await command.communicate()
+    assert command.returncode == 0, output.decode()
+    for host in replicas:
+        assert await refused_within(host, "/_/opds/local", WAIT_SECONDS)

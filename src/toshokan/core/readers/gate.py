@@ -15,8 +15,9 @@ Whether the host has readers at all is asked by every request of the faces
 that serve readers, and changes rarely: the answer is remembered for
 :data:`READERS_SECONDS`, and forgotten at once when this host's readers change
 (the core's cache generation :data:`READERS` is bumped), and with ``[cluster]
-redis`` on every replica (they follow the shared generations). A change made by
-a command in another process is seen within those seconds.
+redis`` on every replica (they follow the shared generations, which the
+``readers`` commands raise too). Without Redis, a change made by a command in
+another process is seen within those seconds.
 """
 
 import asyncio
