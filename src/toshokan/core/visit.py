@@ -242,14 +242,22 @@ class Visit:
 
     async def chapter_pages(self, manga_slug: str, chapter_slug: str) -> Pages:
         """The chapter's pages to read one of: read by the source itself when it holds them
-        (:meth:`~toshokan.sdk.Source.own_pages`, one look at the chapter), else the images at
-        the URLs of its page list (:meth:`page_list`)."""
+        (:meth:`~toshokan.sdk.Source.own_pages`, one look at the chapter, remembered as the
+        page list is: ``own-pages`` in the core's cache), else the images at the URLs of its
+        page list (:meth:`page_list`)."""
         _check_chapter(manga_slug, chapter_slug)
         access = await self.access()
         own = None
         if type(self.source).own_pages is not Source.own_pages:
-            async with self.deadline():
-                own = await self.source.own_pages(manga_slug, chapter_slug, self.context(access))
+
+            async def look() -> OwnPages | None:
+                async with self.deadline():
+                    return await self.source.own_pages(
+                        manga_slug, chapter_slug, self.context(access)
+                    )
+
+            key = self._key(manga_slug, chapter_slug, access=access)
+            own = await self.collaborators.cache.get_or_compute("own-pages", key, look)
         if own is None:
             urls = await self._page_list(manga_slug, chapter_slug, access)
 

@@ -24,3 +24,6 @@ async def test_an_opds_page_reads_its_chapter_once(
     assert answer.headers["content-type"] == "image/jpeg"
     assert Image.open(io.BytesIO(answer.content)).width <= 200
     assert chapter_reads == [(manga, chapter)]
+    following = await client.get(f"/_/opds/local/series/{manga}/{chapter}/pages/1")
+    assert following.status_code == 200
+    assert chapter_reads == [(manga, chapter)]  # its pages remembered: no second look
