@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Generic, TypeVar, get_args
 
 import click
 from pydantic import BaseModel, ConfigDict
-from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.routing import BaseRoute, Match, Mount, NoMatchFound, Route
 
 from toshokan.errors import InvalidCredentials
 from toshokan.models import Chapter, Manga, SearchRequest, SearchResponse, SourceConfiguration
@@ -207,6 +207,16 @@ class Source(abc.ABC, Generic[SettingsT]):
         """Where the host serves :meth:`routes`: the source's own corner of ``/_/``."""
         return Mount(source_routes_path(self.slug), routes=list(self.routes()))
 
+    @cached_property
+    def _named_routes(self) -> dict[str, Route]:
+        """The first route of :meth:`routes` of each name: a list of covers links each
+        one without trying (and failing on) every route before it."""
+        named: dict[str, Route] = {}
+        for route in self.mount.routes:
+            if isinstance(route, Route):
+                named.setdefault(route.name, route)
+        return named
+
     def urls(self, ctx: RequestContext | None) -> Urls:
         """The host's links (the spec's paths, this source's own routes) as the request
         ``ctx`` reached the host, or at the host's public address when there is no request."""
@@ -243,8 +253,15 @@ class Source(abc.ABC, Generic[SettingsT]):
         loader that sends no credentials still gets the image; ``query`` (a
         version for cache busting, say) is used only for links that are not signed.
         """
-        path = str(self.mount.url_path_for(name, **path_params))
-        return self.urls(ctx).source_route(self.slug, path.removeprefix(self.mount.path), query)
+        route = self._named_routes.get(name)
+        try:
+            if route is None:
+                raise NoMatchFound(name, path_params)
+            path = str(route.url_path_for(name, **path_params))
+        except NoMatchFound:  # another kind of route, or another route of the same name
+            path = str(self.mount.url_path_for(name, **path_params))
+            path = path.removeprefix(self.mount.path)
+        return self.urls(ctx).source_route(self.slug, path, query)
 
     # -- content -----------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from toshokan.core.database import Database
+from toshokan.core.downloads.store import READER_ROW
 from toshokan.core.follows.store import forget_reader
 
 #: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
@@ -176,6 +177,9 @@ class Readers:
             for table, _, _ in BELONGINGS:
                 cursor.execute(f"DELETE FROM {table} WHERE reader = ?", (name,))
             forget_reader(cursor, name)
+            # A pause of their downloads is no one's: a reader added later under the name
+            # starts with their downloads running.
+            cursor.execute("DELETE FROM download_queue WHERE id = ?", (READER_ROW + name,))
         self._change()
         return existed
 

@@ -3,8 +3,8 @@ steering it, over the core's download queue.
 
 A reader is told as on the follows API (the web reader's session cookie, HTTP
 Basic, ``X-API-Key``; the implicit reader on a host without readers). A reader
-sees and steers the downloads of the series they keep; an operator
-(``[keep] operators``) the whole queue, which they alone pause and resume.
+sees, steers, pauses and resumes the downloads of the series they keep; an
+operator (``[keep] operators``) the whole queue, which they alone pause and resume.
 """
 
 from collections.abc import Awaitable, Callable
@@ -62,7 +62,8 @@ async def pause(request: Request) -> Response:
     entry, reader = await entered(request)
     body = await body_of(request, Pause)
     downloads = entry.core.downloads
-    state = await (downloads.pause(reader) if body.paused else downloads.resume(reader))
+    change = downloads.pause if body.paused else downloads.resume
+    state = await change(reader, own=body.own)
     return answer(queue_body(state))
 
 
