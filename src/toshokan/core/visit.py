@@ -19,14 +19,14 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, bounded_key, check_slug
+from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, check_slug
 from toshokan.core.authority import Authority
 from toshokan.core.cache import ResultCache
 from toshokan.core.chapter_keys import chapter_of
 from toshokan.core.host import HostedSource
 from toshokan.core.images.pictures import clamp_width
 from toshokan.core.passing import AS_SENT, AsSent, Passing, PassingParts, passed
-from toshokan.core.search import parse_search
+from toshokan.core.search import search_of
 from toshokan.core.served import cached_answer
 from toshokan.errors import ChapterNotFound, HostError, MangaNotFound
 from toshokan.models import Chapter, FilterKey, Manga, SearchResponse, SourceConfiguration
@@ -175,9 +175,7 @@ class Visit:
     # -- content ---------------------------------------------------------------------
 
     async def search(self, body: Any) -> Answer[SearchResponse]:
-        request = parse_search(body, self.config.search)
-        filters = request.filters.model_dump_json(exclude_none=True)
-        key = (request.page, request.limit, request.sort, request.direction)
+        request, key = search_of(body, self.config.search)
         access = await self.access()
         ctx = self.context(access)
 
@@ -187,8 +185,7 @@ class Visit:
             result.page = request.page
             return result
 
-        wording = bounded_key(request.query, filters)
-        return await self._content("search", (*key, *wording), access, compute)
+        return await self._content("search", key, access, compute)
 
     async def manga(self, manga_slug: str) -> Answer[Manga]:
         check_slug(manga_slug, MangaNotFound)
