@@ -10,7 +10,7 @@ Nothing here knows how a face shapes its answers.
 from toshokan.core.chapter_keys import chapter_key, chapter_of
 from toshokan.core.host import ConfigurationError, Host, HostedSource
 from toshokan.core.service import Access, Answer, Caller, Core, check_slug
-from toshokan.core.visit import Visit
+from toshokan.core.visit import Pages, Visit
 from toshokan.sdk.auth import Credentials
 from toshokan.sdk.source import Download
 from toshokan.sdk.urls import Query, Urls, host_path, with_query
@@ -25,6 +25,7 @@ __all__ = [
     "Download",
     "Host",
     "HostedSource",
+    "Pages",
     "Query",
     "Urls",
     "Visit",

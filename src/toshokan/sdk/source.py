@@ -1,7 +1,7 @@
 """The base class of every source adapter."""
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -85,6 +85,18 @@ class ImageFetch:
     size: int
     seconds: float
     headers: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class OwnPages:
+    """A chapter's pages as the source reads them itself (:meth:`Source.own_pages`): how many,
+    what names them in the host's image cache, and each one read by its number."""
+
+    count: int
+    #: Names the chapter's pages as they are now: changes whenever they do (its file's version).
+    key: str
+    #: Page ``n`` (from 1 to ``count``) as readers display it, read whole.
+    read: Callable[[int], Awaitable[Picture]]
 
 
 class NoSettings(BaseModel):
@@ -315,6 +327,19 @@ class Source(abc.ABC, Generic[SettingsT]):
         not checked again. A source with routes that serve images implements
         it with the code those routes share (:meth:`own_route` tells which
         route a path is); the default reads nothing.
+        """
+        return None
+
+    async def own_pages(
+        self, manga_slug: str, chapter_slug: str, ctx: RequestContext
+    ) -> OwnPages | None:
+        """The chapter's pages for the host to read directly, or None (the default).
+
+        A source that holds its pages itself (a library of archives) answers here with
+        what the host needs to read one: how many there are and a way to read each. Then
+        a reader's page is read with one look at the chapter, not a page list of URLs
+        built only to be taken apart again (:meth:`read_image`). Raise as :meth:`pages`
+        does for a chapter or series that does not exist.
         """
         return None
 

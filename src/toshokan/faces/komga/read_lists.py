@@ -184,7 +184,7 @@ async def read_list_thumbnail(request: Request, reading: Reading) -> Response:
         raise NotFound("This read list has no books.")
     ref = book_of(books[0].id)
     shelf = await content.library(reading, ref.source)
-    urls = await content.page_urls(reading, shelf, ref)
-    if not urls:
+    image = await content.first_page_small(reading, shelf, ref)
+    if image is None:
         raise NotFound("This book has no pages.")
-    return picture(await content.thumbnail(reading, shelf, urls[0]))
+    return picture(image)

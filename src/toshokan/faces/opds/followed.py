@@ -56,7 +56,7 @@ async def followed(entry: Entry, reader: str) -> list[Follow]:
 
 async def unread_updates(request: Request, entry: Entry, reader: str) -> UpdatesPage:
     """A page of the reader's unread updates, each with what opens it."""
-    core, caller, urls = entry.core, entry.caller, entry.urls
+    core, caller = entry.core, entry.caller
     page = page_of(request)
     found = await core.follows.updates(
         reader, UPDATES_PER_PAGE + 1, (page - 1) * UPDATES_PER_PAGE, unread_only=True
@@ -65,7 +65,7 @@ async def unread_updates(request: Request, entry: Entry, reader: str) -> Updates
     serving = {hosted.slug for hosted in core.host.serving()}
     contexts: dict[str, Ctx] = {}
     for slug in {u.source for u in listed} & serving:
-        contexts[slug] = Ctx(core, await core.visit(slug, caller, PASSING), urls, reader)
+        contexts[slug] = Ctx(core, await core.visit(slug, caller, PASSING), entry, reader)
     shown = await asyncio.gather(
         *(_shown(u, contexts[u.source]) for u in listed if u.source in contexts)
     )

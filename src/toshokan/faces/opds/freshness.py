@@ -36,7 +36,7 @@ from starlette.responses import Response
 
 from toshokan.core import Core
 from toshokan.core.cache import Kind
-from toshokan.core.http import core_of
+from toshokan.core.http import entry_of
 from toshokan.faces.opds.context import Ctx
 
 #: The kind of the core's cache that holds feeds' validators.
@@ -93,7 +93,7 @@ def validated(
     feed whose validators are remembered is answered without calling it."""
 
     async def endpoint(request: Request, asker: Asker) -> Response:
-        core = core_of(request)
+        core = entry_of(request).core
         key = await _key(core, request, asker)
         known: Validators | None = core.cache.peek(VALIDATORS, key)
         if known is not None:
