@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from toshokan.config import KeepSection
 from toshokan.core.answers import Caller
 from toshokan.core.host import ConfigurationError, HostedSource
+from toshokan.core.jobs import in_thread, settled
 from toshokan.core.keeping.errors import KeepError, KeepUnavailable
 from toshokan.core.keeping.metadata import comicinfo, series_json
 from toshokan.core.keeping.names import chapter_file, numbered, series_folder, volume_and_title
@@ -107,7 +108,7 @@ class Keeper:
         self.library, folder = found
         bounds = Bounds(keep.max_image_bytes, keep.max_chapter_bytes, keep.max_image_pixels)
         self.shelf = Shelf(folder, bounds)
-        removed = await asyncio.to_thread(self.shelf.clean)
+        removed = await in_thread(self.shelf.clean)
         if removed:
             log.info("kept copies: removed %d unfinished chapter(s) of a stopped process", removed)
         self.core.host.services.on_content_changed(self._changed)
@@ -118,6 +119,9 @@ class Keeper:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        # A cancelled settling leaves its thread's call to return: the ties' database is
+        # closed after this, never under a thread still using it.
+        await settled()
 
     def _ready(self) -> tuple[HostedSource, Shelf]:
         if self.library is None or self.shelf is None:
@@ -154,8 +158,8 @@ class Keeper:
             chapter = next((c for c in chapters if c.slug == chapter_slug), None)
             if chapter is None:
                 raise ChapterNotFound()
-            tie = await asyncio.to_thread(self.ties.of_chapter, source, manga_slug, chapter_slug)
-            if tie is not None and await asyncio.to_thread((shelf.folder / tie.path).is_file):
+            tie = await in_thread(self.ties.of_chapter, source, manga_slug, chapter_slug)
+            if tie is not None and await in_thread((shelf.folder / tie.path).is_file):
                 return Kept(tie, written=False)
             folder = await self._series_folder(source, manga, library.slug, shelf.folder)
             path = tie.path if tie is not None else await self._free_path(folder, manga, chapter)
@@ -208,7 +212,7 @@ class Keeper:
             )
             # Tied before it is in place: a process killed in between leaves a tie to a file
             # that is whole, or to none, and the chapter kept again takes this same name.
-            await asyncio.to_thread(self.ties.record, tie)
+            await in_thread(self.ties.record, tie)
             await draft.publish(staged, path)
         log.info("kept %s/%s/%s as %s", visit.slug, manga.slug, chapter.slug, path)
         return tie
@@ -216,7 +220,7 @@ class Keeper:
     async def _series_folder(self, source: str, manga: Manga, library: str, root: Path) -> str:
         """The series' folder: the one it was given, else its title (with the source's name,
         then a number, when another series or a person's own folder has that name)."""
-        known = await asyncio.to_thread(self.ties.series_folder, source, manga.slug)
+        known = await in_thread(self.ties.series_folder, source, manga.slug)
         if known is not None:
             return known
         base = series_folder(manga.title)
@@ -224,9 +228,9 @@ class Keeper:
             name = (
                 base if n == 1 else f"{base} ({source})" if n == 2 else f"{base} ({source} {n - 1})"
             )
-            if await asyncio.to_thread((root / name).exists):
+            if await in_thread((root / name).exists):
                 continue
-            if await asyncio.to_thread(self.ties.claim_folder, source, manga.slug, library, name):
+            if await in_thread(self.ties.claim_folder, source, manga.slug, library, name):
                 return name
         raise KeepError(f"no free folder name for the series {base!r}")
 
@@ -236,8 +240,8 @@ class Keeper:
         name = chapter_file(manga.title, chapter, volume=volume, title=title)
         for n in range(1, MAX_ALTERNATIVES + 1):
             path = f"{folder}/{name if n == 1 else numbered(name, n)}"
-            taken = await asyncio.to_thread((shelf.folder / path).exists)
-            if not taken and await asyncio.to_thread(self.ties.at_path, library.slug, path) is None:
+            taken = await in_thread((shelf.folder / path).exists)
+            if not taken and await in_thread(self.ties.at_path, library.slug, path) is None:
                 return path
         raise KeepError(f"no free file name for the chapter {name!r}")
 
@@ -245,9 +249,7 @@ class Keeper:
         """``series.json`` (kept up to date) and, where the series has none, a cover."""
         _, shelf = self._ready()
         await shelf.place(f"{folder}/series.json", series_json(manga, source=source))
-        has_cover = await asyncio.to_thread(
-            lambda: any(shelf.folder.joinpath(folder).glob("cover.*"))
-        )
+        has_cover = await in_thread(lambda: any(shelf.folder.joinpath(folder).glob("cover.*")))
         if has_cover or not manga.covers:
             return
         try:
@@ -266,7 +268,7 @@ class Keeper:
         None for any other series."""
         if self.library is None or source != self.library.slug:
             return None
-        return await asyncio.to_thread(self.ties.original_series, source, manga)
+        return await in_thread(self.ties.original_series, source, manga)
 
     def _changed(self, slug: str) -> None:
         if self.library is not None and slug == self.library.slug:
@@ -294,11 +296,9 @@ class Keeper:
         """Tie kept files the library has indexed since to its chapters; how many."""
         library, _ = self._ready()
         settled = 0
-        for tie in await asyncio.to_thread(self.ties.unresolved, library.slug):
+        for tie in await in_thread(self.ties.unresolved, library.slug):
             found = await library.source.chapter_of_file(tie.document)
             if found is not None:
-                await asyncio.to_thread(
-                    self.ties.resolve, tie, found.manga_slug, found.chapter_slug
-                )
+                await in_thread(self.ties.resolve, tie, found.manga_slug, found.chapter_slug)
                 settled += 1
         return settled
