@@ -7,7 +7,6 @@ reaches past it.
 Nothing here knows how a face shapes its answers.
 """
 
-from toshokan.core.chapter_keys import chapter_key, chapter_of
 from toshokan.core.host import ConfigurationError, Host, HostedSource
 from toshokan.core.service import Access, Answer, Caller, Core, check_slug
 from toshokan.core.visit import Visit
@@ -28,8 +27,6 @@ __all__ = [
     "Query",
     "Urls",
     "Visit",
-    "chapter_key",
-    "chapter_of",
     "check_slug",
     "host_path",
     "with_query",

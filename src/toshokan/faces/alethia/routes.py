@@ -6,7 +6,7 @@ through the same core as the spec's face: the same validation, authorisation,
 cache and errors. Two paths differ in what they mean: the host object lists
 full source objects, and the pages path carries the app's own row id where the
 manga slug would be, so chapter slugs here are chapter keys
-(:mod:`toshokan.core.chapter_keys`) that name a chapter on their own.
+(:mod:`.keys`) that name a chapter on their own.
 """
 
 import time
@@ -25,6 +25,7 @@ from toshokan.core.hashing import etag_of
 from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, source_slug
 from toshokan.errors import MethodNotAllowed
 from toshokan.faces.alethia.images import header_free, needs_headers
+from toshokan.faces.alethia.keys import chapter_of
 from toshokan.faces.alethia.rendered import rendered
 from toshokan.faces.alethia.shapes import AppHost, app_chapter, app_manga, app_source
 from toshokan.models import Chapter, SearchResponse, SourceConfiguration
@@ -151,7 +152,7 @@ class AlethiaFace:
         core, slug = core_of(request), source_slug(request)
         caller = caller_of(request)
         visit = await core.visit(slug, caller)
-        answer = await visit.pages_by_key(request.path_params["chapter"])
+        answer = await visit.pages(*chapter_of(request.path_params["chapter"]))
         urls = header_free(core, visit.config, answer.value, caller.base_url)
         body = answer.body if urls == answer.value else PAGE_LIST.dump_json(urls)
         # Page URLs may be temporary: never cached, by the host or anyone else.
