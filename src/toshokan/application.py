@@ -12,7 +12,7 @@ from starlette.types import ASGIApp
 from toshokan.config import HostSettings
 from toshokan.core import ConfigurationError, Core, Host
 from toshokan.core.cache_control import CacheControl
-from toshokan.core.face import Face, Need, exception_handlers, kept_by, names_of
+from toshokan.core.face import AppState, Face, cached_by, exception_handlers, names_of
 from toshokan.core.metrics import HostMetrics
 from toshokan.edge import Edge
 from toshokan.edge.routes import RouteLabels
@@ -53,7 +53,7 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     """The ASGI application for ``settings``; adapters start when it starts."""
     faces = FACES
     host = host or Host.from_settings(settings, face_names=names_of(faces))
-    core = Core(settings, host, kept_by(faces))
+    core = Core(settings, host, cached_by(faces))
     metrics = HostMetrics() if settings.metrics.enabled else None
     if metrics is not None:
         metrics.observe(core.cache, core.host.services.observers)
@@ -99,10 +99,10 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     )
     app.router.redirect_slashes = False
     provided = {
-        Need.CORE: core,
-        Need.CACHE_CONTROL: CacheControl(settings.cache),
-        Need.METRICS: metrics,
+        AppState.CORE: core,
+        AppState.CACHE_CONTROL: CacheControl(settings.cache),
+        AppState.METRICS: metrics,
     }
-    for need in {need for face in faces for need in face.needs}:
-        setattr(app.state, need.value, provided[need])
+    for part in {part for face in faces for part in face.reads}:
+        setattr(app.state, part.value, provided[part])
     return app

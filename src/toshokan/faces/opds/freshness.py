@@ -45,7 +45,7 @@ VALIDATORS = "opds-validators"
 #: from are kept by default ([cache] search and chapters).
 SECONDS = 120
 #: What the face keeps through the core's cache.
-KEPT = {VALIDATORS: Kind(ttl=SECONDS)}
+CACHED = {VALIDATORS: Kind(ttl=SECONDS)}
 #: Request headers that say who is asking of a source locked with its own account.
 CREDENTIALS = ("authorization", "x-api-key", "cookie")
 
