@@ -75,7 +75,8 @@ def bounded_key(*texts: str) -> tuple[str, ...]:
     return (digest,)
 
 
-def dumped(value: Any, exclude_none: bool) -> bytes:
+def json_of(value: Any, exclude_none: bool) -> bytes:
+    """An answer's body: a model as pydantic writes it, a chapter list by its one adapter."""
     if isinstance(value, BaseModel):
         return value.model_dump_json(exclude_none=exclude_none).encode()
     if isinstance(value, list) and all(isinstance(item, Chapter) for item in value):
@@ -83,7 +84,7 @@ def dumped(value: Any, exclude_none: bool) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
-def shown(value: str) -> str:
+def quoted(value: str) -> str:
     """A client's string, short and safe to echo in a message."""
     return repr(value[:60] + ("…" if len(value) > 60 else ""))
 
@@ -92,7 +93,7 @@ def check_slug(slug: str, not_found: type[HostError]) -> None:
     """Anything outside the slug alphabet cannot exist; it never reaches an adapter."""
     if not SLUG.fullmatch(slug):
         raise not_found(
-            f"{not_found.default_message.rstrip('.')}: {shown(slug)} is not a valid slug."
+            f"{not_found.default_message.rstrip('.')}: {quoted(slug)} is not a valid slug."
         )
 
 

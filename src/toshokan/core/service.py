@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from toshokan.config import HostSettings
-from toshokan.core.answers import Access, Answer, Caller, check_slug, shown
+from toshokan.core.answers import Access, Answer, Caller, check_slug, quoted
 from toshokan.core.authority import Authority
 from toshokan.core.cache import Kind
 from toshokan.core.downloads import Downloads
@@ -145,7 +145,7 @@ class Core:
     def source(self, slug: str) -> HostedSource:
         """The serving source ``slug``; ``SOURCE_NOT_FOUND`` for anything else."""
         if not SOURCE_SLUG.fullmatch(slug):
-            raise SourceNotFound(f"No source has the slug {shown(slug)}.")
+            raise SourceNotFound(f"No source has the slug {quoted(slug)}.")
         return self.host.get(slug)
 
     async def visit(self, slug: str, caller: Caller, passing: Passing = AS_SENT) -> Visit:

@@ -55,7 +55,7 @@ def connect(url: str) -> Any:
     return Redis.from_url(url, **client_options())
 
 
-def shown(url: str) -> str:
+def redis_address(url: str) -> str:
     """``url`` as a log line or a ``detail`` may show it: host and port, never a password."""
     parts = urlsplit(url)
     if parts.scheme == "unix":

@@ -41,7 +41,7 @@ def respond(body: bytes, cache_control: str) -> Response:
     )
 
 
-def dumped(model: BaseModel) -> bytes:
+def model_json(model: BaseModel) -> bytes:
     return model.model_dump_json().encode()
 
 
@@ -68,7 +68,7 @@ class AlethiaFace:
 
         def render() -> bytes:
             settings = core.settings.host
-            return dumped(
+            return model_json(
                 AppHost(
                     name=settings.name,
                     author=settings.author,
@@ -83,7 +83,7 @@ class AlethiaFace:
     async def source(self, request: Request) -> Response:
         core = core_of(request)
         config = await core.configuration(core.source(source_slug(request)))
-        body = await rendered(core, ("source", config.hash), lambda: dumped(app_source(config)))
+        body = await rendered(core, ("source", config.hash), lambda: model_json(app_source(config)))
         return respond(body, cache_control_of(request, "configuration", False))
 
     async def search(self, request: Request) -> Response:
@@ -106,7 +106,7 @@ class AlethiaFace:
                 else entry
                 for entry in found.results
             ]
-            return dumped(SearchResponse(results=results, page=found.page, more=found.more))
+            return model_json(SearchResponse(results=results, page=found.page, more=found.more))
 
         key = ("search", answer.etag, config.hash, caller.base_url, link_window())
         return respond(await rendered(core, key, render), cache_control)
@@ -122,7 +122,7 @@ class AlethiaFace:
         config = visit.config
 
         def render() -> bytes:
-            return dumped(app_manga(answer.value, images_for(core, config, caller)))
+            return model_json(app_manga(answer.value, images_for(core, config, caller)))
 
         key = ("manga", answer.etag, config.hash, caller.base_url, link_window())
         body = await rendered(core, key, render)
@@ -136,7 +136,7 @@ class AlethiaFace:
         urls = core.urls(caller)
 
         def shaped(chapter: Chapter) -> bytes:
-            return dumped(
+            return model_json(
                 app_chapter(chapter, manga_slug, urls.chapter(slug, manga_slug, chapter.slug))
             )
 
