@@ -43,31 +43,31 @@ MAX_PAGE = 10_000
 
 
 @dataclass
-class Ctx:
+class CatalogueVisit:
     """One request to a source's part of the catalogue, authorised: its content is asked of
     the request's one :class:`~toshokan.core.Visit`."""
 
     core: Core
-    visit: Visit
+    source_visit: Visit
     urls: Urls
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
     reader: str
 
     @property
     def hosted(self) -> HostedSource:
-        return self.visit.hosted
+        return self.source_visit.hosted
 
     @property
     def config(self) -> SourceConfiguration:
-        return self.visit.config
+        return self.source_visit.config
 
     @property
     def caller(self) -> Caller:
-        return self.visit.caller
+        return self.source_visit.caller
 
     @property
     def slug(self) -> str:
-        return self.visit.slug
+        return self.source_visit.slug
 
     @property
     def private(self) -> bool:
@@ -80,7 +80,7 @@ class Ctx:
         Then a feed may ask the core about every title or chapter it lists: each
         answer is a read of the source's own index, never an upstream request.
         """
-        return self.visit.offers_downloads
+        return self.source_visit.offers_downloads
 
     @property
     def root(self) -> str:
@@ -106,7 +106,9 @@ def cache_control(private: bool) -> dict[str, str]:
     return {"Cache-Control": PRIVATE_NO_CACHE if private else "public, max-age=60"}
 
 
-def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Callable[..., Any]:
+def source_route(
+    handler: Callable[[Request, CatalogueVisit], Awaitable[Response]],
+) -> Callable[..., Any]:
     """Tell the reader, resolve and authorise the source; a refusal becomes the Basic challenge
     readers answer (the host's when no reader signed in, the source's when it stays locked)."""
 
@@ -117,12 +119,12 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
             reader = await reader_of(core, sent)
         except SignInRequired as refused:
             return refusal(core, urls, refused.message)
-        visit = await core.visit(request.path_params["source"], sent, PASSING)
+        source_visit = await core.visit(request.path_params["source"], sent, PASSING)
         try:
-            await visit.access()
-            return await handler(request, Ctx(core, visit, urls, reader))
+            await source_visit.access()
+            return await handler(request, CatalogueVisit(core, source_visit, urls, reader))
         except InvalidCredentials as refused:
-            raise challenge(visit.config, refused.message) from None
+            raise challenge(source_visit.config, refused.message) from None
 
     return endpoint
 

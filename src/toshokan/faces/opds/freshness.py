@@ -37,7 +37,7 @@ from starlette.responses import Response
 from toshokan.core import Core
 from toshokan.core.cache import Kind
 from toshokan.core.http import core_of
-from toshokan.faces.opds.context import Ctx
+from toshokan.faces.opds.context import CatalogueVisit
 
 #: The kind of the core's cache that holds feeds' validators.
 VALIDATORS = "opds-validators"
@@ -49,7 +49,7 @@ CACHED = {VALIDATORS: Kind(ttl=SECONDS)}
 #: Request headers that say who is asking of a source locked with its own account.
 CREDENTIALS = ("authorization", "x-api-key", "cookie")
 
-Asker = TypeVar("Asker", Ctx, str)
+Asker = TypeVar("Asker", CatalogueVisit, str)
 
 
 @dataclass(frozen=True)
@@ -143,10 +143,10 @@ def _ready(value: Validators) -> Callable[[], Awaitable[Validators]]:
     return compute
 
 
-async def _key(core: Core, request: Request, asker: Ctx | str) -> tuple[object, ...]:
+async def _key(core: Core, request: Request, asker: CatalogueVisit | str) -> tuple[object, ...]:
     """Who asks, which feed, which version of the source's answers and of the reader's places."""
     generations: tuple[int, ...]
-    if isinstance(asker, Ctx):
+    if isinstance(asker, CatalogueVisit):
         reader, generations = asker.reader, (core.cache.generation(asker.slug),)
     else:
         reader = asker

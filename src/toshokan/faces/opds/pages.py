@@ -18,27 +18,27 @@ from toshokan.core.cache_control import image_cache_control
 from toshokan.core.images import clamp_width, image_response
 from toshokan.core.progress import ChapterRef, Position, device_of
 from toshokan.errors import NotFound
-from toshokan.faces.opds.context import Ctx
+from toshokan.faces.opds.context import CatalogueVisit
 
 
-async def page_image(request: Request, ctx: Ctx) -> Response:
+async def page_image(request: Request, visit: CatalogueVisit) -> Response:
     """Page ``n`` (0-based, as PSE counts) as JPEG, at most ``maxWidth`` wide."""
     params = request.path_params
     number = params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > 6:
         raise NotFound("A page number is a whole number from 0.")
-    urls = await ctx.visit.page_list(params["manga"], params["chapter"])
+    urls = await visit.source_visit.page_list(params["manga"], params["chapter"])
     index = int(number)
     if index >= len(urls):
         raise NotFound(f"This chapter has pages 0 to {len(urls) - 1}.")
     width = clamp_width(request.query_params.get("maxWidth"))
-    ref = ChapterRef(ctx.slug, params["manga"], params["chapter"])
+    ref = ChapterRef(visit.slug, params["manga"], params["chapter"])
     read = Position(
         index, len(urls), index + 1 >= len(urls), time.time(), device=device_of(request.headers)
     )
     picture, _ = await asyncio.gather(
-        ctx.visit.image(urls[index], width=width, as_jpeg=True),
-        ctx.core.progress.arecord(ctx.reader, ref, read, inferred=True),
+        visit.source_visit.image(urls[index], width=width, as_jpeg=True),
+        visit.core.progress.arecord(visit.reader, ref, read, inferred=True),
     )
-    cache = image_cache_control(ctx.private)
+    cache = image_cache_control(visit.private)
     return image_response(picture, cache)
