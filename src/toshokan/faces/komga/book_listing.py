@@ -38,11 +38,11 @@ from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json
 from toshokan.faces.komga.content import CHAPTER_LISTS_AT_ONCE, Reading
 from toshokan.faces.komga.dto import BookDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import SeriesQuery, search_body, series_query
 from toshokan.faces.komga.read_lists import books_of_places
 from toshokan.faces.komga.series import SKIPPED, joined_page
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 from toshokan.models import Chapter
 
 #: The most works one request lists the chapters of, per source.

@@ -24,9 +24,9 @@ from toshokan.faces.komga.answers import as_json, no_content, picture
 from toshokan.faces.komga.conditions import series_of_books_search
 from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, PageDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import book_of, series_of
 from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 from toshokan.models import Chapter
 
 #: The longest page number written in a path: more digits than any chapter has pages.

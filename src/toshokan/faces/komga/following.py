@@ -33,10 +33,10 @@ from toshokan.errors import HostError
 from toshokan.faces.komga import content
 from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, CollectionDto, PageWrapper, SeriesDto, page_of
+from toshokan.faces.komga.dto_of import series_of_manga
 from toshokan.faces.komga.ids import library_id, series_id
 from toshokan.faces.komga.listing import SeriesQuery
 from toshokan.faces.komga.read_lists import books_of_places
-from toshokan.faces.komga.shapes import series_of_manga
 from toshokan.models import Manga
 
 #: The id of the collection of the series a reader follows: a word, not a preset's id.

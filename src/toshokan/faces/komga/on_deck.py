@@ -21,9 +21,9 @@ from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json
 from toshokan.faces.komga.content import Reading, SeriesProgress
 from toshokan.faces.komga.dto import BookDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import page_params, series_query
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 
 #: The most series one answer looks at: the reader's most recently read ones.
 SERIES_LOOKED_AT = 50

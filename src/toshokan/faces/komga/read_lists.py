@@ -28,9 +28,9 @@ from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, ReadListDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import book_of
 from toshokan.faces.komga.listing import page_params
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 
 #: The most books a read list holds.
 MAX_BOOKS = 50

@@ -39,13 +39,13 @@ from toshokan.faces.komga.dto import (
     UserDto,
     page_of,
 )
+from toshokan.faces.komga.dto_of import read_status, series_of_entry, series_of_manga
 from toshokan.faces.komga.ids import (
     library_id,
     series_of,
     source_of_library,
 )
 from toshokan.faces.komga.listing import SeriesQuery, search_body, series_query
-from toshokan.faces.komga.shapes import read_status, series_of_entry, series_of_manga
 from toshokan.models import Chapter, FilterKey, SearchResponse
 from toshokan.models.content import Entry
 

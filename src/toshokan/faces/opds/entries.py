@@ -15,7 +15,7 @@ from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, AtomEntry, Link
 from toshokan.faces.opds.chapters import Pages, chapter_title
 from toshokan.faces.opds.context import CatalogueVisit
-from toshokan.faces.opds.listing import Listed
+from toshokan.faces.opds.listed import Listed
 from toshokan.models import Chapter, Manga
 
 #: The OPDS-PSE stream template after a chapter's ``pages``: the reader fills both in.

@@ -13,7 +13,7 @@ from toshokan.core import Caller, Core, HostedSource, Urls
 from toshokan.errors import HostError
 from toshokan.faces.opds.access import PASSING
 from toshokan.faces.opds.context import PER_SOURCE, CatalogueVisit
-from toshokan.faces.opds.listing import Listed, listed_titles
+from toshokan.faces.opds.listed import Listed, listed_titles
 from toshokan.faces.opds.searches import ordered, search_sort
 
 log = logging.getLogger("toshokan.opds")

@@ -24,7 +24,7 @@ from toshokan.faces.opds.atom import NAVIGATION, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
 from toshokan.faces.opds.context import PAGE_SIZE, CatalogueVisit, query_of
 from toshokan.faces.opds.entries import series_entry
-from toshokan.faces.opds.listing import listed_titles
+from toshokan.faces.opds.listed import listed_titles
 from toshokan.faces.opds.searches import (
     all_titles_search,
     preset_search,
