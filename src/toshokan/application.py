@@ -10,7 +10,7 @@ from starlette.routing import BaseRoute
 from starlette.types import ASGIApp
 
 from toshokan.config import HostSettings
-from toshokan.core import ConfigurationError, Core, Host
+from toshokan.core import ConfigurationError, Core, HostedSources
 from toshokan.core.cache_control import CacheControl
 from toshokan.core.face import AppState, Face, cached_by, exception_handlers, names_of
 from toshokan.core.metrics import HostMetrics
@@ -49,14 +49,14 @@ class EdgedStarlette(Starlette):
         )
 
 
-def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
+def create_app(settings: HostSettings, sources: HostedSources | None = None) -> Starlette:
     """The ASGI application for ``settings``; adapters start when it starts."""
     faces = FACES
-    host = host or Host.from_settings(settings, face_names=names_of(faces))
-    core = Core(settings, host, cached_by(faces))
+    sources = sources or HostedSources.from_settings(settings, face_names=names_of(faces))
+    core = Core(settings, sources, cached_by(faces))
     metrics = HostMetrics() if settings.metrics.enabled else None
     if metrics is not None:
-        metrics.observe(core.cache, core.host.services.observers)
+        metrics.observe(core.cache, core.sources.services.observers)
         metrics.observe_follows(core.follows.rounds)
         metrics.observe_downloads(core.downloads.runner)
     # Each request's figures are counted by its face and route template.

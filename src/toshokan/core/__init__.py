@@ -7,7 +7,7 @@ reaches past it.
 Nothing here knows how a face shapes its answers.
 """
 
-from toshokan.core.host import ConfigurationError, Host, HostedSource
+from toshokan.core.hosted import ConfigurationError, HostedSource, HostedSources
 from toshokan.core.service import Access, Answer, Caller, Core, check_slug
 from toshokan.core.visit import Visit
 from toshokan.sdk.auth import Credentials
@@ -22,8 +22,8 @@ __all__ = [
     "Core",
     "Credentials",
     "Download",
-    "Host",
     "HostedSource",
+    "HostedSources",
     "Query",
     "Urls",
     "Visit",

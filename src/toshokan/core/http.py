@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toshokan.core.answers import Caller
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.host import HostedSource
+from toshokan.core.hosted import HostedSource
 from toshokan.core.signing import verify
 from toshokan.errors import NotFound
 from toshokan.sdk.source import is_public
@@ -116,7 +116,7 @@ async def authenticate(request: Request) -> Response:
 def source_mounts(core: "Core") -> list[BaseRoute]:
     """Each serving source's own routes under ``/_/<slug>``, guarded when it requires auth."""
     mounts: list[BaseRoute] = []
-    for hosted in core.host.serving():
+    for hosted in core.sources.serving():
         mount = hosted.source.mount
         if not mount.routes:
             continue
@@ -129,7 +129,7 @@ def source_mounts(core: "Core") -> list[BaseRoute]:
 
 
 def _guarded(core: "Core", hosted: HostedSource, app: ASGIApp) -> ASGIApp:
-    secret = core.host.services.secret
+    secret = core.sources.services.secret
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)

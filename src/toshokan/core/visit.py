@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeVar
 from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, bounded_key, check_slug
 from toshokan.core.authority import Authority
 from toshokan.core.cache import ResultCache
-from toshokan.core.host import HostedSource
+from toshokan.core.hosted import HostedSource
 from toshokan.core.passing import AS_SENT, AsSent, Passing, PassingParts, passed
 from toshokan.core.search import parse_search
 from toshokan.core.served import cached_answer

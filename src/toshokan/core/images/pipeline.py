@@ -2,7 +2,7 @@
 
 It works for one :class:`~toshokan.core.visit.Visit` at a time: the source,
 its configuration and the caller's authorisation are the visit's, decided once
-per request. Host URLs (a source's own routes under ``/_/<slug>``) are read by
+per request. The host's own URLs (a source's own routes under ``/_/<slug>``) are read by
 the source itself (:meth:`~toshokan.sdk.Source.read_image`), with no HTTP
 request to the host and no link signed to be checked again; upstream URLs
 are fetched with the host's User-Agent and the source's Referer, under the

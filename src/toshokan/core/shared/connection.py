@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 from urllib.parse import urlsplit
 
-from toshokan.core.host import ConfigurationError
+from toshokan.core.hosted import ConfigurationError
 
 #: Seconds to connect to Redis, and for each operation: a request never waits longer on it.
 SOCKET_TIMEOUT = 0.5

@@ -64,7 +64,7 @@ class AlethiaFace:
 
     async def host(self, request: Request) -> Response:
         core = core_of(request)
-        configs = [await core.configuration(h) for h in core.host.serving()]
+        configs = [await core.configuration(h) for h in core.sources.serving()]
 
         def render() -> bytes:
             settings = core.settings.host

@@ -69,7 +69,7 @@ async def library(reading: Reading, slug: str) -> Visit:
 async def libraries(reading: Reading) -> list[Visit]:
     """The serving sources this reader can open: every open one, and each locked one whose
     check passes with what the request sent (decided once per half minute by the core)."""
-    found = [await library(reading, hosted.slug) for hosted in reading.core.host.serving()]
+    found = [await library(reading, hosted.slug) for hosted in reading.core.sources.serving()]
     opened = await asyncio.gather(*(_opens(reading, visit) for visit in found))
     return [visit for visit, opens in zip(found, opened, strict=True) if opens]
 

@@ -50,7 +50,7 @@ async def root(request: Request, reader: str) -> Response:
     core = core_of(request)
     urls = core.urls(caller_of(request))
     entries = follows_entries(urls)
-    for hosted in core.host.serving():
+    for hosted in core.sources.serving():
         config = await core.configuration(hosted)
         # A source that accepts the host's readers is open to the reader signed in here.
         opened = hosted.accepts_readers and reader != IMPLICIT_READER

@@ -50,4 +50,4 @@ async def search_everywhere(
             log.info("search over every source: %s skipped (%s)", hosted.slug, error.code)
             return None
 
-    return [found for found in await asyncio.gather(*map(one, core.host.serving())) if found]
+    return [found for found in await asyncio.gather(*map(one, core.sources.serving())) if found]

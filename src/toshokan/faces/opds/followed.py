@@ -62,7 +62,7 @@ async def unread_updates(request: Request, entry: Entry, reader: str) -> Updates
         reader, UPDATES_PER_PAGE + 1, (page - 1) * UPDATES_PER_PAGE, unread_only=True
     )
     listed = [u for u in found[:UPDATES_PER_PAGE] if u.removed is None]
-    serving = {hosted.slug for hosted in core.host.serving()}
+    serving = {hosted.slug for hosted in core.sources.serving()}
     visits: dict[str, CatalogueVisit] = {}
     for slug in {u.source for u in listed} & serving:
         visits[slug] = CatalogueVisit(core, await core.visit(slug, caller, PASSING), urls, reader)

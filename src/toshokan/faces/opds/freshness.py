@@ -150,7 +150,7 @@ async def _key(core: Core, request: Request, asker: CatalogueVisit | str) -> tup
         reader, generations = asker.reader, (core.cache.generation(asker.slug),)
     else:
         reader = asker
-        generations = tuple(core.cache.generation(h.slug) for h in core.host.serving())
+        generations = tuple(core.cache.generation(h.slug) for h in core.sources.serving())
     sent = "\n".join(request.headers.get(name, "") for name in CREDENTIALS)
     who = hashlib.sha256(sent.encode()).hexdigest()[:32]
     latest = await core.progress.arecent(reader, 1)

@@ -45,7 +45,7 @@ async def root(request: Request, reader: str) -> Response:
     urls = core.urls(caller_of(request))
     base = catalogue(urls, "v2")
     navigation = []
-    for hosted in core.host.serving():
+    for hosted in core.sources.serving():
         config = await core.configuration(hosted)
         navigation.append(
             {"href": catalogue(urls, "v2", hosted.slug), "title": config.name, "type": OPDS_JSON}
