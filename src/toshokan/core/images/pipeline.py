@@ -24,7 +24,7 @@ import httpx
 
 from toshokan.config import HostSettings
 from toshokan.core.images.pictures import THUMBNAIL_WIDTH, stable_key, transform
-from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
+from toshokan.core.images.sharing import InFlight, MemoryCache, UpstreamGates
 from toshokan.core.signing import verify
 from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
@@ -72,7 +72,7 @@ class ImagePipeline:
         )
         self._fetches = InFlight()
         self._renders = InFlight()
-        self._gates = HostGates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
+        self._gates = UpstreamGates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
 
     # -- images ------------------------------------------------------------------------
 
