@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toshokan.core.ids import CHAPTER, IN_SLUG, MAX_ID, OPAQUE, Packing
+from toshokan.core.ids import CHAPTER, IN_SLUG, JOINED, MAX_ID, OPAQUE, Packing
 from toshokan.core.progress import ChapterRef
 from toshokan.errors import ChapterNotFound, NotFound
 from toshokan.faces.alethia.keys import chapter_key, chapter_of
@@ -64,7 +64,7 @@ def test_ids_stored_by_the_apps_still_name_their_things() -> None:
 @given(st.lists(slugs, min_size=1, max_size=4))
 def test_any_number_of_slugs_round_trips_in_each_spelling(given_slugs: list[str]) -> None:
     packing = Packing(tuple(SLUG for _ in given_slugs))
-    for spelling in (OPAQUE, IN_SLUG):
+    for spelling in (OPAQUE, IN_SLUG, JOINED):
         packed = packing.pack(spelling, *given_slugs)
         assert packing.unpack(spelling, packed) == tuple(given_slugs)
     assert re.fullmatch(SLUG_PATTERN, packing.pack(IN_SLUG, *given_slugs))

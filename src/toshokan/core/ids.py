@@ -10,7 +10,8 @@ restart and on every replica.
 The core packs: a :class:`Packing` says which slugs an id holds and the alphabet
 of each. Each face chooses how a packed id is spelled for its clients (a
 :class:`Spelling`): Komga's opaque ids are :data:`OPAQUE`, the Alethia app's
-chapter keys, which stand where a chapter slug stands, :data:`IN_SLUG`.
+chapter keys, which stand where a chapter slug stands, :data:`IN_SLUG`, and the
+series a person names for a notification target :data:`JOINED`.
 Unpacking checks the length, the number of slugs and each one's alphabet, so a
 forged or stale id names nothing and never reaches an adapter.
 """
@@ -36,11 +37,22 @@ class Spelling(Protocol):
     def read(self, text: str, count: int) -> Sequence[str] | None: ...
 
 
-class _Opaque:
-    """The slugs joined by ``/`` (never in a slug) in base64's URL-safe alphabet, unpadded."""
+class _Joined:
+    """The slugs joined by ``/``, which no slug holds: ``mangadex/frieren``, as a person types a
+    series."""
 
     def write(self, slugs: Sequence[str]) -> str:
-        return base64.urlsafe_b64encode("/".join(slugs).encode()).decode().rstrip("=")
+        return "/".join(slugs)
+
+    def read(self, text: str, count: int) -> Sequence[str] | None:
+        return text.split("/")
+
+
+class _Opaque:
+    """The slugs joined by ``/`` in base64's URL-safe alphabet, unpadded."""
+
+    def write(self, slugs: Sequence[str]) -> str:
+        return base64.urlsafe_b64encode(JOINED.write(slugs).encode()).decode().rstrip("=")
 
     def read(self, text: str, count: int) -> Sequence[str] | None:
         if not text.isascii():
@@ -49,7 +61,7 @@ class _Opaque:
             joined = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
         except (binascii.Error, UnicodeDecodeError, ValueError):
             return None
-        return joined.split("/")
+        return JOINED.read(joined, count)
 
 
 _LENGTH = re.compile(r"[1-9][0-9]{0,3}")
@@ -76,6 +88,8 @@ class _InSlug:
         return [*slugs, rest]
 
 
+#: Readable: for series a person names (a notification target's, ``source/manga``).
+JOINED: Spelling = _Joined()
 #: Opaque to the client: for ids it only stores and sends back.
 OPAQUE: Spelling = _Opaque()
 #: A slug itself: for ids that stand where a slug stands.

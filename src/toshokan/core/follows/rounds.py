@@ -27,6 +27,7 @@ from toshokan.core.follows.checks import Checker, Outcome
 from toshokan.core.follows.found import FoundStore, Update
 from toshokan.core.follows.notify import HOST_WIDE, Targets, message, send, wanted
 from toshokan.core.follows.store import FollowStore
+from toshokan.core.ids import JOINED, MANGA
 from toshokan.core.jobs import Backoff, Jobs, Task, in_thread
 from toshokan.sdk import MARKS_AT_ONCE
 
@@ -205,7 +206,7 @@ class Rounds:
         if not series:
             return news
         chosen = set(series)
-        return [u for u in news if f"{u.source}/{u.manga}" in chosen]
+        return [u for u in news if MANGA.pack(JOINED, u.source, u.manga) in chosen]
 
     async def deliver(self, batch: str, target: str) -> None:
         opened = await in_thread(self.targets.opened, target)
