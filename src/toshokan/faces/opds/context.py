@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Caller, Core, HostedSource, Query, Urls, Visit, host_path
-from toshokan.core.cache_control import PRIVATE_NO_CACHE
+from toshokan.core.cache_control import PRIVATE_NO_CACHE, PUBLIC_FEED
 from toshokan.core.http import caller_of, core_of, entry_of
 from toshokan.errors import InvalidCredentials, InvalidRequest
 from toshokan.faces.opds.access import PASSING, challenge
@@ -103,7 +103,7 @@ class CatalogueVisit:
 
 def cache_control(private: bool) -> dict[str, str]:
     """Feeds change as sources do: a minute in shared caches, never when they are someone's."""
-    return {"Cache-Control": PRIVATE_NO_CACHE if private else "public, max-age=60"}
+    return {"Cache-Control": PRIVATE_NO_CACHE if private else PUBLIC_FEED}
 
 
 def source_route(

@@ -36,6 +36,7 @@ from starlette.responses import Response
 
 from toshokan.core import Core
 from toshokan.core.cache import Kind
+from toshokan.core.cache_control import REVALIDATE
 from toshokan.core.http import core_of
 from toshokan.faces.opds.context import CatalogueVisit
 
@@ -132,7 +133,7 @@ def _validators(response: Response) -> Validators:
         modified=email.utils.formatdate(time.time(), usegmt=True),
         length=len(body),
         media_type=response.headers.get("content-type", ""),
-        cache_control=response.headers.get("cache-control", "no-cache"),
+        cache_control=response.headers.get("cache-control", REVALIDATE),
     )
 
 
