@@ -98,7 +98,7 @@ async def latest_books(request: Request, reading: Reading) -> Response:
 async def _books(reading: Reading, query: SeriesQuery) -> Response:
     visits = [
         visit
-        for visit in await content.libraries(reading)
+        for visit in await content.opened_visits(reading)
         if not query.libraries or library_id(visit.slug) in query.libraries
     ]
     if query.sort.startswith(BY_READ_DATE):

@@ -46,7 +46,7 @@ async def _book(
 ) -> tuple[Visit, ChapterRef, Chapter, list[Chapter], str]:
     """The book an id names: its source, chapter, its work's chapters in order, and title."""
     ref = book_of(text)
-    visit = await content.library(reading, ref.source)
+    visit = await content.visit_of(reading, ref.source)
     chapter, every = await content.chapter(reading, visit, ref)
     work = await content.manga(reading, visit, ref.manga)
     return visit, ref, chapter, reading_order(every), work.title
@@ -65,7 +65,7 @@ async def search_books(request: Request, reading: Reading) -> Response:
 async def _books(request: Request, reading: Reading, series: str) -> Response:
     source, manga_slug = series_of(series)
     page, size = page_params(request.query_params)
-    visit = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     work, chapters, places = await asyncio.gather(
         content.manga(reading, visit, manga_slug),
         content.chapters(reading, visit, manga_slug),
@@ -139,7 +139,7 @@ async def _book_dto(
 
 async def book_pages(request: Request, reading: Reading) -> Response:
     ref = book_of(request.path_params["id"])
-    visit = await content.library(reading, ref.source)
+    visit = await content.visit_of(reading, ref.source)
     urls = await content.page_urls(reading, visit, ref)
     return as_json(
         [
@@ -154,7 +154,7 @@ async def page_image(request: Request, reading: Reading) -> Response:
     number = request.path_params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > MAX_PAGE_DIGITS:
         raise NotFound("A page number is a whole number from 1.")
-    visit = await content.library(reading, ref.source)
+    visit = await content.visit_of(reading, ref.source)
     urls = await content.page_urls(reading, visit, ref)
     if not 1 <= int(number) <= len(urls):
         raise NotFound(f"This book has pages 1 to {len(urls)}.")
@@ -165,7 +165,7 @@ async def page_image(request: Request, reading: Reading) -> Response:
 async def book_thumbnail(request: Request, reading: Reading) -> Response:
     """The book's first page, small."""
     ref = book_of(request.path_params["id"])
-    visit = await content.library(reading, ref.source)
+    visit = await content.visit_of(reading, ref.source)
     urls = await content.page_urls(reading, visit, ref)
     if not urls:
         raise NotFound("This book has no pages.")
@@ -183,7 +183,7 @@ async def mark_progress(request: Request, reading: Reading) -> Response:
     if update is None or (update.page is None and not update.completed):
         raise InvalidRequest("Send page (a whole number from 1), or completed: true.")
     ref = book_of(request.path_params["id"])
-    visit = await content.library(reading, ref.source)
+    visit = await content.visit_of(reading, ref.source)
     await content.chapter(reading, visit, ref)  # a chapter the source no longer has is 404
     # A chapter without pages is read at its one place.
     pages = max(len(await content.page_urls(reading, visit, ref)), 1)
@@ -198,6 +198,6 @@ async def mark_progress(request: Request, reading: Reading) -> Response:
 async def forget_progress(request: Request, reading: Reading) -> Response:
     """``DELETE``: the book is unread again."""
     ref = book_of(request.path_params["id"])
-    await content.library(reading, ref.source)
+    await content.visit_of(reading, ref.source)
     await content.forget(reading, ref)
     return no_content()

@@ -86,7 +86,7 @@ async def list_collections(request: Request, reading: Reading) -> Response:
     every: list[tuple[Visit, int] | None] = [None] if followed else []
     every += [
         (visit, index)
-        for visit in await content.libraries(reading)
+        for visit in await content.opened_visits(reading)
         for index in range(len(visit.config.presets))
     ]
 
@@ -107,7 +107,7 @@ async def one_collection(request: Request, reading: Reading) -> Response:
     if request.path_params["id"] == following.FOLLOWING:
         return as_json(following.collection(await following.followed(reading)))
     source, index = collection_of(request.path_params["id"])
-    visit = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     _preset_search(visit, index)
     return as_json(await _collection(reading, visit, index))
 
@@ -121,7 +121,7 @@ async def collection_series(request: Request, reading: Reading) -> Response:
             await following.series_page(reading, found, query.page, query.size, query.read_statuses)
         )
     source, index = collection_of(request.path_params["id"])
-    visit = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     body = _preset_search(visit, index)
     page, size = page_params(request.query_params)
     body.update(page=page + 1, limit=size)

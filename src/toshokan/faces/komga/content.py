@@ -61,15 +61,15 @@ class Reading:
         return "" if basic is None else basic[0]
 
 
-async def library(reading: Reading, slug: str) -> Visit:
+async def visit_of(reading: Reading, slug: str) -> Visit:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
     return await reading.core.visit(slug, reading.caller, PASSING)
 
 
-async def libraries(reading: Reading) -> list[Visit]:
+async def opened_visits(reading: Reading) -> list[Visit]:
     """The serving sources this reader can open: every open one, and each locked one whose
     check passes with what the request sent (decided once per half minute by the core)."""
-    found = [await library(reading, hosted.slug) for hosted in reading.core.sources.serving()]
+    found = [await visit_of(reading, hosted.slug) for hosted in reading.core.sources.serving()]
     opened = await asyncio.gather(*(_opens(reading, visit) for visit in found))
     return [visit for visit, opens in zip(found, opened, strict=True) if opens]
 

@@ -71,7 +71,7 @@ def _moment(seconds: float) -> datetime:
 async def followed(reading: Reading, query: SeriesQuery | None = None) -> list[Followed]:
     """The reader's follows in the libraries they open (of those ``query`` names, if any),
     in the order the core keeps them (by title)."""
-    visits = {visit.slug: visit for visit in await content.libraries(reading)}
+    visits = {visit.slug: visit for visit in await content.opened_visits(reading)}
     wanted = query.libraries if query is not None else frozenset()
     return [
         Followed(visits[source], follow)

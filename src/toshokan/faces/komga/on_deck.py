@@ -71,7 +71,7 @@ async def on_deck(request: Request, reading: Reading) -> Response:
     wanted = series_query(request.query_params).libraries
     visits = {
         visit.slug: visit
-        for visit in await content.libraries(reading)
+        for visit in await content.opened_visits(reading)
         if not wanted or library_id(visit.slug) in wanted
     }
     series = await _series_read_lately(reading, visits)

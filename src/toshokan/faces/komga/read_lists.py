@@ -98,7 +98,7 @@ def _read_list(text: str) -> ReadList:
 
 async def _books(reading: Reading, chosen: ReadList) -> list[BookDto]:
     """The list's books as Komga's."""
-    visits = {visit.slug: visit for visit in await content.libraries(reading)}
+    visits = {visit.slug: visit for visit in await content.opened_visits(reading)}
     return await books_of_places(reading, visits, await chosen.books(reading, visits))
 
 
@@ -183,7 +183,7 @@ async def read_list_thumbnail(request: Request, reading: Reading) -> Response:
     if not books:
         raise NotFound("This read list has no books.")
     ref = book_of(books[0].id)
-    visit = await content.library(reading, ref.source)
+    visit = await content.visit_of(reading, ref.source)
     urls = await content.page_urls(reading, visit, ref)
     if not urls:
         raise NotFound("This book has no pages.")

@@ -59,12 +59,12 @@ def library_dto(visit: Visit) -> LibraryDto:
 
 
 async def list_libraries(request: Request, reading: Reading) -> Response:
-    return as_json([library_dto(visit) for visit in await content.libraries(reading)])
+    return as_json([library_dto(visit) for visit in await content.opened_visits(reading)])
 
 
 async def one_library(request: Request, reading: Reading) -> Response:
     slug = source_of_library(request.path_params["id"])
-    for visit in await content.libraries(reading):
+    for visit in await content.opened_visits(reading):
         if visit.slug == slug:
             return as_json(library_dto(visit))
     raise NotFound("No library has this id.")
@@ -109,7 +109,7 @@ async def search_series(request: Request, reading: Reading) -> Response:
 async def _series(reading: Reading, query: SeriesQuery) -> Response:
     visits = [
         visit
-        for visit in await content.libraries(reading)
+        for visit in await content.opened_visits(reading)
         if not query.libraries or library_id(visit.slug) in query.libraries
     ]
     return as_json(await _listing(reading, visits, query))
@@ -211,7 +211,7 @@ def _chapters_and_places(
 
 async def one_series(request: Request, reading: Reading) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    visit = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     work, chapters, places = await asyncio.gather(
         content.manga(reading, visit, manga_slug),
         content.chapters(reading, visit, manga_slug),
@@ -222,7 +222,7 @@ async def one_series(request: Request, reading: Reading) -> Response:
 
 async def series_thumbnail(request: Request, reading: Reading) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    visit = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     work = await content.manga(reading, visit, manga_slug)
     if not work.covers:
         raise NotFound("This series has no cover.")
@@ -232,14 +232,18 @@ async def series_thumbnail(request: Request, reading: Reading) -> Response:
 async def genres(request: Request, reading: Reading) -> Response:
     """The tags the reader's sources declare: the extension's genre filter offers them."""
     names = {
-        tag.name for visit in await content.libraries(reading) for tag in visit.config.search.tags
+        tag.name
+        for visit in await content.opened_visits(reading)
+        for tag in visit.config.search.tags
     }
     return as_json(sorted(names, key=str.casefold))
 
 
 async def languages(request: Request, reading: Reading) -> Response:
     """The languages the reader's sources are in."""
-    codes = {code for visit in await content.libraries(reading) for code in visit.config.languages}
+    codes = {
+        code for visit in await content.opened_visits(reading) for code in visit.config.languages
+    }
     return as_json(sorted(codes))
 
 
@@ -256,7 +260,7 @@ async def authors(request: Request, reading: Reading) -> Response:
 
 
 async def _known(reading: Reading, key: FilterKey) -> set[str]:
-    visits = await content.libraries(reading)
+    visits = await content.opened_visits(reading)
     found = await asyncio.gather(*(content.known_values(reading, visit, key) for visit in visits))
     return {value for values in found for value in values}
 

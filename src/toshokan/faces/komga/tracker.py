@@ -49,7 +49,7 @@ class SeriesProgress:
 
 
 async def _progress(reading: Reading, source: str, manga_slug: str) -> SeriesProgress:
-    visit = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     chapters, places = await asyncio.gather(
         content.chapters(reading, visit, manga_slug),
         content.positions(reading, source, manga_slug),
