@@ -5,6 +5,7 @@ with its status and ``{"error": {"code", "message"}}``. Messages are shown to
 clients, so they never carry credentials or internals.
 """
 
+import math
 from typing import Any, ClassVar
 
 
@@ -67,7 +68,8 @@ class RateLimited(HostError):
     def __init__(self, message: str | None = None, *, retry_after: float | None = None):
         headers = {}
         if retry_after is not None:
-            headers["Retry-After"] = str(max(1, round(retry_after)))
+            # Rounded up: a client that waits what it is told never comes back too early.
+            headers["Retry-After"] = str(max(1, math.ceil(retry_after)))
         super().__init__(message, headers=headers)
         self.retry_after = retry_after
 
