@@ -18,15 +18,23 @@ median of each:
   writer's included): what a core gives each side whatever else the
   machine runs at the time, and so the steadier ratio on a shared machine.
 
+The same bench runs under uvicorn (the host's server) and, when it is
+installed (``.venv/bin/python -m pip install -e '.[bench]'``), under granian,
+one worker process each: its ratio says what the edge costs on a faster
+server, not what the host gets from one (docs/performance.md: the host's
+connection bounds do not hold under granian, which it does not serve with).
+Only ratios within one engine's run compare.
+
 Run::
 
-    .venv/bin/python bench/edge.py                     # about 80 s
-    .venv/bin/python bench/edge.py --rounds 7 --duration 8
+    .venv/bin/python bench/edge.py                     # about 80 s an engine
+    .venv/bin/python bench/edge.py --rounds 7 --duration 8 --engines uvicorn
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -71,9 +79,16 @@ class Run:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User and system CPU of process ``pid`` and all its threads so far."""
+    """User and system CPU so far of process ``pid``, all its threads and its child processes
+    (granian serves from a worker process its main process started)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children = {
+        int(child)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for child in (task / "children").read_text().split()
+    }
+    return own + sum(cpu_seconds(child) for child in children)
 
 
 def measured(run: Callable[[Load], Result], load: Load, pid: int) -> Run:
@@ -106,10 +121,20 @@ def check_the_log(log: Path, answered: int) -> str:
 
 
 def benchmark(args: argparse.Namespace) -> None:
+    reports = []
+    for engine in args.engines:
+        print(f"{engine}:", flush=True)
+        reports.append(run_engine(args, engine))
+        print()
+    print("\n\n".join(reports))
+
+
+def run_engine(args: argparse.Namespace, engine: str) -> str:
     import httpx
 
     from toshokan.sources.local.demo import write_demo_library
 
+    args.engine = engine
     with tempfile.TemporaryDirectory(prefix="toshokan-bench-edge-") as tmp:
         workdir = Path(tmp)
         write_demo_library(workdir / "library", series=4, chapters=2, pages=1)
@@ -149,8 +174,7 @@ def benchmark(args: argparse.Namespace) -> None:
             if args.log_level == "info"
             else "access log off (--log-level warning)"
         )
-    print()
-    print(report(sides, args, loadgen, log_check))
+    return report(sides, args, loadgen, log_check)
 
 
 def report(sides: dict[str, list[Run]], args: argparse.Namespace, loadgen: str, log: str) -> str:
@@ -179,13 +203,14 @@ def report(sides: dict[str, list[Run]], args: argparse.Namespace, loadgen: str, 
     errors = sum(r.result.errors for r in host + bare)
     return "\n".join(
         [
-            f"edge: cached GET /{SOURCE}, toshokan next to a bare ASGI app with the same bytes, "
-            "one uvicorn process",
+            f"edge under {args.engine}: cached GET /{SOURCE}, toshokan next to a bare ASGI app "
+            f"with the same bytes, one {args.engine} worker process",
             f"load: {loadgen}; {args.connections} connections; {args.rounds} rounds of "
             f"{args.duration} s a side (+{args.warmup} s warm-up), host then bare",
             f"host: log level {args.log_level} (info: the access log, text, with request ids), "
             "request ids on answers, metrics on, rate limiter on",
-            f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; {busy()}",
+            f"machine: {os.cpu_count()} cores ({cpu_model()}); Python {sys.version.split()[0]}; "
+            f"{busy()}",
             "",
             f"{'':<16} {'toshokan':>10} {'bare':>10} {'ratio':>7}  (median of the rounds' "
             "ratios; lowest-highest)",
@@ -198,12 +223,27 @@ def report(sides: dict[str, list[Run]], args: argparse.Namespace, loadgen: str, 
     )
 
 
+def cpu_model() -> str:
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return "model unknown"
+    return next(
+        (line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+        "model unknown",
+    )
+
+
 def busy() -> str:
     """The machine's load while measuring: other processes' work shows in every figure."""
     try:
         return "load average " + " ".join(Path("/proc/loadavg").read_text().split()[:3])
     except OSError:
         return "load average unknown"
+
+
+def granian_installed() -> bool:
+    return importlib.util.find_spec("granian") is not None
 
 
 def parse_args() -> argparse.Namespace:
@@ -223,7 +263,13 @@ def parse_args() -> argparse.Namespace:
         choices=["info", "warning"],
         help="info: the default, with the access log; warning: without it, to see its cost",
     )
+    parser.add_argument(
+        "--engines",
+        default="uvicorn,granian" if granian_installed() else "uvicorn",
+        help="servers to measure, one after the other (granian: pip install -e '.[bench]')",
+    )
     args = parser.parse_args()
+    args.engines = args.engines.split(",")
     args.rate_limit = 100_000_000  # as host_http's server takes it: never reached
     return args
 

@@ -80,7 +80,9 @@ class BareApp:
     """Replays recorded responses with no framework: the floor for the same bytes.
 
     It still reads the whole request body, as toshokan must, so a POST costs
-    both apps the same receive work. Recordings arrive by ``PUT /_bare/_load``
+    both apps the same receive work; as toshokan's edge, it reads none for a
+    GET or HEAD (under granian a ``receive`` is a trip to the server's own
+    threads: reading an empty body would make the floor, not the host, slower). Recordings arrive by ``PUT /_bare/_load``
     because they can only be made once the real app is up in this process.
     """
 
@@ -90,7 +92,7 @@ class BareApp:
         self.turn: dict[str, int] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await read_body(receive)
+        body = b"" if scope["method"] in ("GET", "HEAD") else await read_body(receive)
         path = scope["path"]
         if path == LOAD_PATH:
             self.load(json.loads(body))
@@ -165,24 +167,39 @@ def combined(toshokan: ASGIApp, bare: ASGIApp) -> ASGIApp:
     return app
 
 
-def serve(library: Path, data_dir: Path, port_file: Path, log_level: str, limit: int) -> None:
-    """The ``--serve`` subprocess: toshokan as ``toshokan serve`` runs it, plus the bare app.
-
-    Default configuration: the access log on (at info), the rate limiter and the image
-    budget on, with a limit (``--rate-limit``) no request of the run exceeds.
-    """
-    import uvicorn
-
+def bench_settings(library: Path, data_dir: Path, limit: int) -> Any:
     from toshokan.config import load_settings
-    from toshokan.logs import configure_logging
-    from toshokan.serving import served_app, uvicorn_options
 
-    settings = load_settings(
+    return load_settings(
         None,
         host={"data_dir": str(data_dir)},
         limits={"rate_limit": limit, "image_rate_limit": limit},
         sources={SOURCE: {"root": str(library)}},
     )
+
+
+def serve(
+    library: Path,
+    data_dir: Path,
+    port_file: Path,
+    log_level: str,
+    limit: int,
+    engine: str = "uvicorn",
+) -> None:
+    """The ``--serve`` subprocess: toshokan as ``toshokan serve`` runs it, plus the bare app.
+
+    Default configuration: the access log on (at info), the rate limiter and the image
+    budget on, with a limit (``--rate-limit``) no request of the run exceeds.
+    """
+    if engine == "granian":
+        serve_granian(library, data_dir, port_file, log_level, limit)
+        return
+    import uvicorn
+
+    from toshokan.logs import configure_logging
+    from toshokan.serving import served_app, uvicorn_options
+
+    settings = bench_settings(library, data_dir, limit)
     configure_logging(log_level)
     # Binding here and handing the socket over leaves no window for another process to take the port.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -198,6 +215,50 @@ def serve(library: Path, data_dir: Path, port_file: Path, log_level: str, limit:
         options.pop(bound)
     config = uvicorn.Config(combined(served_app(settings), BareApp()), **options)
     uvicorn.Server(config).run(sockets=[sock])
+
+
+#: How the granian server hands the bench's settings to its worker process.
+GRANIAN_ENV = "TOSHOKAN_BENCH_GRANIAN"
+
+
+def serve_granian(
+    library: Path, data_dir: Path, port_file: Path, log_level: str, limit: int
+) -> None:
+    """The same two apps in one granian worker process (granian's main process supervises it).
+
+    Granian binds the port itself: a free one is picked first (a small window for another
+    process to take it, acceptable for a bench).
+    """
+    from granian.constants import HTTPModes, Interfaces
+    from granian.log import LogLevels
+    from granian.server import Server
+
+    port = free_port()
+    os.environ[GRANIAN_ENV] = json.dumps([str(library), str(data_dir), log_level, limit])
+    server = Server(
+        "host_http:granian_app",
+        address="127.0.0.1",
+        port=port,
+        interface=Interfaces.ASGI,
+        workers=1,
+        http=HTTPModes.http1,
+        factory=True,
+        log_level=LogLevels(log_level),
+    )
+    port_file.write_text(str(port))
+    server.serve()
+
+
+def granian_app() -> ASGIApp:
+    """The granian worker's application, from the settings its parent passed."""
+    from toshokan.logs import configure_logging
+    from toshokan.serving import served_app
+
+    library, data_dir, log_level, limit = json.loads(os.environ[GRANIAN_ENV])
+    configure_logging(log_level)
+    settings = bench_settings(Path(library), Path(data_dir), limit)
+    app: ASGIApp = combined(served_app(settings), BareApp())
+    return app
 
 
 # --------------------------------------------------------------------------- load generation
@@ -433,6 +494,7 @@ def start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.Po
         sys.executable, __file__, "--serve", "--library", str(workdir / "library"),
         "--data-dir", str(workdir / "data"), "--port-file", str(port_file),
         "--log-level", args.log_level, "--rate-limit", str(args.rate_limit),
+        "--engine", getattr(args, "engine", "uvicorn"),
     ]  # fmt: skip
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     log.close()
@@ -946,6 +1008,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--library", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port-file", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--engine", default="uvicorn", help=argparse.SUPPRESS)
     parser.add_argument("--drive", metavar="SPEC", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -953,7 +1016,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     if args.serve:
-        serve(args.library, args.data_dir, args.port_file, args.log_level, args.rate_limit)
+        serve(
+            args.library,
+            args.data_dir,
+            args.port_file,
+            args.log_level,
+            args.rate_limit,
+            args.engine,
+        )
     elif args.drive:
         drive(json.loads(args.drive))
     else:

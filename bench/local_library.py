@@ -5,8 +5,9 @@ archives), then prints:
 
 * full scan time and chapters/s, and an incremental rescan with nothing changed, each
   next to a floor measured in the same run (opening every archive with zipfile and
-  reading its ComicInfo.xml, in one thread; listing and stat-ing every file), so the
-  ratios hold up on a busy machine;
+  reading its ComicInfo.xml, in one thread, best of two; listing and stat-ing every
+  file, best of three, in turns with three rescans), so the ratios hold up on a busy
+  machine;
 * the time from start-up to the first answered search on a library never scanned
   before (the first scan goes on in the background);
 * the parse time of a ComicInfo.xml listing 36,000 genres;
@@ -468,7 +469,10 @@ def main() -> None:
             print(f"generated {args.series} series / {args.chapters} chapters in {seconds:.1f} s")
         index_path.unlink(missing_ok=True)
         scanner = Scanner(root, Index(index_path), workers=args.workers)
-        opened, floor_rate = floor_read(root)
+        # Best of two: the first read may find the files out of the page cache (another
+        # program read its own since), and the scan after it always finds them in.
+        opened, first_rate = floor_read(root)
+        floor_rate = max(first_rate, floor_read(root)[1])
         started = time.perf_counter()
         report = scanner.scan()
         full = time.perf_counter() - started
@@ -482,16 +486,21 @@ def main() -> None:
             f"  floor, zipfile open + ComicInfo.xml read of {opened} archives in one thread: "
             f"{floor_rate:,.0f} chapters/s  (scan = {rate / floor_rate:.2f}x floor)"
         )
-        walk_floor = floor_walk(root)
-        started = time.perf_counter()
-        again = scanner.scan()
-        rescan = time.perf_counter() - started
+        # Best of three of each, taken in turns, so a busy moment of the machine's other
+        # work does not land on one side only.
+        walk_floor = rescan = float("inf")
+        for _ in range(3):
+            walk_floor = min(walk_floor, floor_walk(root))
+            started = time.perf_counter()
+            again = scanner.scan()
+            rescan = min(rescan, time.perf_counter() - started)
         print(
-            f"incremental rescan, nothing changed: {rescan:.2f} s ({again.read} chapters re-read)"
+            f"incremental rescan, nothing changed: {rescan:.2f} s ({again.read} chapters re-read; "
+            "best of 3)"
         )
         print(
             f"  floor, scandir + stat of every file: {walk_floor:.2f} s  "
-            f"(rescan = {rescan / walk_floor:.2f}x floor)"
+            f"(rescan = {rescan / walk_floor:.2f}x floor; best of 3)"
         )
         scanner.index.close()
         bench_comicinfo()

@@ -339,6 +339,8 @@ def _accounts() -> Any:
     """The readers' database of the host ``toshokan --config FILE`` configures."""
     from toshokan.core.database import open_database
     from toshokan.core.readers import Readers
+    from toshokan.core.readers.gate import READERS
+    from toshokan.core.shared.generations import announce_change
 
     config = click.get_current_context().find_root().params.get("config")
     settings = _settings(lambda without: load_settings(config, without=without))
@@ -346,7 +348,12 @@ def _accounts() -> Any:
         _or_exit(lambda: check_data_dir(settings.host.data_dir))
     database = _or_exit(lambda: open_database(settings))
     click.get_current_context().call_on_close(database.close)
-    return Readers(database)
+    readers = Readers(database)
+    redis = settings.cluster.redis
+    if redis:
+        # Replicas remember whether the host has readers: a change made here reaches them.
+        readers.on_change(lambda: announce_change(redis, READERS))
+    return readers
 
 
 def _account_change(action: Any) -> Any:

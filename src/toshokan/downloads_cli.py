@@ -62,6 +62,8 @@ def downloads_list(reader: str | None, everything: bool, limit: int) -> None:
         click.echo("queue: running")
     else:
         click.echo(f"queue: paused since {_when(queue.since)} ({queue.paused}): {queue.message}")
+    if found.own is not None and found.own.paused is not None:
+        click.echo(f"downloads of {reader}: paused since {_when(found.own.since)}")
     states = ", ".join(f"{name} {count}" for name, count in sorted(found.states.items()))
     click.echo(f"downloads: {states or 'none'}")
     if found.failures:
@@ -72,29 +74,43 @@ def downloads_list(reader: str | None, everything: bool, limit: int) -> None:
 
 
 @downloads_group.command(
-    name="pause", help="Pause the whole queue (or hold one download, by its id)."
+    name="pause",
+    help="Pause the whole queue (or hold one download, by its id); with --reader, that "
+    "reader's own downloads (a chapter another reader keeps too still runs for them).",
 )
 @click.argument("download", required=False)
-def downloads_pause(download: str | None) -> None:
+@READER
+def downloads_pause(download: str | None, reader: str | None) -> None:
     async def pause(core: Any) -> str:
-        if download is None:
-            await core.downloads.pause(None)
-            return "queue paused (chapters being kept finish)"
-        return describe(await core.downloads.steer(None, download, "hold"))
+        who = None if reader is None else await _reader(core, reader)
+        if download is not None:
+            return describe(await core.downloads.steer(who, download, "hold"))
+        if who is not None:
+            await core.downloads.pause(who, own=True)
+            return f"downloads of {who} paused (chapters being kept finish)"
+        await core.downloads.pause(None)
+        return "queue paused (chapters being kept finish)"
 
     click.echo(_run(pause))
 
 
 @downloads_group.command(
-    name="resume", help="Resume the whole queue (or a download held, by its id)."
+    name="resume",
+    help="Resume the whole queue (or a download held, by its id); with --reader, that "
+    "reader's own downloads.",
 )
 @click.argument("download", required=False)
-def downloads_resume(download: str | None) -> None:
+@READER
+def downloads_resume(download: str | None, reader: str | None) -> None:
     async def resume(core: Any) -> str:
-        if download is None:
-            await core.downloads.resume(None)
-            return "queue resumed"
-        return describe(await core.downloads.steer(None, download, "release"))
+        who = None if reader is None else await _reader(core, reader)
+        if download is not None:
+            return describe(await core.downloads.steer(who, download, "release"))
+        if who is not None:
+            await core.downloads.resume(who, own=True)
+            return f"downloads of {who} resumed"
+        await core.downloads.resume(None)
+        return "queue resumed"
 
     click.echo(_run(resume))
 

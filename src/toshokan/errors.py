@@ -50,6 +50,14 @@ class MethodNotAllowed(InvalidRequest):
     status, default_message = 405, "This path does not accept this method."
 
 
+class Conflict(HostError):
+    code, status, default_message = (
+        "CONFLICT",
+        409,
+        "The request conflicts with what happened already.",
+    )
+
+
 class MissingFields(HostError):
     code, status, default_message = "MISSING_FIELDS", 400, "Required fields are missing."
 

@@ -212,13 +212,25 @@ def follows_keep(
         )
 
 
-@follows_group.command(name="list", help="List the series a reader follows.")
+@follows_group.command(
+    name="list", help="List the series a reader follows, and the sources they keep every series of."
+)
 @READER
 def follows_list(reader: str | None) -> None:
     async def found(core: Any) -> Any:
-        return await core.follows.follows_of(await _reader(core, reader))
+        who = await _reader(core, reader)
+        return await core.follows.follows_of(who), await core.downloads.every_series(who)
 
-    for follow in _run(found):
+    follows, every = _run(found)
+    for keep in every:
+        filters = [
+            f"languages {', '.join(keep.languages)}" if keep.languages else "any language",
+            f"groups {', '.join(keep.groups)}" if keep.groups else "any group",
+        ]
+        if keep.only_unread:
+            filters.append("only unread")
+        click.echo(f"{keep.source}/*  keeping every series followed  ({'; '.join(filters)})")
+    for follow in follows:
         series = follow.followed.series
         state = series.state if follow.served else f"{series.state}, source not served"
         click.echo(

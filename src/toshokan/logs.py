@@ -11,8 +11,16 @@ Making a record, formatting it and writing it cost more than the rest of a
 cached answer. The access log keeps each request's parts (:class:`Deferred`:
 an append), and a writer thread makes their records, hands them to the
 logger's handlers like any other record and has them written in one write,
-at most :data:`FLUSH_SECONDS` after the first of them: a process killed
-outright loses at most that much of its access log. Any other line (a
+:data:`FLUSH_SECONDS` after the first of them, in the time the batch takes
+(the thread pauses for the event loop, :data:`PAUSES_AT_MOST` in all at
+most): a process killed outright loses about that much of its access log
+(measured: 0.26 s median, 0.34 s at most on a busy machine, see
+docs/performance.md), well under a second. When every handler a
+record would reach is the host's own text one (:meth:`BatchedLines.plain`),
+the thread writes the lines those records would make, byte for byte, without
+making them (a record and its formatting were most of what a line cost);
+once an operator's configuration puts any other handler, formatter or filter
+on the way, or with JSON lines, it makes the records. Any other line (a
 warning, an error, uvicorn's start and stop) is written at once, after the
 access lines kept before it, so lines keep their order and nothing is held
 back when the server stops (uvicorn ends a stopped process by raising its
@@ -36,7 +44,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any, cast
 
@@ -52,6 +60,13 @@ REQUEST_ID: ContextVar[str] = ContextVar("toshokan_request_id", default="-")
 BATCHED = "toshokan.access"
 #: The longest a kept record waits before the writer thread writes it.
 FLUSH_SECONDS = 0.25
+#: Lines the writer thread makes between two pauses, and how long it pauses: about a tenth
+#: of a millisecond of work, then the interpreter's lock left to the event loop. A pause
+#: may take longer on a busy machine: past ``PAUSES_AT_MOST`` a batch is written without
+#: them, so lines are not held back more than that.
+PAUSE_EVERY = 100
+PAUSE_SECONDS = 0.0001
+PAUSES_AT_MOST = 0.05
 #: Records kept at most; past it the thread logging writes them itself (a stalled stream).
 MAX_KEPT = 16_384
 
@@ -61,7 +76,9 @@ class Deferred:
     by a writer thread, a batch at a time.
 
     ``keep`` costs an append: the record is made from the parts (``make``),
-    passed to the logger's handlers like any other and written later,
+    passed to the logger's handlers like any other and written later (or,
+    for handlers that write only its time and message, just those of an
+    info record: ``message``),
     :data:`FLUSH_SECONDS` after the first part kept at most, by a thread of
     its own. So its caller pays neither the record nor its formatting nor the
     write. A line of any other logger written through :class:`BatchedLines`
@@ -71,9 +88,15 @@ class Deferred:
     is dropped.
     """
 
-    def __init__(self, logger: logging.Logger, make: Callable[[Any], logging.LogRecord]):
+    def __init__(
+        self,
+        logger: logging.Logger,
+        make: Callable[[Any], logging.LogRecord],
+        message: Callable[[Any], tuple[float, str]],
+    ):
         self.logger = logger
         self.make = make
+        self.message = message
         self._kept: deque[Any] = deque()
         self._armed = False
         _DEFERRED.append(self)
@@ -114,10 +137,28 @@ class Deferred:
 
     def _write(self, kept: deque[Any]) -> None:
         make, count = self.make, len(kept)
+        batched = self._handlers()
+        if batched is not None and all(handler.plain() for handler in batched):
+            # Lines the host's own handlers would write from the records, made without them.
+            message, popleft = self.message, kept.popleft
+            level, name = logging.getLevelName(logging.INFO), self.logger.name
+            pauses_until = time.monotonic() + PAUSES_AT_MOST
+            while count > 0:
+                messages = [message(popleft()) for _ in range(min(count, PAUSE_EVERY))]
+                count -= len(messages)
+                for handler in batched:
+                    handler.take_messages(level, name, messages)
+                if count > 0 and time.monotonic() < pauses_until:
+                    # The event loop waiting for the interpreter's lock gets it now rather
+                    # than after the interpreter's switch interval (5 ms, every request in
+                    # flight held up by as much).
+                    time.sleep(PAUSE_SECONDS)
+            for handler in batched:
+                handler.flush()
+            return
         # Made one at a time and dropped once written: a batch of records alive at once
         # would have the garbage collector walk the whole heap.
         records = (make(kept.popleft()) for _ in range(count))
-        batched = self._handlers()
         if batched is not None and len(batched) == 1:
             batched[0].take(records)
         elif batched is not None:
@@ -198,6 +239,26 @@ class BatchedLines(logging.Handler):
         finally:
             self.release()
 
+    def plain(self) -> bool:
+        """Whether this handler writes a record of the batched logger as nothing but
+        :class:`LineFormatter`'s line of its time, level, logger and message: true with the
+        host's own formatter and filter, false once an operator sets others."""
+        return type(self.formatter) is LineFormatter and all(
+            type(f) is RequestIds for f in self.filters
+        )
+
+    def take_messages(
+        self, levelname: str, name: str, messages: Iterable[tuple[float, str]]
+    ) -> None:
+        """The lines of records of logger ``name`` at ``levelname``, given as their time and
+        message, as :meth:`take` writes them for a :meth:`plain` handler."""
+        formatter = cast(LineFormatter, self.formatter)
+        self.acquire()
+        try:
+            self._lines.extend(formatter.lines(levelname, name, messages))
+        finally:
+            self.release()
+
     def emit(self, record: logging.LogRecord) -> None:
         try:
             self._lines.append(self.format(record))
@@ -248,6 +309,20 @@ class LineFormatter(logging.Formatter):
         record.message = message = record.getMessage()
         record.asctime = asctime = self.formatTime(record)
         return f"{asctime} {record.levelname} {record.name}: {message}"
+
+    def lines(
+        self, levelname: str, name: str, messages: Iterable[tuple[float, str]]
+    ) -> Iterator[str]:
+        """The lines :meth:`format` makes of records of ``name`` at ``levelname`` with these
+        times and messages, without the records."""
+        middle = f" {levelname} {name}: "
+        for created, message in messages:
+            second = int(created)
+            if second != self._second:
+                self._text = time.strftime(self.default_time_format, self.converter(second))
+                self._second = second
+            # A record's msecs, as logging makes it from its time.
+            yield f"{self._text},{int((created - second) * 1000):03d}{middle}{message}"
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         if datefmt is not None:

@@ -312,27 +312,4 @@ def served_app(settings: HostSettings) -> Any:
     from toshokan.application import create_app
 
     BoundedHttpTools.configure(settings)
-    return plain_startup_errors(create_app(settings))
-
-
-def plain_startup_errors(app: Any) -> Any:
-    """Wrap ``app`` so a configuration error at start-up is reported as one line, not a traceback.
-
-    Starlette reports a failed lifespan start with the whole traceback as the
-    message, which uvicorn prints; the operator needs only what to fix.
-    """
-
-    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "lifespan":
-            await app(scope, receive, send)
-            return
-
-        async def send_plain(message: Any) -> None:
-            problem = getattr(app.state, "startup_error", None)
-            if message["type"] == "lifespan.startup.failed" and problem:
-                message = {**message, "message": f"toshokan: configuration error: {problem}"}
-            await send(message)
-
-        await app(scope, receive, send_plain)
-
-    return wrapped
+    return create_app(settings)

@@ -119,3 +119,70 @@ def test_the_queue_shows_progress_and_failures_and_is_steered(
         f"Pirate Voyage Vol.1 Ch.{n} - Chapter {n} [Straw Hat Scans].cbz" for n in (1, 2, 3)
     ]
     assert desktop.errors == []
+
+
+REN, REN_PASSWORD = "ren", "swordfish and chips"
+
+
+@pytest.fixture(scope="module")
+def readers_keeping(fake: FakeMangaDex, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A host keeping series of the fake MangaDex for its readers (none an operator)."""
+    port = free_port()
+    library = tmp_path_factory.mktemp("readers-keeping") / "library"
+    library.mkdir()
+    app = build_app(
+        {
+            "local": (LocalLibrary, {"root": str(library), "watch": True}),
+            "mangadex": (
+                MangaDex,
+                {"api_url": API, "uploads_url": UPLOADS, "report_url": REPORT},
+            ),
+        },
+        upstream=ImageServers(fake),
+        data_dir=library.parent / "data",
+        server={"host": "127.0.0.1", "port": port},
+        limits={"rate_limit": 0},
+        follows={"round": 1},
+    )
+    app.state.core.readers.readers.add(REN, REN_PASSWORD)
+    yield from listening(app, port)
+
+
+def test_a_reader_pauses_their_downloads_and_sees_what_they_keep_from_a_source(
+    browser: Any, readers_keeping: str, fake: FakeMangaDex
+) -> None:
+    base = readers_keeping
+    ren = httpx.BasicAuth(REN, REN_PASSWORD)
+    manga = next(m.id for m in fake.manga.values() if m.title["en"] == "Pirate Voyage")
+    series = f"{base}/_/follows/series/mangadex/{manga}"
+    assert httpx.put(series, auth=ren).status_code == 201
+    until(lambda: httpx.get(series, auth=ren).json()["state"] == "ok")
+    every = {"languages": ["en"], "onlyUnread": True}
+    assert httpx.put(f"{base}/_/follows/sources/mangadex/keep", json=every, auth=ren).is_success
+
+    for watched in watched_page(browser, base, DESKTOP):
+        page = watched.open("/_/#/downloads")
+        page.get_by_label("Name").fill(REN)
+        page.get_by_label("Password or API key").fill(REN_PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("heading", name="Downloads")).to_be_visible()
+        kept_from = page.locator(".every-series > li")
+        expect(kept_from).to_have_count(1)
+        expect(kept_from).to_contain_text("mangadex: every series followed")
+        expect(kept_from).to_contain_text("languages en · any group · only unread")
+        expect(page.get_by_role("button", name="Pause the queue")).to_have_count(0)
+
+        page.get_by_role("button", name="Pause my downloads").click()
+        expect(page.locator(".queue-state")).to_contain_text("Your downloads are paused")
+        expect(page.locator(".queue-state")).to_contain_text("The queue runs.")
+        kept = httpx.put(f"{series}/keep", json={"backfill": 2}, auth=ren)
+        assert kept.status_code == 201, kept.text
+        waiting = page.locator(".downloads.waiting > li")
+        expect(waiting.locator(".state")).to_have_text(["Queued", "Queued"])
+        shot(page, "downloads-reader-paused")
+
+        page.get_by_role("button", name="Resume my downloads").click()
+        expect(page.locator(".own-paused")).to_have_count(0)
+        finished = page.locator(".downloads.finished > li")
+        expect(finished.locator(".state")).to_have_text(["Kept", "Kept"], timeout=30_000)
+        assert watched.errors == []

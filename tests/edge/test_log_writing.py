@@ -5,6 +5,7 @@ ids never repeat, across requests, processes and workers."""
 
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,7 +18,14 @@ import pytest
 from tests.helpers.serving import REPO, free_port, serve_command
 from toshokan.edge.accesslog import AccessLog
 from toshokan.edge.request_ids import new_request_id
-from toshokan.logs import FLUSH_SECONDS, LOG_FORMAT, BatchedLines, RequestIds, write_deferred
+from toshokan.logs import (
+    FLUSH_SECONDS,
+    LOG_FORMAT,
+    BatchedLines,
+    LineFormatter,
+    RequestIds,
+    write_deferred,
+)
 from toshokan.sources.local.demo import write_demo_library
 
 pytestmark = pytest.mark.anyio
@@ -156,3 +164,36 @@ def test_ids_never_repeat_across_workers(tmp_path: Path) -> None:
             ids.append(httpx.get(f"{base}/local").headers["x-request-id"])
     assert len({i[:16] for i in ids}) == 2
     assert len(set(ids)) == len(ids)
+
+
+@pytest.mark.parametrize("path", ["/plain", '/a "quoted"\\path\x1b[31m\n', "/" + "long" * 400])
+def test_the_host_s_own_lines_are_logging_s_lines(path: str) -> None:
+    """The host's handler writes an access line without making its record (LineFormatter):
+    the same line, byte for byte, that logging's own Formatter writes from the record."""
+    logger = logging.getLogger("toshokan.access")
+    written: dict[str, list[str]] = {}
+    for name, formatter in (("host", LineFormatter()), ("logging", logging.Formatter(LOG_FORMAT))):
+        write_deferred()
+        lines: list[str] = []
+        handler = BatchedLines(write=lines.append)
+        handler.addFilter(RequestIds())
+        handler.setFormatter(formatter)
+        logger.addHandler(handler)
+        propagate, level, logger.propagate = logger.propagate, logger.level, False
+        logger.setLevel(logging.INFO)
+        try:
+            AccessLog().line("192.0.2.1", "GET", path, 404, 0.01234, "r-same")
+            write_deferred()
+        finally:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            logger.setLevel(level)
+        written[name] = "".join(lines).splitlines()
+    host, plain = written["host"], written["logging"]
+    assert len(host) == len(plain) == 1
+    # The time differs (two lines, two moments); its form does not, nor anything after it.
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} "
+    assert re.match(stamp, host[0]) and re.match(stamp, plain[0])
+    assert host[0][24:] == plain[0][24:]
+    assert host[0][24:].startswith('INFO toshokan.access: 192.0.2.1 "GET /')
+    assert host[0].endswith('" 404 12.3ms r-same')

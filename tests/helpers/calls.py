@@ -7,11 +7,15 @@ dependency), but not what a dependency does inside itself, so a new Starlette re
 does not move the figure while a line of ours that adds work does. Warm the operation
 up once before counting: first calls compile patterns and fill caches.
 
+:func:`threads_counted` extends the count to threads started inside it (an executor's
+workers, which a page hands its archive reads to), for as long as a count runs.
+
 :func:`within_budget` fails with the figure broken down by file and function, so a
 change that adds work says where it went.
 """
 
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,25 +64,44 @@ class Calls:
         return "\n".join(lines)
 
 
+#: The counts being made, innermost last; threads count into the innermost one too.
+_counting: list[Counter[str]] = []
+
+
+def _profile(frame: FrameType, event: str, arg: Any) -> None:
+    if not _counting:
+        return
+    if event == "call":
+        if _ours(frame) or _ours(frame.f_back):
+            _counting[-1][_name(frame)] += 1
+    elif event == "c_call" and _ours(frame):
+        _counting[-1][f"C:{getattr(arg, '__qualname__', repr(arg))}"] += 1
+
+
 @contextmanager
 def count_calls() -> Iterator[Calls]:
-    """Count, while the block runs on this thread, calls into or made by toshokan's code."""
+    """Count, while the block runs on this thread, calls into or made by toshokan's code
+    (and on threads started inside :func:`threads_counted`)."""
     calls = Calls()
-    counter = calls.by_function
-
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call":
-            if _ours(frame) or _ours(frame.f_back):
-                counter[_name(frame)] += 1
-        elif event == "c_call" and _ours(frame):
-            counter[f"C:{getattr(arg, '__qualname__', repr(arg))}"] += 1
-
     previous = sys.getprofile()
-    sys.setprofile(profile)
+    _counting.append(calls.by_function)
+    sys.setprofile(_profile)
     try:
         yield calls
     finally:
         sys.setprofile(previous)
+        _counting.pop()
+
+
+@contextmanager
+def threads_counted() -> Iterator[None]:
+    """Threads started inside this block count too while :func:`count_calls` runs (a
+    thread's profile is set when it starts, so enter this before the pools start)."""
+    threading.setprofile(_profile)
+    try:
+        yield
+    finally:
+        threading.setprofile(None)
 
 
 def within_budget(calls: Calls, budget: int, what: str) -> None:

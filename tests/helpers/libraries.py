@@ -4,10 +4,12 @@ registered by the root conftest)."""
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from toshokan.sources.local import write_demo_library
+from toshokan.sources.local.index import Index
 
 DemoLibrary = Callable[..., Path]
 
@@ -42,3 +44,17 @@ def demo_library(tmp_path: Path, demo_templates: DemoLibrary) -> DemoLibrary:
         return root
 
     return copy
+
+
+@pytest.fixture
+def chapter_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every look at one chapter's row in a library's index, by series and chapter slug."""
+    looked: list[tuple[str, str]] = []
+    original: Callable[..., Any] = Index.chapter
+
+    def chapter(index: Index, series_slug: str, chapter_slug: str) -> Any:
+        looked.append((series_slug, chapter_slug))
+        return original(index, series_slug, chapter_slug)
+
+    monkeypatch.setattr(Index, "chapter", chapter)
+    return looked

@@ -9,7 +9,7 @@ Nothing here knows how a face shapes its answers.
 
 from toshokan.core.hosted import ConfigurationError, HostedSource, HostedSources
 from toshokan.core.service import Access, Answer, Caller, Core, check_slug
-from toshokan.core.visit import Visit
+from toshokan.core.visit import Pages, Visit
 from toshokan.sdk.auth import Credentials
 from toshokan.sdk.source import Download
 from toshokan.sdk.urls import Query, Urls, host_path, with_query
@@ -24,6 +24,7 @@ __all__ = [
     "Download",
     "HostedSource",
     "HostedSources",
+    "Pages",
     "Query",
     "Urls",
     "Visit",

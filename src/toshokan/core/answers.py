@@ -6,7 +6,6 @@ slugs pass before anything is asked of a source.
 host shares through ``[cluster] redis``, and how each is kept there.
 """
 
-import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,8 +23,6 @@ from toshokan.models.base import SLUG
 T = TypeVar("T")
 CHAPTER_LIST = TypeAdapter(list[Chapter])
 PAGE_LIST = TypeAdapter(list[str])
-#: Longer query and filter texts are keyed by their digest, so a cache entry's key stays small.
-MAX_KEY_TEXT = 256
 
 
 @dataclass(frozen=True)
@@ -67,16 +64,7 @@ class Access:
     key: str
 
 
-def bounded_key(*texts: str) -> tuple[str, ...]:
-    """``texts`` as a cache key part of bounded size: themselves when short, else one digest."""
-    if sum(len(text) for text in texts) <= MAX_KEY_TEXT:
-        return texts
-    digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
-    return (digest,)
-
-
 def json_of(value: Any, exclude_none: bool) -> bytes:
-    """An answer's body: a model as pydantic writes it, a chapter list by its one adapter."""
     if isinstance(value, BaseModel):
         return value.model_dump_json(exclude_none=exclude_none).encode()
     if isinstance(value, list) and all(isinstance(item, Chapter) for item in value):

@@ -12,8 +12,8 @@ from starlette.responses import JSONResponse
 
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.http import client_of, core_of
-from toshokan.core.readers import any_reader
+from toshokan.core.http import Entry, enter
+from toshokan.core.readers import BY_HOST_SESSION
 from toshokan.errors import InvalidRequest
 
 M = TypeVar("M", bound=BaseModel)
@@ -23,9 +23,12 @@ def answer(body: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers={"Cache-Control": NO_STORE})
 
 
-async def reader_of(request: Request) -> str:
-    """The reader any of the host's ways of signing in names (the implicit one on an open host)."""
-    return await any_reader(core_of(request).readers, request.headers, client_of(request))
+async def entered(request: Request) -> tuple[Entry, str]:
+    """The request entered (:func:`~toshokan.core.http.enter`), and the reader any of the host's
+    ways of signing in names (the implicit one on an open host)."""
+    entry = await enter(request, signing=BY_HOST_SESSION)
+    assert entry.reader is not None  # a signing was given
+    return entry, entry.reader
 
 
 async def body_of(request: Request, model: type[M]) -> M:

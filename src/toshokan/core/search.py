@@ -4,6 +4,8 @@ The host does this, not the adapter, so every source rejects the same bad
 input with the same code and a message naming the field and what is allowed.
 """
 
+import hashlib
+from collections.abc import Hashable
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,7 +22,26 @@ from toshokan.models.search import (
 )
 
 REQUIRED = ("page", "sort")
+#: Longer query and filter texts are keyed by their digest, so a cache entry's key stays small.
+MAX_KEY_TEXT = 256
 KNOWN_FIELDS = ("query", "page", "limit", "sort", "direction", "filters")
+
+
+def search_of(body: Any, search: SearchConfig) -> tuple[SearchRequest, tuple[Hashable, ...]]:
+    """The search ``body`` asks of a source that declares ``search``, checked, and the key its
+    answer is cached under (long wording keyed by its digest)."""
+    request = parse_search(body, search)
+    filters = request.filters.model_dump_json(exclude_none=True)
+    wording = bounded_key(request.query, filters)
+    return request, (request.page, request.limit, request.sort, request.direction, *wording)
+
+
+def bounded_key(*texts: str) -> tuple[str, ...]:
+    """``texts`` as a cache key part of bounded size: themselves when short, else one digest."""
+    if sum(len(text) for text in texts) <= MAX_KEY_TEXT:
+        return texts
+    digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    return (digest,)
 
 
 def parse_search(body: Any, search: SearchConfig) -> SearchRequest:

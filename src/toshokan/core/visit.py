@@ -19,12 +19,13 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, bounded_key, check_slug
+from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, check_slug
 from toshokan.core.authority import Authority
 from toshokan.core.cache import ResultCache
 from toshokan.core.hosted import HostedSource
+from toshokan.core.images.pictures import clamp_width
 from toshokan.core.passing import AS_SENT, AsSent, Passing, PassingParts, passed
-from toshokan.core.search import parse_search
+from toshokan.core.search import search_of
 from toshokan.core.served import cached_answer
 from toshokan.errors import ChapterNotFound, HostError, MangaNotFound
 from toshokan.models import Chapter, FilterKey, Manga, SearchResponse, SourceConfiguration
@@ -32,7 +33,7 @@ from toshokan.models.content import newest_first
 from toshokan.sdk.context import RequestContext
 from toshokan.sdk.deadline import upstream_deadline
 from toshokan.sdk.pictures import Picture
-from toshokan.sdk.source import Download, Source
+from toshokan.sdk.source import Download, OwnPages, Source
 
 T = TypeVar("T")
 
@@ -43,6 +44,31 @@ class Images(Protocol):
     async def render(
         self, visit: "Visit", url: str, *, width: int | None = None, as_jpeg: bool = False
     ) -> Picture: ...
+
+    async def render_own(
+        self,
+        visit: "Visit",
+        pages: OwnPages,
+        number: int,
+        *,
+        width: int | None = None,
+        as_jpeg: bool = False,
+    ) -> Picture: ...
+
+
+class Pages:
+    """A chapter's pages as a reader turns them: how many, and each one's image (from 0)."""
+
+    def __init__(self, count: int, image: Callable[[int, int | None, bool], Awaitable[Picture]]):
+        self.count = count
+        self._image = image
+
+    async def image(
+        self, index: int, *, width: int | str | None = None, as_jpeg: bool = False
+    ) -> Picture:
+        """Page ``index`` (from 0) through the host's image pipeline, as :meth:`Visit.image`;
+        at most ``width`` wide, a reader's ``maxWidth`` as sent (:func:`clamp_width`)."""
+        return await self._image(index, clamp_width(width), as_jpeg)
 
 
 @dataclass(frozen=True)
@@ -74,6 +100,8 @@ class Visit:
     ):
         self.collaborators = collaborators
         self.hosted = hosted
+        self.slug = hosted.slug
+        self.source: Source[Any] = hosted.source
         self.config = config
         self.caller = caller
         self.passing = passing
@@ -82,14 +110,6 @@ class Visit:
         self._access: Access | None = None
         self._refused: HostError | None = None
         self._deciding = asyncio.Lock()
-
-    @property
-    def slug(self) -> str:
-        return self.hosted.slug
-
-    @property
-    def source(self) -> Source[Any]:
-        return self.hosted.source
 
     @property
     def accepts_readers(self) -> bool:
@@ -154,9 +174,7 @@ class Visit:
     # -- content ---------------------------------------------------------------------
 
     async def search(self, body: Any) -> Answer[SearchResponse]:
-        request = parse_search(body, self.config.search)
-        filters = request.filters.model_dump_json(exclude_none=True)
-        key = (request.page, request.limit, request.sort, request.direction)
+        request, key = search_of(body, self.config.search)
         access = await self.access()
         ctx = self.context(access)
 
@@ -166,8 +184,7 @@ class Visit:
             result.page = request.page
             return result
 
-        wording = bounded_key(request.query, filters)
-        return await self._content("search", (*key, *wording), access, compute)
+        return await self._content("search", key, access, compute)
 
     async def manga(self, manga_slug: str) -> Answer[Manga]:
         check_slug(manga_slug, MangaNotFound)
@@ -204,13 +221,63 @@ class Visit:
         core's cache): a reader fetching a chapter page by page asks the source for the list
         once, not once per page (MangaDex allows a few dozen lists a minute)."""
         _check_chapter(manga_slug, chapter_slug)
-        access = await self.access()
+        return await self._page_list(manga_slug, chapter_slug, await self.access())
 
+    async def _page_list(self, manga_slug: str, chapter_slug: str, access: Access) -> list[str]:
         async def ask() -> list[str]:
-            return (await self.pages(manga_slug, chapter_slug)).value
+            async with self.deadline():
+                return await self.source.pages(manga_slug, chapter_slug, self.context(access))
 
         key = self._key(manga_slug, chapter_slug, access=access)
         return await self.collaborators.cache.get_or_compute("page-list", key, ask)
+
+    async def chapter_pages(self, manga_slug: str, chapter_slug: str) -> Pages:
+        """The chapter's pages to read one of: read by the source itself when it holds them
+        (:meth:`~toshokan.sdk.Source.own_pages`, one look at the chapter, remembered as the
+        page list is: ``own-pages`` in the core's cache), else the images at the URLs of its
+        page list (:meth:`page_list`)."""
+        _check_chapter(manga_slug, chapter_slug)
+        access = await self.access()
+        own = None
+        if type(self.source).own_pages is not Source.own_pages:
+
+            async def look() -> OwnPages | None:
+                async with self.deadline():
+                    return await self.source.own_pages(
+                        manga_slug, chapter_slug, self.context(access)
+                    )
+
+            key = self._key(manga_slug, chapter_slug, access=access)
+            own = await self.collaborators.cache.get_or_compute("own-pages", key, look)
+        if own is None:
+            urls = await self._page_list(manga_slug, chapter_slug, access)
+
+            async def listed(index: int, width: int | None, as_jpeg: bool) -> Picture:
+                return await self.image(urls[index], width=width, as_jpeg=as_jpeg)
+
+            return Pages(len(urls), listed)
+        images = self.collaborators.images()
+
+        async def read(index: int, width: int | None, as_jpeg: bool) -> Picture:
+            return await images.render_own(self, own, index + 1, width=width, as_jpeg=as_jpeg)
+
+        return Pages(own.count, read)
+
+    async def page(
+        self,
+        manga_slug: str,
+        chapter_slug: str,
+        index: int,
+        *,
+        width: int | str | None = None,
+        as_jpeg: bool = False,
+    ) -> tuple[int, Picture | None]:
+        """How many pages the chapter has, and page ``index``'s image (from 0; None when the
+        chapter has no such page), as :meth:`chapter_pages` reads them."""
+        pages = await self.chapter_pages(manga_slug, chapter_slug)
+        if not 0 <= index < pages.count:
+            return pages.count, None
+        return pages.count, await pages.image(index, width=width, as_jpeg=as_jpeg)
 
     async def download(self, manga_slug: str, chapter_slug: str) -> Download | None:
         """The chapter's original file, when its source offers one; remembered for half a

@@ -68,6 +68,8 @@ def wire(
             "download": settings.host.link_ttl // 2,
             # Never longer than a signed page link lives.
             "page-list": min(PAGE_LIST_SECONDS, settings.host.link_ttl),
+            # What a source that reads its own pages needs to read one (no links in it).
+            "own-pages": PAGE_LIST_SECONDS,
             **(kept or {}),
         },
         cache_settings.max_entries,
@@ -104,6 +106,6 @@ def wire(
         database=database,
         owns_database=owns_database,
         progress=ProgressStore(database),
-        readers=ReaderGate(Readers(database), attempts, sources.services.secret),
+        readers=ReaderGate(Readers(database), attempts, sources.services.secret, cache),
         readiness=readiness,
     )

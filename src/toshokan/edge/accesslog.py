@@ -20,7 +20,9 @@ for every line, what is the same for every line: the caller's frame, file
 and function, and the process's id (a system call). The access record is a
 copy of one made the usual way once per thread (again in a forked process)
 on the thread that answered, with only the time and the line's parts its
-own: the same fields with the same values, none of those look-ups.
+own: the same fields with the same values, none of those look-ups. With the
+host's own handler and text format no record is made at all: the writer
+thread writes the line's time and message as that format would.
 """
 
 import asyncio
@@ -93,6 +95,18 @@ class AccessLog:
         _KEPT.keep((time.time(), thread, task, client, method, path, status, seconds, request_id))
 
 
+def _message(parts: tuple[Any, ...]) -> tuple[float, str]:
+    """The time and message of the access record of one request's kept parts, for handlers
+    that write nothing else of it (:meth:`toshokan.logs.BatchedLines.plain`)."""
+    now, _, _, client, method, path, status, seconds, request_id = parts
+    if len(path) > MAX_PATH:
+        path = path[:MAX_PATH] + "..."
+    if not (path.isprintable() and '"' not in path and "\\" not in path):
+        path = escaped(path)
+    # "%.1f" rounds as round(ms, 1) does: the record's ms, to the same digit.
+    return now, FORMAT % (client, method, path, status, seconds * 1000, request_id)
+
+
 def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
     """The access record of one request's kept parts."""
     now, thread, task, client, method, path, status, seconds, request_id = parts
@@ -119,7 +133,7 @@ def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
 
 
 #: The process's access lines, kept until the log's writer thread writes them.
-_KEPT = Deferred(logger, _record)
+_KEPT = Deferred(logger, _record, _message)
 
 
 def _task_name() -> str | None:

@@ -53,8 +53,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("toshokan.errors")
 Headers = list[tuple[bytes, bytes]]
-#: No headers to add (never appended to: answers copy the lists they add to).
-NO_HEADERS: Headers = []
 CREDENTIALS = frozenset(
     {b"authorization", b"cookie"}
     | {name.lower().encode() for names in AUTH_HEADERS.values() for name in names}
@@ -169,7 +167,9 @@ class Edge:
         request_id = _request_id(scope["headers"])
         token = REQUEST_ID.set(request_id)
         try:
-            status = await self._handle(scope, receive, _echoing(request_id, send))
+            status = await self._handle(
+                scope, receive, send, (b"x-request-id", request_id.encode())
+            )
             unpaid = scope.get(UNPAID)
             if unpaid is not None and status not in (304, 429):
                 limiter, who = unpaid
@@ -192,8 +192,11 @@ class Edge:
         finally:
             REQUEST_ID.reset(token)
 
-    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> int:
-        """Answer one request; the status the access log shows."""
+    async def _handle(
+        self, scope: Scope, receive: Receive, send: Send, echo: tuple[bytes, bytes]
+    ) -> int:
+        """Answer one request, ``echo`` (its id) on the answer; the status the access log
+        shows."""
         origin = if_none_match = host = declared = None
         private = preflight = forwarded = since = False
         size = 0
@@ -218,13 +221,14 @@ class Edge:
                     client = scope.get("client")
                     if client and self.proxies.trusts(client[0]):
                         forwarded = True
-        # Calls skipped for what most requests are: no origin, not a POST.
-        cors = self.cors.headers(origin) if origin is not None else NO_HEADERS
+        # Headers every answer gets besides its own: CORS's (a call skipped for what most
+        # requests are, with no origin), then the request's id.
+        added = [*self.cors.headers(origin), echo] if origin is not None else [echo]
         method: str = scope["method"]
         path: str = scope["path"]
         auth_form = method == "POST" and self.answers_auth_failures(method, path)
         if len(headers) > self.max_headers or size > self.max_header_bytes:
-            return await _answer(send, self._too_many_headers[auth_form], cors)
+            return await _answer(send, self._too_many_headers[auth_form], added)
         if forwarded:
             outer = scope
             scope = self.proxies.resolve(scope)
@@ -236,8 +240,8 @@ class Edge:
             allowed = self.cors.preflight(origin)
             if allowed is None:
                 refused = error_answer(403, "INVALID_REQUEST", "This origin may not call the host.")
-                return await _answer(send, refused)
-            return await _answer(send, (204, [*allowed, NOSNIFF], b""))
+                return await _answer(send, refused, [echo])
+            return await _answer(send, (204, [*allowed, NOSNIFF], b""), [echo])
 
         kind = self.budget_of(path) if method != "OPTIONS" else BudgetKind.EXEMPT
         limiter = (
@@ -272,20 +276,20 @@ class Edge:
                         [(b"retry-after", str(seconds).encode())],
                         auth_form=auth_form,
                     ),
-                    cors,
+                    added,
                 )
 
         if reaches_no_route(path):
             nowhere = error_answer(404, "NOT_FOUND", f"Nothing is at {path[:200]!r}.")
-            return await _answer(send, nowhere, cors)
+            return await _answer(send, nowhere, added)
 
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
             if not declared.isdigit():
                 bad = error_answer(
                     400, "INVALID_REQUEST", "Content-Length is not a number.", auth_form=auth_form
                 )
-                return await _answer(send, bad, cors)
-            return await _answer(send, self._too_large[auth_form], cors)
+                return await _answer(send, bad, added)
+            return await _answer(send, self._too_large[auth_form], added)
         body = b""
         if method not in BODILESS:
             read = await self._read_body(receive)
@@ -302,7 +306,7 @@ class Edge:
                         f"The request body did not arrive within {self.body_timeout:g} s.",
                         auth_form=auth_form,
                     ),
-                    cors,
+                    added,
                 )
             body = read
             receive = _replaying(body, receive)
@@ -318,17 +322,17 @@ class Edge:
                     and method == "GET"
                     and matches(if_none_match, stored.etag)
                 ):
-                    return await _answer(send, (304, not_modified(stored.headers), b""), cors)
-                return await _answer(send, (200, stored.headers, stored.body), cors)
+                    return await _answer(send, (304, not_modified(stored.headers), b""), added)
+                return await _answer(send, (200, stored.headers, stored.body), added)
 
-        return await self._full(scope, receive, send, cors, if_none_match, key, auth_form)
+        return await self._full(scope, receive, send, added, if_none_match, key, auth_form)
 
     async def _full(
         self,
         scope: Scope,
         receive: Receive,
         send: Send,
-        cors: Headers,
+        added: Headers,
         if_none_match: bytes | None,
         key: Hashable,
         auth_form: bool,
@@ -360,13 +364,13 @@ class Edge:
                         dropping = True
                         status = 304
                         await send(
-                            {**message, "status": 304, "headers": [*not_modified(raw), *cors]}
+                            {**message, "status": 304, "headers": [*not_modified(raw), *added]}
                         )
                         await send({"type": "http.response.body", "body": b""})
                         return
                     if key is not None and etag is not None:
                         start = {**message, "headers": raw}
-                await send({**message, "headers": [*raw, *cors] if cors else raw})
+                await send({**message, "headers": [*raw, *added]})
                 return
             if dropping:
                 return
@@ -403,7 +407,7 @@ class Edge:
                     "The host failed to answer this request.",
                     auth_form=auth_form,
                 )
-                return await _answer(send, failed, cors)
+                return await _answer(send, failed, added)
             return status if status >= 500 else 500
         finally:
             SERVED.reset(token)
@@ -459,20 +463,6 @@ def _request_id(headers: Headers) -> str:
     return new_request_id()
 
 
-def _echoing(request_id: str, send: Send) -> Send:
-    """``send`` with the request's id on its answer."""
-
-    echo = (b"x-request-id", request_id.encode())
-
-    async def echoed(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            # Each start message is made for this one answer (by the edge or the framework).
-            message["headers"] = [*message.get("headers", ()), echo]
-        await send(message)
-
-    return echoed
-
-
 def _is_json(headers: Headers) -> bool:
     return any(k == b"content-type" and v.startswith(b"application/json") for k, v in headers)
 
@@ -492,14 +482,14 @@ def _replaying(body: bytes, receive: Receive) -> Receive:
 
 
 async def _answer(
-    send: Send, answer: tuple[int, Headers, bytes], cors: Sequence[tuple[bytes, bytes]] = ()
+    send: Send, answer: tuple[int, Headers, bytes], added: Sequence[tuple[bytes, bytes]]
 ) -> int:
     status, headers, body = answer
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [*headers, *cors] if cors else headers,
+            "headers": [*headers, *added],
         }
     )
     await send({"type": "http.response.body", "body": body})

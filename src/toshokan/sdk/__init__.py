@@ -65,6 +65,7 @@ from toshokan.sdk.source import (
     ImageFetch,
     Listing,
     NoSettings,
+    OwnPages,
     Source,
     public,
 )
@@ -108,6 +109,7 @@ __all__ = [
     "MangaNotFound",
     "NoSettings",
     "NotFound",
+    "OwnPages",
     "Picture",
     "Preset",
     "Publication",

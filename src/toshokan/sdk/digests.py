@@ -10,6 +10,7 @@ so a library's scan can name every file without reading it whole.
 
 import hashlib
 from pathlib import Path
+from typing import BinaryIO
 
 SAMPLE = 1024
 OFFSETS = (0, *(SAMPLE << (2 * i) for i in range(11)))
@@ -17,12 +18,17 @@ OFFSETS = (0, *(SAMPLE << (2 * i) for i in range(11)))
 
 def partial_md5(path: Path | str) -> str:
     """The id KOReader gives the file at ``path`` (its default, binary document matching)."""
-    digest = hashlib.md5()
     with open(path, "rb") as stream:
-        for offset in OFFSETS:
-            stream.seek(offset)
-            sample = stream.read(SAMPLE)
-            if not sample:
-                break
-            digest.update(sample)
+        return partial_md5_of(stream)
+
+
+def partial_md5_of(stream: BinaryIO) -> str:
+    """:func:`partial_md5` of a file already open (read from wherever it stands; moved)."""
+    digest = hashlib.md5()
+    for offset in OFFSETS:
+        stream.seek(offset)
+        sample = stream.read(SAMPLE)
+        if not sample:
+            break
+        digest.update(sample)
     return digest.hexdigest()

@@ -12,7 +12,6 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import PurePath
 
 #: Image types a chapter may contain, by extension, and their media type.
 IMAGE_TYPES: dict[str, str] = {
@@ -199,9 +198,16 @@ def _number(text: str) -> float | None:
     return value if 0 <= value < 1e9 else None
 
 
+_UNDERSCORES = re.compile(r"[_]+")
+_SPACES = re.compile(r"\s+")
+#: Where a name splits into series, number and title: a spaced dash (also en and em
+#: dashes, a tilde) or a colon.
+_SEGMENT_BREAK = re.compile(r"\s+[-\u2013\u2014~]\s+|\s*:\s+")
+
+
 def _clean(text: str) -> str:
-    text = re.sub(r"[_]+", " ", text)
-    text = re.sub(r"\s+", " ", text)
+    text = _UNDERSCORES.sub(" ", text)
+    text = _SPACES.sub(" ", text)
     return text.strip(" -._~:")
 
 
@@ -278,7 +284,8 @@ def parse_chapter_name(filename: str) -> NameInfo:
     folder named ``Ch.1.5`` keeps its decimal. Never raises.
     """
     stem = unicodedata.normalize("NFKC", filename)
-    suffix = PurePath(stem).suffix.lower()
+    dot = stem.rfind(".")
+    suffix = stem[dot:].lower() if dot > 0 else ""  # PurePath's suffix, without a PurePath
     if suffix in ARCHIVE_EXTENSIONS:
         stem = stem[: -len(suffix)]
 
@@ -291,7 +298,7 @@ def parse_chapter_name(filename: str) -> NameInfo:
     group = mihon_group or (tags.groups[0] if tags.groups else "")
     bare = _TAGS.sub(" ", stem)
 
-    segments = re.split(r"\s+[-\u2013\u2014~]\s+|\s*:\s+", bare)  # also en and em dashes
+    segments = _SEGMENT_BREAK.split(bare)
     volume: float | None = tags.volume
     number: float | None = None
     series_parts: list[str] = []

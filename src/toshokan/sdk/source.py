@@ -1,7 +1,7 @@
 """The base class of every source adapter."""
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Generic, TypeVar, get_args
 
 import click
 from pydantic import BaseModel, ConfigDict
-from starlette.routing import BaseRoute, Match, Mount, Route
+from starlette.routing import BaseRoute, Match, Mount, NoMatchFound, Route
 
 from toshokan.errors import InvalidCredentials
 from toshokan.models import Chapter, Manga, SearchRequest, SearchResponse, SourceConfiguration
@@ -85,6 +85,18 @@ class ImageFetch:
     size: int
     seconds: float
     headers: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class OwnPages:
+    """A chapter's pages as the source reads them itself (:meth:`Source.own_pages`): how many,
+    what names them in the host's image cache, and each one read by its number."""
+
+    count: int
+    #: Names the chapter's pages as they are now: changes whenever they do (its file's version).
+    key: str
+    #: Page ``n`` (from 1 to ``count``) as readers display it, read whole.
+    read: Callable[[int], Awaitable[Picture]]
 
 
 class NoSettings(BaseModel):
@@ -195,6 +207,16 @@ class Source(abc.ABC, Generic[SettingsT]):
         """Where the host serves :meth:`routes`: the source's own corner of ``/_/``."""
         return Mount(source_routes_path(self.slug), routes=list(self.routes()))
 
+    @cached_property
+    def _named_routes(self) -> dict[str, Route]:
+        """The first route of :meth:`routes` of each name: a list of covers links each
+        one without trying (and failing on) every route before it."""
+        named: dict[str, Route] = {}
+        for route in self.mount.routes:
+            if isinstance(route, Route):
+                named.setdefault(route.name, route)
+        return named
+
     def urls(self, ctx: RequestContext | None) -> Urls:
         """The host's links (the spec's paths, this source's own routes) as the request
         ``ctx`` reached the host, or at the host's public address when there is no request."""
@@ -231,8 +253,15 @@ class Source(abc.ABC, Generic[SettingsT]):
         loader that sends no credentials still gets the image; ``query`` (a
         version for cache busting, say) is used only for links that are not signed.
         """
-        path = str(self.mount.url_path_for(name, **path_params))
-        return self.urls(ctx).source_route(self.slug, path.removeprefix(self.mount.path), query)
+        route = self._named_routes.get(name)
+        try:
+            if route is None:
+                raise NoMatchFound(name, path_params)
+            path = str(route.url_path_for(name, **path_params))
+        except NoMatchFound:  # another kind of route, or another route of the same name
+            path = str(self.mount.url_path_for(name, **path_params))
+            path = path.removeprefix(self.mount.path)
+        return self.urls(ctx).source_route(self.slug, path, query)
 
     # -- content -----------------------------------------------------------------
 
@@ -298,6 +327,19 @@ class Source(abc.ABC, Generic[SettingsT]):
         not checked again. A source with routes that serve images implements
         it with the code those routes share (:meth:`own_route` tells which
         route a path is); the default reads nothing.
+        """
+        return None
+
+    async def own_pages(
+        self, manga_slug: str, chapter_slug: str, ctx: RequestContext
+    ) -> OwnPages | None:
+        """The chapter's pages for the host to read directly, or None (the default).
+
+        A source that holds its pages itself (a library of archives) answers here with
+        what the host needs to read one: how many there are and a way to read each. Then
+        a reader's page is read with one look at the chapter, not a page list of URLs
+        built only to be taken apart again (:meth:`read_image`). Raise as :meth:`pages`
+        does for a chapter or series that does not exist.
         """
         return None
 

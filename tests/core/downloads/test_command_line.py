@@ -104,11 +104,19 @@ def test_keep_every_series_followed_from_a_source(config: Path, fake: FakeMangaD
         "keeping every series followed from mangadex in the local library "
         "(`toshokan downloads list`)\n",
     )
+    # The keep is listed with the follows, with its filters.
+    code, listed = run(config, "follows", "list")
+    assert code == 0, listed
+    assert listed.splitlines()[0] == (
+        "mangadex/*  keeping every series followed  (languages en; any group; only unread)"
+    )
+    assert listed.splitlines()[1].startswith(f"mangadex/{manga}  Pirate Voyage  ")
     code, said = run(config, "follows", "keep", "mangadex", "--off")
     assert (code, said) == (
         0,
         "no longer keeping every series followed from mangadex (what was kept stays)\n",
     )
+    assert "keeping every series" not in run(config, "follows", "list")[1]
     code, said = run(config, "follows", "keep", "mangadex", "--off")
     assert (code, said) == (1, "toshokan: every series followed from mangadex is not kept\n")
 
@@ -135,3 +143,23 @@ def test_keep_every_series_refuses_bad_input_in_one_line(config: Path) -> None:
     )
     code, said = run(config, "follows", "keep", "mangadex", "--off")
     assert code == 1  # nothing was stored to turn off
+
+
+def test_a_reader_s_own_downloads_are_paused_and_resumed(config: Path, fake: FakeMangaDex) -> None:
+    manga = next(m for m in fake.manga.values() if m.title["en"] == "Pirate Voyage").id
+    assert run(config, "readers", "add", "ren", "--password", "hunter22")[0] == 0
+    code, said = run(config, "follows", "add", "mangadex", manga, "--keep", "--reader", "ren")
+    assert code == 0, said
+    code, said = run(config, "downloads", "pause", "--reader", "ren")
+    assert (code, said) == (0, "downloads of ren paused (chapters being kept finish)\n")
+    code, listed = run(config, "downloads", "list", "--reader", "ren")
+    assert code == 0, listed
+    assert listed.splitlines()[0] == "queue: running"  # the host's queue is not paused
+    assert listed.splitlines()[1].startswith("downloads of ren: paused since ")
+    code, said = run(config, "downloads", "resume", "--reader", "ren")
+    assert (code, said) == (0, "downloads of ren resumed\n")
+    assert "paused" not in run(config, "downloads", "list", "--reader", "ren")[1]
+    assert run(config, "downloads", "pause", "--reader", "nobody") == (
+        1,
+        "toshokan: no reader is named 'nobody'\n",
+    )

@@ -2,12 +2,13 @@
 following the original, once, and stays so when the upstream takes the series down; a new
 chapter found by a check, kept and read in the kept file, is read in the reader's updates."""
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from tests.core.keeping.kept import pirates, settled
+from tests.core.keeping.kept import pirates, settled, until
 from tests.faces.kosync.koreader import KOReader, book_digest
 from tests.sources.mangadex.fake import FakeMangaDex
 from toshokan.testing import ServedHost
@@ -63,8 +64,15 @@ async def test_a_new_chapter_kept_and_read_in_koreader_is_read_in_the_updates(
     host: ServedHost, fake: FakeMangaDex, library: Path
 ) -> None:
     manga_id, chapter_ids = pirates(fake)
-    assert (await host.client.put(f"/_/follows/series/mangadex/{manga_id}")).status_code == 201
-    await host.core.follows.check_here(("mangadex", manga_id))  # what exists is not new
+    follow = f"/_/follows/series/mangadex/{manga_id}"
+    assert (await host.client.put(follow)).status_code == 201
+
+    async def first_checked() -> str | None:
+        return (await host.client.get(follow)).json()["lastCheck"]
+
+    # The follow's own first check (on the job engine) finds what exists, which is not new;
+    # a chapter published before it ran would not be new either.
+    await until(first_checked)
     # MangaDex publishes chapter 4; a check finds it, unread.
     before = fake.chapters[chapter_ids[-1]]
     new = fake.add_chapter(
@@ -88,3 +96,38 @@ async def test_a_new_chapter_kept_and_read_in_koreader_is_read_in_the_updates(
     assert (await host.client.get("/_/follows/updates?unread=1")).json()["updates"] == []
     follow = (await host.client.get(f"/_/follows/series/local/{tie.local_manga}")).json()
     assert (follow["manga"], follow["unread"]) == (manga_id, 0)
+
+
+async def test_a_copy_followed_before_its_tie_is_known_is_followed_once_after(
+    host: ServedHost, fake: FakeMangaDex, library: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader follows the kept series the library serves before the keeper learned which of
+    its series the file is (the tie unresolved), and its original too: once the tie is known,
+    the reader follows the one series, once, and unfollowing it leaves nothing behind."""
+    keeper = host.core.keeper
+    # The library's changes are not reported to the keeper: its ties stay unresolved.
+    monkeypatch.setattr(keeper, "_settle_soon", lambda: None)
+    manga_id, chapter_ids = pirates(fake)
+    kept = await keeper.keep("mangadex", manga_id, chapter_ids[0])
+    assert keeper.library is not None
+    source = keeper.library.source
+
+    async def indexed() -> str | None:
+        found = await source.chapter_of_file(kept.tie.document)
+        return None if found is None else found.manga_slug
+
+    local_manga = await until(indexed)
+    copy = f"/_/follows/series/local/{local_manga}"
+    original = f"/_/follows/series/mangadex/{manga_id}"
+    assert (await host.client.put(copy)).status_code == 201
+    assert (await host.client.put(original)).status_code == 201
+    assert sorted(await followed(host)) == sorted([("local", local_manga), ("mangadex", manga_id)])
+
+    assert await keeper.settle() == 1
+    assert await followed(host) == [("mangadex", manga_id)]
+    for path in (copy, original):
+        answer = await host.client.get(path)
+        assert answer.status_code == 200 and answer.json()["manga"] == manga_id
+    assert (await host.client.delete(copy)).status_code == 204
+    assert await followed(host) == []
+    assert await asyncio.to_thread(host.core.follows.store.series, "local", local_manga) is None

@@ -11,6 +11,7 @@ from tests.helpers.databases import open_for
 from toshokan.cli import main
 from toshokan.config import load_settings
 from toshokan.core.access import AttemptGate
+from toshokan.core.cache import ResultCache
 from toshokan.core.database import Database, open_database
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ChapterRef, DocumentPosition, Position, ProgressStore
@@ -49,6 +50,7 @@ def gate_for() -> Iterator[Callable[..., ReaderGate]]:
             Readers(opened[-1]),
             AttemptGate(MovingWindowLimit(attempts, "test")),
             b"secret",
+            ResultCache({}, 16),
         )
 
     yield gate

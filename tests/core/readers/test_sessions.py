@@ -6,6 +6,7 @@ import pytest
 from argon2 import PasswordHasher
 
 from toshokan.core.access import AttemptGate
+from toshokan.core.cache import ResultCache
 from toshokan.core.database import SqliteDatabase, default_database_path
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.readers import ReaderGate, Readers, Sessions
@@ -17,7 +18,8 @@ NOW = 1_700_000_000.0
 
 def gate(tmp_path: Path, secret: bytes = b"host secret") -> ReaderGate:
     readers = Readers(SqliteDatabase(default_database_path(tmp_path)), PasswordHasher(time_cost=1))
-    return ReaderGate(readers, AttemptGate(MovingWindowLimit(5, "t")), secret)
+    cache = ResultCache({}, 16)
+    return ReaderGate(readers, AttemptGate(MovingWindowLimit(5, "t")), secret, cache)
 
 
 def test_a_token_names_its_reader_until_it_expires(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from tests.helpers.hosts import add_reader
 from tests.sources.mangadex.fake import T0, FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers
 from tests.sources.mangadex.sample import two_series
+from toshokan.core.keeping.shelf import Draft, Staged
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio
@@ -120,9 +121,10 @@ async def test_keep_steer_and_see_only_your_own(host: ServedHost, fake: FakeMang
     operator = await queue(host, "mika")
     assert operator["operator"] is True and len(operator["downloads"]) == 3
     not_yours = await host.client.put(
-        "/_/downloads/queue", json={"paused": False}, auth=basic("ren")
+        "/_/downloads/queue", json={"paused": False, "own": False}, auth=basic("ren")
     )
     assert not_yours.status_code == 400
+    assert "[keep] operators" in not_yours.json()["error"]["message"]
     resumed = await host.client.put(
         "/_/downloads/queue", json={"paused": False}, auth=basic("mika")
     )
@@ -289,3 +291,125 @@ async def test_keep_every_series_of_a_source_the_operator_does_not_keep_is_refus
         assert refused.status_code == 400
         assert "[keep] sources" in refused.json()["error"]["message"]
         assert (await host.client.get("/_/follows/sources/mangadex/keep")).status_code == 404
+
+
+async def test_a_reader_pauses_their_own_downloads_and_no_one_else_s(
+    host: ServedHost, fake: FakeMangaDex
+) -> None:
+    """ren pauses their downloads: their series wait, while sora's run, and so does a series
+    both keep (it runs for sora); the host's queue is not paused; ren resumes, and theirs are
+    kept."""
+    for name in ("mika", "ren", "sora"):
+        await add_reader(host, name, "hunter22")
+    pirates_id = pirates(fake)
+    sky = next(m for m in fake.manga.values() if m.title["en"] == "Sky Garden")
+    fake.add_many_chapters(sky, 2, next(iter(fake.groups.values())))
+    await follow(host, pirates_id, "ren")
+    for who in ("ren", "sora"):
+        await follow(host, sky.id, who)
+
+    paused = await host.client.put("/_/downloads/queue", json={"paused": True}, auth=basic("ren"))
+    assert paused.status_code == 200, paused.text
+    assert paused.json()["paused"] == "reader"
+    shown = await queue(host, "ren")
+    assert shown["own"]["paused"] == "reader" and shown["queue"]["paused"] is None
+    assert (await queue(host, "sora"))["own"]["paused"] is None
+    for who, manga, backfill in (("ren", pirates_id, 3), ("ren", sky.id, 2), ("sora", sky.id, 2)):
+        kept = await host.client.put(
+            f"/_/follows/series/mangadex/{manga}/keep", json={"backfill": backfill}, auth=basic(who)
+        )
+        assert kept.status_code == 201, kept.text
+
+    async def sora_kept() -> dict[str, Any] | None:
+        shown = await queue(host, "sora")
+        return shown if shown["counts"].get("done") == 2 else None
+
+    await until(sora_kept)
+    # ren's own series waited, first in the queue as they were; the shared one ran for sora.
+    ren = await queue(host, "ren")
+    by_series = {(d["manga"], d["state"]) for d in ren["downloads"]}
+    assert by_series == {(pirates_id, "queued"), (sky.id, "done")}
+    assert (await queue(host, "mika"))["queue"]["paused"] is None
+
+    resumed = await host.client.put("/_/downloads/queue", json={"paused": False}, auth=basic("ren"))
+    assert resumed.status_code == 200 and resumed.json()["paused"] is None
+
+    async def ren_kept() -> dict[str, Any] | None:
+        shown = await queue(host, "ren")
+        return shown if shown["counts"].get("done") == 5 else None
+
+    assert (await until(ren_kept))["own"]["paused"] is None
+    # The operator still pauses the whole queue, and may pause their own alone.
+    host_wide = await host.client.put(
+        "/_/downloads/queue", json={"paused": True}, auth=basic("mika")
+    )
+    assert host_wide.json()["paused"] == "operator"
+    own = await host.client.put(
+        "/_/downloads/queue", json={"paused": True, "own": True}, auth=basic("mika")
+    )
+    assert own.json()["paused"] == "reader"
+    shown = await queue(host, "mika")
+    assert (shown["queue"]["paused"], shown["own"]["paused"]) == ("operator", "reader")
+
+
+async def test_cancel_and_keeping_decide_once(
+    host: ServedHost, fake: FakeMangaDex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel that comes while a chapter is put together wins: nothing reaches the library.
+    One that comes while it is moved into place is too late (409): the chapter is kept, and
+    the queue says so. Never a kept file behind a cancelled row."""
+    manga = pirates(fake)
+    await follow_anyone(host, manga)
+    await host.core.downloads.pause(None)
+    kept = await host.client.put(f"/_/follows/series/mangadex/{manga}/keep", json={"backfill": 2})
+    assert kept.status_code == 201
+    answers: dict[str, httpx.Response] = {}
+
+    async def cancel(number: float) -> httpx.Response:
+        rows = (await queue_anyone(host))["downloads"]
+        (row,) = (d for d in rows if d["number"] == number)
+        return await host.client.post(f"/_/downloads/{row['id']}", json={"action": "cancel"})
+
+    assemble, publish = Draft.assemble, Draft.publish
+
+    async def assembled(draft: Draft, comicinfo: bytes) -> Staged:
+        if b"<Number>2</Number>" in comicinfo:
+            answers["early"] = await cancel(2.0)
+        return await assemble(draft, comicinfo)
+
+    async def published(draft: Draft, staged: Staged, relative: str) -> Path:
+        if "Ch.3" in relative:
+            answers["late"] = await cancel(3.0)
+        return await publish(draft, staged, relative)
+
+    monkeypatch.setattr(Draft, "assemble", assembled)
+    monkeypatch.setattr(Draft, "publish", published)
+    await host.core.downloads.resume(None)
+
+    async def finished() -> list[dict[str, Any]] | None:
+        rows = (await queue_anyone(host))["downloads"]
+        states = {d["number"]: d["state"] for d in rows}
+        return rows if states == {2.0: "cancelled", 3.0: "done"} else None
+
+    rows = await until(finished)
+    assert answers["early"].status_code == 200
+    assert answers["early"].json()["state"] == "cancelled"
+    assert answers["late"].status_code == 409, answers["late"].text
+    assert answers["late"].json()["error"]["code"] == "CONFLICT"
+    assert "Too late" in answers["late"].json()["error"]["message"]
+    library = tmp_path / "library"
+    (done,) = (d for d in rows if d["state"] == "done")
+    assert sorted(str(p.relative_to(library)) for p in library.rglob("*.cbz")) == [done["path"]]
+    assert "Ch.3" in done["path"]
+    # A cancel of a chapter kept is too late as well.
+    again = await host.client.post(f"/_/downloads/{done['id']}", json={"action": "cancel"})
+    assert again.status_code == 409
+
+
+async def test_a_reader_removed_leaves_no_pause_to_the_next_of_that_name(host: ServedHost) -> None:
+    await add_reader(host, "ren", "hunter22")
+    paused = await host.client.put("/_/downloads/queue", json={"paused": True}, auth=basic("ren"))
+    assert paused.json()["paused"] == "reader"
+    assert await asyncio.to_thread(host.core.readers.readers.remove, "ren")
+    await add_reader(host, "ren", "hunter22")
+    assert (await queue(host, "ren"))["own"]["paused"] is None

@@ -1,8 +1,11 @@
 """A host with readers: the catalogue asks who reads, as OPDS readers sign in (Basic, X-API-Key)."""
 
+import asyncio
+
 import pytest
 
 from tests.helpers.hosts import add_reader
+from toshokan.core.readers import gate
 from toshokan.testing import ServedHost
 
 from .servers import ATTEMPTS
@@ -75,3 +78,19 @@ async def test_wrong_guesses_spend_the_attempt_budget(readers_host: ServedHost) 
 async def test_without_readers_the_catalogue_stays_open(readers_host: ServedHost) -> None:
     for url in FEEDS:
         assert (await readers_host.client.get(url)).status_code == 200
+
+
+async def test_readers_added_and_removed_while_serving_are_seen_at_once(
+    readers_host: ServedHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether the host has readers is remembered, and forgotten when they change: not after a
+    while (remembered for an hour here), at once."""
+    monkeypatch.setattr(gate, "READERS_SECONDS", 3600.0)
+    client = readers_host.client
+    assert (await client.get("/_/opds/local")).status_code == 200  # open: no readers yet
+    await add_reader(readers_host, "ayumi", "correct horse")
+    assert (await client.get("/_/opds/local")).status_code == 401
+    assert (await client.get("/_/komga/api/v1/libraries")).status_code == 401
+    assert (await client.get("/_/opds/local", auth=("ayumi", "correct horse"))).status_code == 200
+    await asyncio.to_thread(readers_host.core.readers.readers.remove, "ayumi")
+    assert (await client.get("/_/opds/local")).status_code == 200  # open again

@@ -101,3 +101,26 @@ async def test_a_zip_directory_is_read_once_for_all_its_pages(
         assert len(opened) == 2
         with zipfile.ZipFile(chapter) as archive:
             assert response.content == archive.read("1.jpg")
+
+
+@pytest.mark.parametrize("declared", [100, 2_000])
+def test_an_entry_inflating_past_its_declared_size_is_refused(
+    tmp_path: Path, declared: int
+) -> None:
+    """A scan reads ComicInfo.xml off the archive's file in one go: an entry whose bytes
+    inflate to more than its directory says is refused there as zipfile refuses it."""
+    path = tmp_path / "bomb.cbz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("001.jpg", jpeg())
+        archive.writestr("ComicInfo.xml", b"<ComicInfo>" + b" " * 5_000_000 + b"</ComicInfo>")
+    data = bytearray(path.read_bytes())
+    central = data.index(b"PK\x01\x02", data.index(b"PK\x01\x02") + 4)  # ComicInfo's entry
+    data[central + 24 : central + 28] = declared.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    reader = archives.ZipReader(path)
+    try:
+        with pytest.raises(ArchiveError):
+            reader.read("ComicInfo.xml", 1 << 20)
+        assert reader.read("001.jpg", 1 << 20) == jpeg()
+    finally:
+        reader.close()

@@ -14,7 +14,10 @@
   goes back, the queue pauses with the reason); the upstream failing (tried again
   after a minute, then doubling, then failed with the reason); the chapter itself
   bad (failed at once). A process killed mid-chapter leaves its claim to lapse;
-  the tick then hands the row to another job, anywhere.
+  the tick then hands the row to another job, anywhere. On the embedded engine
+  one process alone works the queue, so a claim that is not its own is that of
+  a process stopped or killed: it is released as the process begins, and a
+  restarted host finishes the interrupted chapter at once.
 
 Downloads are background work (the keeper marks them): every reader's request goes
 first on every upstream budget they share.
@@ -95,6 +98,9 @@ class Runner:
             attempts=self.settings.attempts, first=float(self.settings.retry_after), most=3600.0
         )
         self._reconciled = 0.0
+        #: This process's mark on the claims it takes (their tokens begin with it).
+        self.holder = uuid.uuid4().hex
+        self._taken_over = False
         #: Called with (source, bytes) for every chapter kept, (source, reason) for every
         #: failure, and the queue's figures (rows by state, failures by reason, paused) each tick.
         self.on_kept: list[Callable[[str, int], None]] = []
@@ -123,10 +129,21 @@ class Runner:
             for listener in self.on_figures:
                 listener(states, reasons, paused)
 
+    async def _take_over(self) -> None:
+        """On the embedded engine, once, as this process begins working the queue: release
+        the claims of the process that worked it before (it stopped or died mid-chapter)."""
+        if self._taken_over or not self.jobs.sole:
+            return
+        self._taken_over = True
+        released = await in_thread(self.store.release_others, self.holder)
+        if released:
+            log.info("downloads: %d interrupted chapter(s) resume", released)
+
     async def work(self) -> None:
         """Resume a folder fixed since, then give the first rows there is room for a job."""
         if not self.settings.enabled:
             return
+        await self._take_over()
         state = await in_thread(self.store.state)
         if state.paused in FOLDER_REASONS:
             state = await self._try_folder(state)
@@ -220,7 +237,8 @@ class Runner:
     # -- keeping one chapter -------------------------------------------------------------------
 
     async def keep(self, download: str) -> None:
-        token = uuid.uuid4().hex
+        await self._take_over()
+        token = f"{self.holder}.{uuid.uuid4().hex}"
         row = await in_thread(
             self.store.claim,
             download,
@@ -249,8 +267,15 @@ class Runner:
                 if not await in_thread(self.store.renew, row.id, token, pages, done, size):
                     raise Withdrawn()
 
+        async def publishing(path: str) -> None:
+            # From here the chapter is this row's to finish: a cancel is answered too late.
+            if not await in_thread(self.store.publishing, row.id, token, path):
+                raise Withdrawn()
+
         work = asyncio.create_task(
-            self.core.keeper.keep(row.source, row.manga, row.chapter, progress=told)
+            self.core.keeper.keep(
+                row.source, row.manga, row.chapter, progress=told, publishing=publishing
+            )
         )
         try:
             while not work.done():

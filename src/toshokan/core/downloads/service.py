@@ -4,9 +4,10 @@ A reader *keeps* a series they follow (with filters: languages, preferred groups
 a backfill, only unread), or every series they follow from a source (the same
 filters, no backfill; a series kept on its own keeps its own); the chapters the
 checks find are then queued and kept in the local library (:mod:`.runner`). Each reader sees and steers the downloads
-of the series they keep; an operator (``[keep] operators``, everyone on a host
-without readers, and the command line) sees and steers the whole queue, and
-alone pauses and resumes it.
+of the series they keep, and pauses and resumes them all (a chapter another
+reader keeps too still runs for them); an operator (``[keep] operators``,
+everyone on a host without readers, and the command line) sees and steers the
+whole queue, and alone pauses and resumes it.
 """
 
 import asyncio
@@ -23,6 +24,7 @@ from toshokan.core.downloads.store import (
     DONE,
     EVERY_SERIES,
     FAILED,
+    RUNNING,
     WAITING,
     Download,
     DownloadStore,
@@ -31,7 +33,7 @@ from toshokan.core.downloads.store import (
 )
 from toshokan.core.jobs import Jobs, in_thread
 from toshokan.core.progress.store import IMPLICIT_READER
-from toshokan.errors import InvalidRequest, NotFound
+from toshokan.errors import Conflict, InvalidRequest, NotFound
 
 if TYPE_CHECKING:
     from toshokan.core.downloads.parts import QueueParts
@@ -59,6 +61,11 @@ class Listing:
     failures: dict[str, int]
     queue: QueueState
     operator: bool
+    #: Whether the reader paused their own downloads (None: the whole queue was asked for
+    #: by the command line, which is no reader).
+    own: QueueState | None = None
+    #: Keeps of every series followed from a source, of the readers whose downloads are shown.
+    every: tuple[Keep, ...] = ()
     #: Chapters kept since the queue was last empty, chapters waiting, and the share of the
     #: waiting chapters' pages kept so far (their progress bars, summed).
     progress: tuple[int, int, float] = (0, 0, 0.0)
@@ -248,6 +255,10 @@ class Downloads:
         """The reader's keep of every series they follow from ``source``, if any."""
         return await in_thread(self.store.keep_of, reader, source, EVERY_SERIES)
 
+    async def every_series(self, reader: str) -> list[Keep]:
+        """The reader's keeps of every series they follow from a source, by source."""
+        return await in_thread(self.store.every_series, reader)
+
     # -- the queue -----------------------------------------------------------------------------
 
     async def listing(
@@ -269,7 +280,9 @@ class Downloads:
         counts, failures = await in_thread(self.store.counts, whose)
         state = await in_thread(self.store.state)
         progress = await in_thread(self.store.progress, whose)
-        return Listing(rows, counts, failures, state, operator, progress)
+        own = None if reader is None else await in_thread(self.store.reader_state, reader)
+        every = tuple(await in_thread(self.store.every_series, whose))
+        return Listing(rows, counts, failures, state, operator, own, every, progress)
 
     async def steer(self, reader: str | None, download: str, action: str) -> Download:
         """``hold``, ``release``, ``retry`` or ``cancel`` one download, or move it (``top``,
@@ -282,7 +295,16 @@ class Downloads:
         else:
             raise InvalidRequest(f"action is one of {', '.join((*ACTIONS, *MOVES))}.")
         if not changed:
-            raise InvalidRequest(f"A download that is {row.state} cannot be given {action!r}.")
+            now = await in_thread(self.store.get, download)
+            state = now.state if now is not None else row.state
+            if action in ("hold", "cancel") and (
+                state == DONE or (now is not None and state == RUNNING and now.path is not None)
+            ):
+                raise Conflict(
+                    f"Too late to {action} this download: its chapter is kept"
+                    f"{' already' if state == DONE else ' (being put into the library)'}."
+                )
+            raise InvalidRequest(f"A download that is {state} cannot be given {action!r}.")
         await self.runner.kick()
         found = await in_thread(self.store.get, download)
         assert found is not None
@@ -306,25 +328,40 @@ class Downloads:
             await self.runner.kick()
         return retried
 
-    async def pause(self, reader: str | None) -> QueueState:
-        """Pause the whole queue (an operator's; the chapters being kept finish)."""
-        self._operator(reader)
+    async def pause(self, reader: str | None, *, own: bool | None = None) -> QueueState:
+        """Pause the whole queue (an operator's), or with ``own`` (a reader who is no operator
+        always) the downloads ``reader`` keeps; the chapters being kept finish."""
+        if self._own(reader, own):
+            assert reader is not None
+            await in_thread(self.store.pause_reader, reader)
+            return await in_thread(self.store.reader_state, reader)
         await in_thread(self.store.pause, "operator", "paused by the operator")
         self._state = await in_thread(self.store.state)
         return self._state
 
-    async def resume(self, reader: str | None) -> QueueState:
+    async def resume(self, reader: str | None, *, own: bool | None = None) -> QueueState:
         """Let the queue run again, whatever paused it (a folder still broken pauses it again
-        at its next chapter)."""
-        self._operator(reader)
+        at its next chapter); with ``own``, the downloads ``reader`` paused."""
+        if self._own(reader, own):
+            assert reader is not None
+            await in_thread(self.store.resume_reader, reader)
+            await self.runner.kick()
+            return await in_thread(self.store.reader_state, reader)
         await in_thread(self.store.resume)
         self._state = await in_thread(self.store.state)
         await self.runner.kick()
         return self._state
 
-    def _operator(self, reader: str | None) -> None:
-        if reader is not None and not self.is_operator(reader):
+    def _own(self, reader: str | None, own: bool | None) -> bool:
+        """Whether a pause is of the reader's own downloads (unsaid: unless they are an
+        operator); only an operator pauses the host's queue."""
+        if own is None:
+            own = reader is not None and not self.is_operator(reader)
+        if own and reader is None:
+            raise InvalidRequest("Name the reader whose downloads to pause.")
+        if not own and reader is not None and not self.is_operator(reader):
             raise InvalidRequest("Only an operator ([keep] operators) pauses the host's queue.")
+        return own
 
 
 def _check_filters(languages: Sequence[str], groups: Sequence[str]) -> None:

@@ -4,8 +4,10 @@ One row per chapter to keep (``downloads``), however many readers keep its
 series: it is downloaded once. A row is *claimed* by the process that downloads
 it with one conditional update, under a lease it renews while it works; a lease
 left by a process that died lapses (:data:`LEASE_SECONDS`) and the row is claimed
-again, by any process. Claims take the queue's one row (``download_queue``) first,
-which serialises them on PostgreSQL as SQLite's transactions are, so the limits
+again, by any process; on the embedded engine, whose one process alone claims,
+the claims of a process stopped or killed are released when the next begins
+(:meth:`DownloadStore.release_others`). Claims take the queue's one row
+(``download_queue``) first, which serialises them on PostgreSQL as SQLite's transactions are, so the limits
 counted in the claim (chapters at once for the whole host, per source, one per
 series) hold across replicas. The same row says whether the queue is paused, and
 why.
@@ -38,17 +40,31 @@ QUEUED, RUNNING, HELD, DONE, FAILED, CANCELLED = (
     "failed",
     "cancelled",
 )
+#: Why a reader's own downloads are paused.
+READER = "reader"
 #: Rows still to be downloaded (what the queue's length counts).
 WAITING = (QUEUED, RUNNING, HELD)
 #: The ``manga`` of a reader's keep of every series they follow from a source (no slug is
 #: ``*``): a series the reader keeps on its own is kept as its own row says instead.
 EVERY_SERIES = "*"
+#: The keeps (``k``) of the download ``d``: its series' readers, on their own or by their keep
+#: of every series they follow from the source.
+_KEEPS_OF = (
+    "keeps k WHERE k.source = d.source AND (k.manga = d.manga OR "
+    f"(k.manga = '{EVERY_SERIES}' AND EXISTS (SELECT 1 FROM follows f WHERE "
+    "f.reader = k.reader AND f.source = d.source AND f.manga = d.manga)))"
+)
 #: The downloads (``d``) of the series a reader (the one parameter) keeps, on their own or by
 #: their keep of every series they follow from the source.
-_KEPT_BY = (
-    "EXISTS (SELECT 1 FROM keeps k WHERE k.reader = ? AND k.source = d.source AND "
-    f"(k.manga = d.manga OR (k.manga = '{EVERY_SERIES}' AND EXISTS (SELECT 1 FROM follows f WHERE "
-    "f.reader = k.reader AND f.source = d.source AND f.manga = d.manga))))"
+_KEPT_BY = f"EXISTS (SELECT 1 FROM {_KEEPS_OF} AND k.reader = ?)"
+#: The ``download_queue`` row of a reader's pause of their own downloads is this and their name.
+READER_ROW = "reader:"
+#: A download runs for someone: a reader keeping its series has not paused their downloads
+#: (or nobody keeps it any more, and it runs as queued). Shared rows run for whoever wants them.
+_WANTED = (
+    f"(NOT EXISTS (SELECT 1 FROM {_KEEPS_OF}) OR EXISTS (SELECT 1 FROM {_KEEPS_OF} AND NOT "
+    f"EXISTS (SELECT 1 FROM download_queue q WHERE q.id = '{READER_ROW}' || k.reader "
+    "AND q.paused IS NOT NULL)))"
 )
 
 
@@ -100,7 +116,8 @@ class Download:
 @dataclass(frozen=True)
 class QueueState:
     """Whether the queue is paused: ``paused`` is ``operator``, ``no-space`` or
-    ``not-writable`` (the keep folder's), None when it runs."""
+    ``not-writable`` (the keep folder's), None when it runs; of a reader's own downloads,
+    ``reader`` (they paused them) or None."""
 
     paused: str | None
     message: str | None
@@ -244,6 +261,17 @@ class DownloadStore:
             ruled = [_keep(row) for row in cursor.fetchall()]
         return sorted(own + ruled, key=lambda k: (k.source, k.manga, k.reader))
 
+    def every_series(self, reader: str | None = None) -> list[Keep]:
+        """Keeps of every series followed from a source (``reader``'s; None: every reader's)."""
+        mine = "AND reader = ?" if reader is not None else ""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT reader, source, manga, languages, groups, backfill, only_unread, since "
+                f"FROM keeps WHERE manga = ? {mine} ORDER BY reader, source",
+                (EVERY_SERIES, *((reader,) if reader is not None else ())),
+            )
+            return [_keep(row) for row in cursor.fetchall()]
+
     def followed_from(self, reader: str, source: str) -> list[str]:
         """The series ``reader`` follows from ``source``."""
         with self.database.transaction() as cursor:
@@ -382,16 +410,47 @@ class DownloadStore:
             )
             return cursor.rowcount > 0
 
+    def reader_state(self, reader: str) -> QueueState:
+        """Whether ``reader`` paused their own downloads."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "SELECT paused, message, since FROM download_queue WHERE id = ?",
+                (READER_ROW + reader,),
+            )
+            row = cursor.fetchone()
+        if row is None:
+            return QueueState(None, None, None)
+        return QueueState(row[0], row[1], None if row[2] is None else float(row[2]))
+
+    def pause_reader(self, reader: str) -> bool:
+        """Pause the downloads ``reader`` keeps (a chapter another reader keeps too still runs
+        for them); whether they ran."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO download_queue(id, paused, message, since) VALUES(?, ?, ?, ?) "
+                "ON CONFLICT(id) DO NOTHING",
+                (READER_ROW + reader, READER, "paused by the reader", time.time()),
+            )
+            return cursor.rowcount > 0
+
+    def resume_reader(self, reader: str) -> bool:
+        """Let ``reader``'s downloads run again; whether they were paused."""
+        with self.database.transaction() as cursor:
+            cursor.execute("DELETE FROM download_queue WHERE id = ?", (READER_ROW + reader,))
+            return cursor.rowcount > 0
+
     # -- working it --------------------------------------------------------------------------
 
     def due(self, limit: int) -> list[Download]:
         """Rows that may be claimed now, first in the queue first (a running row whose lease
-        lapsed counts: its process died)."""
+        lapsed counts: its process died), but none that only readers who paused their own
+        downloads keep."""
         now = time.time()
         with self.database.transaction() as cursor:
             cursor.execute(
-                f"SELECT {_COLUMNS} FROM downloads WHERE (state = ? AND next_try <= ?) "
-                "OR (state = ? AND lease_until < ?) ORDER BY position LIMIT ?",
+                f"SELECT {', '.join('d.' + c for c in _COLUMNS.split(', '))} FROM downloads d "
+                "WHERE ((d.state = ? AND d.next_try <= ?) OR (d.state = ? AND d.lease_until < ?)) "
+                f"AND {_WANTED} ORDER BY d.position LIMIT ?",
                 (QUEUED, now, RUNNING, now, limit),
             )
             return [_download(row) for row in cursor.fetchall()]
@@ -403,7 +462,8 @@ class DownloadStore:
 
     def claim(self, download: str, token: str, *, overall: int, per_source: int) -> Download | None:
         """Take ``download`` to keep it now, under a lease: only while the queue runs, the row
-        is due, and the host's limits leave room. The row, or None."""
+        is due, someone keeping it has not paused their downloads, and the host's limits leave
+        room. The row, or None."""
         now = time.time()
         with self.database.transaction() as cursor:
             # The queue's row first: claims wait for each other here, on either engine.
@@ -422,14 +482,29 @@ class DownloadStore:
                 return None
             if (found.source, found.manga) in series:
                 return None  # one writer per series
+            cursor.execute(f"SELECT 1 FROM downloads d WHERE d.id = ? AND {_WANTED}", (download,))
+            if cursor.fetchone() is None:
+                return None  # its readers paused their downloads
             cursor.execute(
-                "UPDATE downloads SET state = ?, lease = ?, lease_until = ?, pages_done = 0 "
-                "WHERE id = ? AND ((state = ? AND next_try <= ?) OR (state = ? AND lease_until < ?))",
+                "UPDATE downloads SET state = ?, lease = ?, lease_until = ?, pages_done = 0, "
+                "path = NULL WHERE id = ? AND ((state = ? AND next_try <= ?) "
+                "OR (state = ? AND lease_until < ?))",
                 (RUNNING, token, now + LEASE_SECONDS, download, QUEUED, now, RUNNING, now),
             )
             if cursor.rowcount == 0:
                 return None
         return found
+
+    def release_others(self, holder: str) -> int:
+        """Rows being kept under a claim not ``holder``'s back in the queue at once (their
+        process is known to be gone); how many."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "UPDATE downloads SET state = ?, lease = NULL, lease_until = NULL, next_try = ?, "
+                "pages_done = 0, path = NULL WHERE state = ? AND (lease IS NULL OR lease NOT LIKE ?)",
+                (QUEUED, time.time(), RUNNING, f"{holder}.%"),
+            )
+            return cursor.rowcount
 
     def renew(
         self, download: str, token: str, pages: int | None, pages_done: int, size: int
@@ -441,6 +516,18 @@ class DownloadStore:
                 "UPDATE downloads SET lease_until = ?, pages = ?, pages_done = ?, bytes = ? "
                 "WHERE id = ? AND lease = ? AND state = ?",
                 (time.time() + LEASE_SECONDS, pages, pages_done, size, download, token, RUNNING),
+            )
+            return cursor.rowcount > 0
+
+    def publishing(self, download: str, token: str, path: str) -> bool:
+        """The chapter, written aside, is about to be moved into place at ``path``: from now on
+        it is not cancelled or held any more (it finishes kept). False when the row is not
+        ours any more: it was cancelled or held first, and must not be written."""
+        with self.database.transaction() as cursor:
+            cursor.execute(
+                "UPDATE downloads SET path = ?, lease_until = ? "
+                "WHERE id = ? AND lease = ? AND state = ?",
+                (path, time.time() + LEASE_SECONDS, download, token, RUNNING),
             )
             return cursor.rowcount > 0
 
@@ -473,7 +560,7 @@ class DownloadStore:
                 cursor,
                 download,
                 token,
-                "state = ?, next_try = ?, pages_done = 0",
+                "state = ?, next_try = ?, pages_done = 0, path = NULL",
                 (QUEUED, at or time.time()),
             )
 
@@ -485,7 +572,8 @@ class DownloadStore:
                 cursor,
                 download,
                 token,
-                "state = ?, attempts = ?, reason = ?, error = ?, next_try = ?, pages_done = 0",
+                "state = ?, attempts = ?, reason = ?, error = ?, next_try = ?, pages_done = 0, "
+                "path = NULL",
                 (QUEUED, attempts, reason, error, at),
             )
 
@@ -495,7 +583,7 @@ class DownloadStore:
                 cursor,
                 download,
                 token,
-                "state = ?, attempts = ?, reason = ?, error = ?, finished = ?",
+                "state = ?, attempts = ?, reason = ?, error = ?, finished = ?, path = NULL",
                 (FAILED, attempts, reason, error, time.time()),
             )
 
@@ -578,7 +666,9 @@ class DownloadStore:
     def steer(self, download: str, action: str) -> bool:
         """``hold`` (a waiting row), ``release`` (a held one), ``retry`` (a failed or cancelled
         one, from its first try), ``cancel`` (anything not done: a running row's process
-        stops at its next renewal). Whether the row changed."""
+        stops at its next renewal, or before its chapter is moved into place). A running row
+        whose chapter is being moved into place (its path known) is neither held nor
+        cancelled: it finishes kept. Whether the row changed."""
         now = time.time()
         changes: dict[str, tuple[str, tuple[str, ...], tuple[Any, ...]]] = {
             "hold": ("state = ?", (QUEUED, RUNNING), (HELD,)),
@@ -600,8 +690,8 @@ class DownloadStore:
         with self.database.transaction() as cursor:
             cursor.execute(
                 f"UPDATE downloads SET {sets}, lease = NULL, lease_until = NULL "
-                f"WHERE id = ? AND state IN ({marks})",
-                (*values, download, *states),
+                f"WHERE id = ? AND state IN ({marks}) AND NOT (state = ? AND path IS NOT NULL)",
+                (*values, download, *states, RUNNING),
             )
             return cursor.rowcount > 0
 

@@ -273,6 +273,32 @@ def _forget_unfollowed(cursor: Any) -> None:
         )
 
 
+def merge_series(cursor: Any, copy: tuple[str, str], original: tuple[str, str]) -> int:
+    """The follows of ``copy`` (a kept series, followed before it was known as one) become
+    follows of its ``original``: each reader follows the one series once (their earlier
+    follow's date kept). How many follows moved. In the caller's transaction."""
+    cursor.execute("SELECT count(*) FROM follows WHERE source = ? AND manga = ?", copy)
+    moved = int(cursor.fetchone()[0])
+    if not moved:
+        return 0
+    cursor.execute(
+        "INSERT INTO followed_series(source, manga, title, publication, state, next_check, "
+        "failures) SELECT ?, ?, title, publication, 'new', ?, 0 FROM followed_series "
+        "WHERE source = ? AND manga = ? ON CONFLICT(source, manga) DO NOTHING",
+        (*original, time.time(), *copy),
+    )
+    cursor.execute(
+        "INSERT INTO follows(reader, source, manga, since) SELECT reader, ?, ?, since "
+        "FROM follows WHERE source = ? AND manga = ? "
+        "ON CONFLICT(reader, source, manga) DO UPDATE SET since = excluded.since "
+        "WHERE excluded.since < follows.since",
+        (*original, *copy),
+    )
+    cursor.execute("DELETE FROM follows WHERE source = ? AND manga = ?", copy)
+    _forget_unfollowed(cursor)
+    return moved
+
+
 def forget_reader(cursor: Any, reader: str) -> None:
     """A removed reader's follows and notification targets (in their removal's transaction)."""
     cursor.execute("DELETE FROM follows WHERE reader = ?", (reader,))

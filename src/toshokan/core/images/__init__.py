@@ -33,7 +33,12 @@ one, it expires, and it needs no credentials, for image loaders that cannot
 send the headers an upstream wants.
 """
 
-from toshokan.core.images.links import image_mount, image_response, signed_image
+from toshokan.core.images.links import (
+    image_mount,
+    image_response,
+    picture_response,
+    signed_image,
+)
 from toshokan.core.images.pictures import (
     MAX_PIXELS,
     THUMBNAIL_WIDTH,
@@ -54,6 +59,7 @@ __all__ = [
     "clamp_width",
     "image_mount",
     "image_response",
+    "picture_response",
     "signed_image",
     "stable_key",
     "transform",

@@ -6,7 +6,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount, Route
 
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.cache_control import image_cache_control
+from toshokan.core.http import enter
 from toshokan.core.images.pictures import clamp_width
 from toshokan.errors import InvalidRequest
 from toshokan.sdk.pictures import Picture
@@ -21,9 +22,10 @@ MAX_URL_LENGTH = 4096
 
 async def signed_image(request: Request) -> Response:
     """``GET /_/image/<slug>?u=<url>[&w=<width>]&exp=&sig=``: any image of any source, no headers."""
-    core = core_of(request)
     slug = request.path_params["source"]
-    visit = await core.visit(slug, caller_of(request))
+    entry = await enter(request, slug)
+    core, visit = entry.core, entry.visit
+    assert visit is not None  # a source was named
     query = dict(request.query_params)
     url = query.get("u", "")
     if not url or len(url) > MAX_URL_LENGTH:
@@ -39,6 +41,11 @@ def image_response(picture: Picture, cache_control: str) -> Response:
     return Response(
         picture.data, media_type=picture.media_type, headers={"Cache-Control": cache_control}
     )
+
+
+def picture_response(picture: Picture, *, private: bool) -> Response:
+    """A page or cover for a reader, cached as :func:`image_cache_control` says."""
+    return image_response(picture, image_cache_control(private))
 
 
 def image_mount() -> Mount:

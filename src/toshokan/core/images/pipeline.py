@@ -14,7 +14,7 @@ import functools
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,7 @@ from toshokan.sdk.archives import DiskCache
 from toshokan.sdk.context import HostServices
 from toshokan.sdk.http import UpstreamClient, retry_after_seconds
 from toshokan.sdk.pictures import Picture
-from toshokan.sdk.source import ImageFetch, Source
+from toshokan.sdk.source import ImageFetch, OwnPages, Source
 from toshokan.sdk.urls import image_message
 
 if TYPE_CHECKING:
@@ -81,30 +81,68 @@ class ImagePipeline:
     ) -> Picture:
         """The image at ``url`` (of the visit's source) in a PSE format (JPEG when ``as_jpeg``),
         upright, at most ``width`` wide."""
-        stable = stable_key(url)
-        key = f"{visit.slug}\n{stable}\n{width or 0}\n{'jpeg' if as_jpeg else ''}"
+        own_path = self._own_path(visit, url)
+
+        async def read() -> Picture:
+            if own_path is not None:
+                return await self._read_own(visit, own_path)
+            return await self._fetch_upstream_once(visit, url)
+
+        # An upstream image is kept in memory as served; the source's own are read again.
+        return await self._rendered(
+            f"{visit.slug}\n{stable_key(url)}", read, width, as_jpeg, remember=own_path is None
+        )
+
+    async def render_own(
+        self,
+        visit: "Visit",
+        pages: OwnPages,
+        number: int,
+        *,
+        width: int | None = None,
+        as_jpeg: bool = False,
+    ) -> Picture:
+        """Page ``number`` of ``pages`` (a chapter the visit's source reads itself) as
+        :meth:`render` gives an image: read by the source, no URL built to be parsed back."""
+
+        async def read() -> Picture:
+            async with visit.deadline():
+                picture = await pages.read(number)
+            return _bounded(picture)
+
+        key = f"{visit.slug}\nown\n{pages.key}\n{number}"
+        return await self._rendered(key, read, width, as_jpeg, remember=False)
+
+    async def _rendered(
+        self,
+        name: str,
+        read: Callable[[], Awaitable[Picture]],
+        width: int | None,
+        as_jpeg: bool,
+        *,
+        remember: bool,
+    ) -> Picture:
+        """The image ``read`` gives, converted and resized, kept on disk when converted (and in
+        memory as served, when ``remember``); one render of one image at a time."""
+        key = f"{name}\n{width or 0}\n{'jpeg' if as_jpeg else ''}"
         disk_key = hashlib.sha256(key.encode()).hexdigest()
         # An upstream image as it was served a moment ago: no thread for the disk or the decoder.
         served = self.memory.get(disk_key)
         if served is not None:
             return served
-        own_path = self._own_path(visit, url)
 
         async def compute() -> Picture:
             cached = await asyncio.to_thread(self.disk.get, disk_key)
             if cached is not None:
                 picture = Picture(cached, "image/jpeg")
             else:
-                if own_path is not None:
-                    raw = await self._read_own(visit, own_path)
-                else:
-                    raw = await self._fetch_upstream_once(visit, url)
+                raw = await read()
                 picture, converted = await asyncio.to_thread(
                     functools.partial(transform, raw.data, width, as_jpeg=as_jpeg)
                 )
                 if converted:
                     await asyncio.to_thread(self.disk.put, disk_key, picture.data)
-            if own_path is None:
+            if remember:
                 self.memory.put(disk_key, picture)
             return picture
 
@@ -142,9 +180,7 @@ class ImagePipeline:
             picture = await visit.source.read_image(path, ctx)
         if picture is None:
             raise NotFound("The source serves no image at this address.")
-        if len(picture.data) > MAX_SOURCE_BYTES:
-            raise UpstreamError(_too_big())
-        return picture
+        return _bounded(picture)
 
     async def _fetch_upstream(self, visit: "Visit", url: str) -> Picture:
         async with self._upstream_within(visit, url) as image:
@@ -279,6 +315,12 @@ class UpstreamImage:
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:
     yield data
+
+
+def _bounded(picture: Picture) -> Picture:
+    if len(picture.data) > MAX_SOURCE_BYTES:
+        raise UpstreamError(_too_big())
+    return picture
 
 
 def _too_big() -> str:

@@ -84,6 +84,9 @@ class Jobs(Protocol):
 
     #: The engine's name, for the status and the docs.
     name: str
+    #: Whether one process alone works the queue (the embedded engine, whose worker holds its
+    #: lock): work another process claimed was that of one stopped or dead.
+    sole: bool
 
     def add(self, task: Task) -> None:
         """Register ``task`` (before :meth:`open`)."""

@@ -62,6 +62,7 @@ class ProcrastinateJobs:
     """:class:`~toshokan.core.jobs.Jobs` on procrastinate."""
 
     name = "procrastinate"
+    sole = False
 
     def __init__(self, url: str):
         # A small pool: jobs spend most of their time on upstreams, not on the queue.

@@ -96,6 +96,7 @@ class LocalJobs:
     """:class:`~toshokan.core.jobs.Jobs` on APScheduler and the host's SQLite."""
 
     name = "apscheduler"
+    sole = True
 
     def __init__(self, database: Database, lock_path: Path):
         self.database = database

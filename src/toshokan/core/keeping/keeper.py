@@ -47,6 +47,9 @@ log = logging.getLogger("toshokan.keep")
 MAX_ALTERNATIVES = 50
 #: Told after each page a chapter being kept: (pages done, pages, bytes so far).
 Progress = Callable[[int, int, int], Awaitable[None]]
+#: Asked, with the chapter's path, once it is written aside and before it is tied and moved into
+#: place: raising there leaves nothing in the library (the download queue's last word).
+Publishing = Callable[[str], Awaitable[None]]
 
 
 def keep_library(
@@ -131,9 +134,11 @@ class Keeper:
         *,
         caller: Caller | None = None,
         progress: Progress | None = None,
+        publishing: Publishing | None = None,
     ) -> Kept:
         """Keep one chapter of ``source`` (as ``caller``; the host by default), telling
-        ``progress`` of each page written (the download queue's progress bars).
+        ``progress`` of each page written (the download queue's progress bars) and asking
+        ``publishing`` before it is moved into place (whether it still may be).
 
         Raises the spec's errors for the upstream's failures, :class:`~.errors.KeepError`
         for the folder's and the chapter's own.
@@ -154,7 +159,7 @@ class Keeper:
                 return Kept(tie, written=False)
             folder = await self._series_folder(source, manga, library.slug, shelf.folder)
             path = tie.path if tie is not None else await self._free_path(folder, manga, chapter)
-            tie = await self._write(visit, caller, manga, chapter, path, progress)
+            tie = await self._write(visit, caller, manga, chapter, path, progress, publishing)
             await self._series_files(source, manga, folder, caller)
         self._settle_soon()
         return Kept(tie, written=True)
@@ -167,6 +172,7 @@ class Keeper:
         chapter: Chapter,
         path: str,
         progress: Progress | None = None,
+        publishing: Publishing | None = None,
     ) -> Tie:
         library, shelf = self._ready()
         urls = (
@@ -185,6 +191,8 @@ class Keeper:
                 manga, chapter, draft.named_pages(), volume=volume, tag_names=tag_names
             )
             staged = await draft.assemble(info)
+            if publishing is not None:
+                await publishing(path)
             tie = Tie(
                 visit.slug,
                 manga.slug,

@@ -14,7 +14,8 @@ the tie resolves are copied across, the newer one winning as with every write.
 A kept series is tied to its upstream series the same way: its folder is chosen
 once (``kept_series``), and the library's series is known as the copy of its
 original (:meth:`Ties.original_series`), so following either is following one
-series.
+series; a reader who followed the library's series before it was known as a copy
+(before its first tie resolved) follows its original from then on, once.
 Nothing here deletes: an upstream that removes the chapter or the series
 leaves the file, its tie and its progress as they are.
 """
@@ -24,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toshokan.core.database import Cursor, Database
+from toshokan.core.follows.store import merge_series
 from toshokan.core.progress.store import ChapterRef
 
 _TIE = (
@@ -198,8 +200,9 @@ class Ties:
         return [_tie(row) for row in rows]
 
     def resolve(self, tie: Tie, local_manga: str, local_chapter: str) -> Tie:
-        """The library indexed the file as ``local_manga``/``local_chapter``: record it, and copy
-        every reader's place across, both ways, the newer winning."""
+        """The library indexed the file as ``local_manga``/``local_chapter``: record it, copy
+        every reader's place across, both ways, the newer winning, and make the follows of
+        the library's series follows of the original."""
         resolved = replace(tie, local_manga=local_manga, local_chapter=local_chapter)
         copy = resolved.copy
         assert copy is not None
@@ -221,6 +224,7 @@ class Ties:
                         out_of.chapter,
                     ),
                 )
+            merge_series(cursor, (tie.library, local_manga), (tie.source, tie.manga))
         return resolved
 
     # -- progress ----------------------------------------------------------------------

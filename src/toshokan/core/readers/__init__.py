@@ -2,19 +2,29 @@
 
 from toshokan.core.readers.accounts import AccountError, ReaderExists, Readers, koreader_key
 from toshokan.core.readers.gate import ReaderGate
-from toshokan.core.readers.identify import any_reader, host_reader, reader_of_headers
+from toshokan.core.readers.identify import (
+    BY_CREDENTIALS,
+    BY_HOST_SESSION,
+    NotAReader,
+    Signing,
+    host_reader,
+    reader_by,
+)
 from toshokan.core.readers.sessions import SESSION_COOKIE, SESSION_SECONDS, Sessions
 
 __all__ = [
+    "BY_CREDENTIALS",
+    "BY_HOST_SESSION",
     "SESSION_COOKIE",
     "SESSION_SECONDS",
     "AccountError",
+    "NotAReader",
     "ReaderExists",
     "ReaderGate",
     "Readers",
     "Sessions",
-    "any_reader",
+    "Signing",
     "host_reader",
     "koreader_key",
-    "reader_of_headers",
+    "reader_by",
 ]

@@ -14,12 +14,14 @@ import hashlib
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from toshokan.core.database import Database
+from toshokan.core.downloads.store import READER_ROW
 from toshokan.core.follows.store import forget_reader
 
 #: A reader's name: what KOReader's server accepts as a user name (no colon), bounded.
@@ -99,6 +101,15 @@ class Readers:
     def __init__(self, database: Database, hasher: PasswordHasher | None = None):
         self.database = database
         self.hasher = hasher or PasswordHasher()
+        self._changed: list[Callable[[], None]] = []
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every change of the readers or their credentials here."""
+        self._changed.append(listener)
+
+    def _change(self) -> None:
+        for listener in self._changed:
+            listener()
 
     def any(self) -> bool:
         """Whether the host has readers at all (with none it is open, as for one reader)."""
@@ -133,6 +144,7 @@ class Readers:
             )
             if cursor.rowcount == 0:
                 raise ReaderExists(f"a reader named {name!r} already exists")
+        self._change()
 
     def accounts(self) -> list[Account]:
         with self.database.transaction() as cursor:
@@ -165,6 +177,10 @@ class Readers:
             for table, _, _ in BELONGINGS:
                 cursor.execute(f"DELETE FROM {table} WHERE reader = ?", (name,))
             forget_reader(cursor, name)
+            # A pause of their downloads is no one's: a reader added later under the name
+            # starts with their downloads running.
+            cursor.execute("DELETE FROM download_queue WHERE id = ?", (READER_ROW + name,))
+        self._change()
         return existed
 
     def set_password(self, name: str, password: str) -> None:
@@ -178,6 +194,7 @@ class Readers:
             )
             if cursor.rowcount == 0:
                 raise AccountError(f"no reader is named {name!r}")
+        self._change()
 
     def new_key(self, name: str, *, revoke_others: bool = False) -> str:
         """A new API key for ``name`` (shown once: only its hash is kept)."""

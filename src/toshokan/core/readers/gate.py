@@ -10,6 +10,14 @@ once, even when the command that did it ran in another process.
 Failures count against the attempt budget the sources' authentication uses
 (``[limits] auth_attempts`` per client address a minute), and the check itself
 runs in a worker thread, off the event loop.
+
+Whether the host has readers at all is asked by every request of the faces
+that serve readers, and changes rarely: the answer is remembered for
+:data:`READERS_SECONDS`, and forgotten at once when this host's readers change
+(the core's cache generation :data:`READERS` is bumped), and with ``[cluster]
+redis`` on every replica (they follow the shared generations, which the
+``readers`` commands raise too). Without Redis, a change made by a command in
+another process is seen within those seconds.
 """
 
 import asyncio
@@ -17,6 +25,7 @@ import asyncio
 from cachetools import TTLCache
 
 from toshokan.core.access import AttemptGate
+from toshokan.core.cache import ResultCache
 from toshokan.core.progress.store import IMPLICIT_READER
 from toshokan.core.readers.accounts import KEY_PREFIX, Readers, matches
 from toshokan.core.signing import credential_key
@@ -25,14 +34,56 @@ from toshokan.errors import InvalidCredentials
 #: Seconds a successful check is remembered, and how many are.
 REMEMBER_SECONDS = 300
 REMEMBERED = 4096
+#: The generation (a name no source can have) every change of the readers bumps.
+READERS = "_readers"
+#: Seconds the answer to "has the host readers?" is remembered.
+READERS_SECONDS = 2.0
 
 
 class ReaderGate:
-    def __init__(self, readers: Readers, attempts: AttemptGate, secret: bytes):
+    def __init__(self, readers: Readers, attempts: AttemptGate, secret: bytes, cache: ResultCache):
         self.readers = readers
         self.attempts = attempts
         self.secret = secret
+        self.cache = cache
         self._checked: TTLCache[str, str] = TTLCache(REMEMBERED, REMEMBER_SECONDS)
+        #: Whether the host has readers, and until when (the loop's clock) that is remembered.
+        self._any: tuple[bool, float] | None = None
+        #: Changes of the readers seen so far: an answer asked across one is not remembered.
+        self._changes = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        readers.on_change(self._readers_changed)
+        cache.on_invalidate(self._invalidated)
+
+    def _readers_changed(self) -> None:
+        """The readers changed here: announced on the loop that serves (a change made in a
+        worker thread is handed to it, before that thread's own result), and so to every
+        replica through the shared generations."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            loop = self._loop
+            if loop is not None and loop.is_running():
+                loop.call_soon_threadsafe(self.cache.invalidate, READERS)
+                return
+        self.cache.invalidate(READERS)
+
+    def _invalidated(self, generation: str) -> None:
+        if generation == READERS:
+            self._any = None
+            self._changes += 1
+
+    async def any_readers(self) -> bool:
+        """Whether the host has readers (with none it is open), as remembered."""
+        loop = self._loop = asyncio.get_running_loop()
+        remembered = self._any
+        if remembered is not None and remembered[1] > loop.time():
+            return remembered[0]
+        changes = self._changes
+        found = await asyncio.to_thread(self.readers.any)
+        if changes == self._changes:
+            self._any = (found, loop.time() + READERS_SECONDS)
+        return found
 
     async def koreader(self, name: str, userkey: str, client: str) -> str:
         """The reader KOReader's ``x-auth-user``/``x-auth-key`` name (MD5 of the password).
@@ -54,9 +105,9 @@ class ReaderGate:
         return await self._identify("api_key", "", key, client)
 
     async def _identify(self, kind: str, name: str, secret: str, client: str) -> str:
-        any_readers, expected = await asyncio.to_thread(self._look_up, kind, name, secret)
-        if not any_readers:
+        if not await self.any_readers():
             return IMPLICIT_READER
+        expected = await asyncio.to_thread(self._expected_hash, kind, name, secret)
         key = f"{client}:readers"
         await self.attempts.refuse_if_over(key)
         digest = credential_key(self.secret, {"kind": kind, "name": name, "secret": secret})
@@ -73,12 +124,6 @@ class ReaderGate:
         assert expected is not None  # attempt raised otherwise
         self._checked[digest] = expected[1]
         return expected[0]
-
-    def _look_up(
-        self, kind: str, name: str, secret: str
-    ) -> tuple[bool, tuple[str, str, str] | None]:
-        """Whether the host has readers, and whose stored hash to check ``secret`` against."""
-        return self.readers.any(), self._expected_hash(kind, name, secret)
 
     def _expected_hash(self, kind: str, name: str, secret: str) -> tuple[str, str, str] | None:
         """The reader, their stored hash and the secret to check against it."""

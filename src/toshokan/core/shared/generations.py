@@ -64,6 +64,11 @@ class SharedGenerations:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def announce(self, source: str) -> None:
+        """Raise ``source``'s shared generation now: for a command that changed it and serves
+        nothing (:func:`announce_change`)."""
+        await self._announce(source)
+
     async def announce_unannounced(self) -> None:
         for source in sorted(self._unannounced):
             await self._announce(source)
@@ -104,3 +109,18 @@ class SharedGenerations:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+
+
+def announce_change(redis_url: str, source: str) -> None:
+    """Tell every replica sharing ``redis_url`` that ``source`` changed, from a command (no
+    event loop of its own): they drop what they remembered of it within :data:`SYNC_SECONDS`.
+    When Redis does not answer, the replicas learn it as they would without Redis."""
+
+    async def bump() -> None:
+        redis = SharedRedis(redis_url, "[cluster] redis")
+        try:
+            await SharedGenerations(redis, {}, lambda _: None).announce(source)
+        finally:
+            await redis.aclose()
+
+    asyncio.run(bump())

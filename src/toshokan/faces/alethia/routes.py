@@ -22,7 +22,7 @@ from toshokan.core.answers import PAGE_LIST
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE, cache_control_of
 from toshokan.core.hashing import etag_of
-from toshokan.core.http import POST_ONLY, authenticate, caller_of, core_of, source_slug
+from toshokan.core.http import POST_ONLY, authenticate, enter, entry_of, source_slug
 from toshokan.errors import MethodNotAllowed
 from toshokan.faces.alethia.images import header_free, needs_headers
 from toshokan.faces.alethia.keys import chapter_of
@@ -63,7 +63,7 @@ class AlethiaFace:
     """The dialect's handlers; the translations they keep are in the core's cache."""
 
     async def host(self, request: Request) -> Response:
-        core = core_of(request)
+        core = entry_of(request).core
         configs = [await core.configuration(h) for h in core.sources.serving()]
 
         def render() -> bytes:
@@ -81,16 +81,17 @@ class AlethiaFace:
         return respond(body, cache_control_of(request, "configuration", False))
 
     async def source(self, request: Request) -> Response:
-        core = core_of(request)
+        core = entry_of(request).core
         config = await core.configuration(core.source(source_slug(request)))
         body = await rendered(core, ("source", config.hash), lambda: model_json(app_source(config)))
         return respond(body, cache_control_of(request, "configuration", False))
 
     async def search(self, request: Request) -> Response:
-        core, slug = core_of(request), source_slug(request)
+        slug = source_slug(request)
         body = await read_json(request)
-        caller = caller_of(request)
-        visit = await core.visit(slug, caller)
+        entry = await enter(request, slug)
+        core, caller, visit = entry.core, entry.caller, entry.visit
+        assert visit is not None
         answer = await visit.search(body)
         cache_control = cache_control_of(request, "search", answer.private)
         config = visit.config
@@ -112,12 +113,13 @@ class AlethiaFace:
         return respond(await rendered(core, key, render), cache_control)
 
     async def manga(self, request: Request) -> Response:
-        core, slug = core_of(request), source_slug(request)
+        slug = source_slug(request)
         manga_slug = request.path_params["manga"]
         if manga_slug in POST_ONLY:
             raise MethodNotAllowed(f"{PREFIX}/{slug}/{manga_slug} accepts POST only.")
-        caller = caller_of(request)
-        visit = await core.visit(slug, caller)
+        entry = await enter(request, slug)
+        core, caller, visit = entry.core, entry.caller, entry.visit
+        assert visit is not None
         answer = await visit.manga(manga_slug)
         config = visit.config
 
@@ -129,11 +131,12 @@ class AlethiaFace:
         return respond(body, cache_control_of(request, "manga", answer.private))
 
     async def chapters(self, request: Request) -> Response:
-        core, slug = core_of(request), source_slug(request)
+        slug = source_slug(request)
         manga_slug = request.path_params["manga"]
-        caller = caller_of(request)
-        answer = await (await core.visit(slug, caller)).chapters(manga_slug)
-        urls = core.urls(caller)
+        entry = await enter(request, slug)
+        assert entry.visit is not None
+        core, answer = entry.core, await entry.visit.chapters(manga_slug)
+        urls = entry.urls
 
         def shaped(chapter: Chapter) -> bytes:
             return model_json(
@@ -149,9 +152,9 @@ class AlethiaFace:
 
     async def pages(self, request: Request) -> Response:
         """The manga segment is the app's own row id, not a slug: the chapter key says it all."""
-        core, slug = core_of(request), source_slug(request)
-        caller = caller_of(request)
-        visit = await core.visit(slug, caller)
+        entry = await enter(request, source_slug(request))
+        core, caller, visit = entry.core, entry.caller, entry.visit
+        assert visit is not None
         answer = await visit.pages(*chapter_of(request.path_params["chapter"]))
         urls = header_free(core, visit.config, answer.value, caller.base_url)
         body = answer.body if urls == answer.value else PAGE_LIST.dump_json(urls)

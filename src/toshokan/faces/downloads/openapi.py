@@ -48,10 +48,10 @@ QUEUE = {
     "properties": {
         "paused": {
             "type": ["string", "null"],
-            "enum": ["operator", "no-space", "not-writable", None],
+            "enum": ["operator", "no-space", "not-writable", "reader", None],
             "description": "why the queue is paused (null: it runs); no-space and not-writable "
             "are the keep folder's, and the queue resumes by itself within a minute of the "
-            "folder taking files again",
+            "folder taking files again; reader: the reader paused their own downloads",
         },
         "message": {"type": ["string", "null"]},
         "since": STAMP,
@@ -61,7 +61,29 @@ LISTING = {
     "type": "object",
     "properties": {
         "queue": QUEUE,
+        "own": {
+            **QUEUE,
+            "description": "whether you paused your own downloads (paused: reader); a chapter "
+            "another reader keeps too still runs for them",
+        },
         "operator": {"type": "boolean", "description": "true: the whole queue is shown"},
+        "everySeries": {
+            "type": "array",
+            "description": "keeps of every series a reader follows from a source "
+            "(`/_/follows/sources/{source}/keep`), with their filters: yours, or every "
+            "reader's when the whole queue is shown",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "reader": {"type": "string"},
+                    "source": {"type": "string"},
+                    "languages": {"type": "array", "items": {"type": "string"}},
+                    "groups": {"type": "array", "items": {"type": "string"}},
+                    "onlyUnread": {"type": "boolean"},
+                    "since": STAMP,
+                },
+            },
+        },
         "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
         "failures": {"type": "object", "additionalProperties": {"type": "integer"}},
         "progress": {
@@ -88,6 +110,8 @@ DESCRIBED = {
     "does not allow",
     401: "INVALID_CREDENTIALS: sign in as one of the host's readers",
     404: "No such download (or not one of the series you keep)",
+    409: "CONFLICT: too late to cancel or hold: the chapter is being put into the library, "
+    "or is kept already",
     413: "INVALID_REQUEST: the body is over the host's limit",
     429: "RATE_LIMITED",
 }
@@ -154,7 +178,14 @@ def downloads_paths() -> dict[str, Any]:
         "type": "object",
         "additionalProperties": False,
         "required": ["paused"],
-        "properties": {"paused": {"type": "boolean"}},
+        "properties": {
+            "paused": {"type": "boolean"},
+            "own": {
+                "type": ["boolean", "null"],
+                "description": "true: your own downloads; false: the host's whole queue (an "
+                "operator's); unsaid: your own unless you are an operator",
+            },
+        },
     }
     return {
         PREFIX: {"get": _operation("The queue", LISTING, (400,), parameters=query)},
@@ -175,7 +206,7 @@ def downloads_paths() -> dict[str, Any]:
             "post": _operation(
                 "Steer a download",
                 DOWNLOAD,
-                (400, 404, 413),
+                (400, 404, 409, 413),
                 body=(steer, {"action": "top"}),
                 parameters=[DOWNLOAD_PARAMETER],
             ),

@@ -3,8 +3,8 @@ steering it, over the core's download queue.
 
 A reader is told as on the follows API (the web reader's session cookie, HTTP
 Basic, ``X-API-Key``; the implicit reader on a host without readers). A reader
-sees and steers the downloads of the series they keep; an operator
-(``[keep] operators``) the whole queue, which they alone pause and resume.
+sees, steers, pauses and resumes the downloads of the series they keep; an
+operator (``[keep] operators``) the whole queue, which they alone pause and resume.
 """
 
 from collections.abc import Awaitable, Callable
@@ -13,8 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from toshokan.core.host_api import answer, body_of, number, reader_of
-from toshokan.core.http import core_of
+from toshokan.core.host_api import answer, body_of, entered, number
 from toshokan.errors import InvalidRequest
 from toshokan.faces.downloads.shapes import (
     Pause,
@@ -29,43 +28,42 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 async def listing(request: Request) -> Response:
-    reader = await reader_of(request)
+    entry, reader = await entered(request)
     limit = number(request, "limit", 100, 1, 500)
     offset = number(request, "offset", 0, 0, 100_000)
     mine = request.query_params.get("mine", "0")
     if mine not in ("0", "1"):
         raise InvalidRequest("mine is 1 (the downloads of the series you keep) or 0.")
-    found = await core_of(request).downloads.listing(
+    found = await entry.core.downloads.listing(
         reader, everyone=mine == "0", limit=limit, offset=offset
     )
     return answer(listing_body(found))
 
 
 async def one(request: Request) -> Response:
-    reader = await reader_of(request)
-    found = await core_of(request).downloads.mine(reader, request.path_params["download"])
+    entry, reader = await entered(request)
+    found = await entry.core.downloads.mine(reader, request.path_params["download"])
     return answer(download_body(found))
 
 
 async def steer(request: Request) -> Response:
-    reader = await reader_of(request)
+    entry, reader = await entered(request)
     body = await body_of(request, Steer)
-    found = await core_of(request).downloads.steer(
-        reader, request.path_params["download"], body.action
-    )
+    found = await entry.core.downloads.steer(reader, request.path_params["download"], body.action)
     return answer(download_body(found))
 
 
 async def retry_failed(request: Request) -> Response:
-    reader = await reader_of(request)
-    return answer({"retried": await core_of(request).downloads.retry_failed(reader)})
+    entry, reader = await entered(request)
+    return answer({"retried": await entry.core.downloads.retry_failed(reader)})
 
 
 async def pause(request: Request) -> Response:
-    reader = await reader_of(request)
+    entry, reader = await entered(request)
     body = await body_of(request, Pause)
-    downloads = core_of(request).downloads
-    state = await (downloads.pause(reader) if body.paused else downloads.resume(reader))
+    downloads = entry.core.downloads
+    change = downloads.pause if body.paused else downloads.resume
+    state = await change(reader, own=body.own)
     return answer(queue_body(state))
 
 

@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from toshokan.core.downloads import Download, Listing, QueueState
+from toshokan.core.downloads import Download, Keep, Listing, QueueState
 
 Action = Literal["hold", "release", "retry", "cancel", "top", "up", "down", "bottom"]
 
@@ -18,10 +18,12 @@ class Steer(BaseModel):
 
 
 class Pause(BaseModel):
-    """Pause (true) or resume (false) the whole queue."""
+    """Pause (true) or resume (false) the whole queue, or (``own``) the reader's own downloads;
+    unsaid, a reader's own unless they are an operator."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     paused: bool
+    own: bool | None = None
 
 
 def when(moment: float | None) -> str | None:
@@ -59,10 +61,23 @@ def queue_body(state: QueueState) -> dict[str, Any]:
     return {"paused": state.paused, "message": state.message, "since": when(state.since)}
 
 
+def every_series_body(keep: Keep) -> dict[str, Any]:
+    """A reader's keep of every series they follow from a source, with its filters."""
+    return {
+        "reader": keep.reader,
+        "source": keep.source,
+        "languages": list(keep.languages),
+        "groups": list(keep.groups),
+        "onlyUnread": keep.only_unread,
+        "since": when(keep.since),
+    }
+
+
 def listing_body(listing: Listing) -> dict[str, Any]:
     done, waiting, partly = listing.progress
     return {
         "queue": queue_body(listing.queue),
+        "own": None if listing.own is None else queue_body(listing.own),
         "operator": listing.operator,
         "counts": listing.states,
         "failures": listing.failures,
@@ -71,5 +86,6 @@ def listing_body(listing: Listing) -> dict[str, Any]:
             "waiting": waiting,
             "share": round((done + partly) / (done + waiting), 4) if waiting else 1.0,
         },
+        "everySeries": [every_series_body(k) for k in listing.every],
         "downloads": [download_body(d) for d in listing.downloads],
     }

@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import host_path
-from toshokan.core.cache_control import PRIVATE_NO_CACHE, image_cache_control
-from toshokan.core.http import entry_of
-from toshokan.core.images import Picture, image_response
-from toshokan.faces.komga.auth import reader_of, set_session
+from toshokan.core.cache_control import PRIVATE_NO_CACHE
+from toshokan.core.http import enter
+from toshokan.core.images import Picture, picture_response
+from toshokan.faces.komga.auth import SIGNING, set_session
 from toshokan.faces.komga.content import Reading
 
 PREFIX = host_path("komga")
@@ -36,7 +36,7 @@ def no_content() -> Response:
 
 
 def picture(image: Picture) -> Response:
-    return image_response(image, image_cache_control(private=True))
+    return picture_response(image, private=True)
 
 
 def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
@@ -44,9 +44,10 @@ def komga_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     refusal in Komga's shape."""
 
     async def endpoint(request: Request) -> Response:
-        entry = entry_of(request)
-        reader, token = await reader_of(request, entry.core, entry.caller)
-        response = await handler(request, Reading(entry.core, entry.caller, reader))
+        entry = await enter(request, signing=SIGNING)
+        reader, token = entry.reader, entry.session
+        assert reader is not None  # a signing was given
+        response = await handler(request, Reading(entry.core, entry.caller, reader, entry.device))
         if token is not None:
             # Under the address the app typed, a proxy's path prefix included.
             face = urlsplit(entry.urls.face("komga")).path

@@ -21,11 +21,8 @@ With no readers on the host it is open: every request is the implicit reader.
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core import Caller, Core
-from toshokan.core.credentials import basic_credentials
 from toshokan.core.passing import ReadersOnly
-from toshokan.core.readers import SESSION_SECONDS, Sessions, reader_of_headers
-from toshokan.core.readers.identify import API_KEY_HEADER
+from toshokan.core.readers import SESSION_SECONDS, Signing
 
 #: Not Komga's own ``KOMGA-SESSION``: a Komga served at the root of the same host would set
 #: that name for path ``/``, and its cookie would reach this face as well.
@@ -33,25 +30,9 @@ SESSION_COOKIE = "toshokan_komga_session"
 #: How the face's readers' credentials reach a source: the host's readers', this face's session
 #: presented as the host's (Mihon's tracker sends nothing else), a locked source's own Basic.
 PASSING = ReadersOnly(session_cookie=SESSION_COOKIE)
-
-
-async def reader_of(request: Request, core: Core, caller: Caller) -> tuple[str, str | None]:
-    """The reader, and a new session token to set when they signed in with Basic just now.
-
-    Raises ``InvalidCredentials`` (401) when the host has readers and the request
-    names none of them, ``RateLimited`` past the attempt budget.
-    """
-    sessions = Sessions(core.readers)
-    basic = basic_credentials(caller.headers)
-    explicit = basic is not None or bool(caller.headers.get(API_KEY_HEADER))
-    token = request.cookies.get(SESSION_COOKIE)
-    signed_in = await sessions.reader(token) if token else None
-    if signed_in is not None and not explicit:
-        return signed_in, None
-    reader = await reader_of_headers(core.readers, caller.headers, caller.client)
-    if not reader or basic is None or reader == signed_in:
-        return reader, None
-    return reader, sessions.issue(reader)
+#: How the face's readers sign in: Basic, ``X-API-Key``, or this face's session, which a Basic
+#: sign-in is given.
+SIGNING = Signing(cookie=SESSION_COOKIE, sessions=True)
 
 
 def set_session(request: Request, response: Response, token: str, path: str) -> None:

@@ -155,21 +155,21 @@ async def page_image(request: Request, reading: Reading) -> Response:
     if not (number.isascii() and number.isdigit()) or len(number) > MAX_PAGE_DIGITS:
         raise NotFound("A page number is a whole number from 1.")
     visit = await content.visit_of(reading, ref.source)
-    urls = await content.page_urls(reading, visit, ref)
-    if not 1 <= int(number) <= len(urls):
-        raise NotFound(f"This book has pages 1 to {len(urls)}.")
     png = request.query_params.get("convert") == "png"
-    return picture(await content.page_image(reading, visit, urls[int(number) - 1], png=png))
+    count, image = await content.page_image(reading, visit, ref, int(number) - 1, png=png)
+    if image is None:
+        raise NotFound(f"This book has pages 1 to {count}.")
+    return picture(image)
 
 
 async def book_thumbnail(request: Request, reading: Reading) -> Response:
     """The book's first page, small."""
     ref = book_of(request.path_params["id"])
     visit = await content.visit_of(reading, ref.source)
-    urls = await content.page_urls(reading, visit, ref)
-    if not urls:
+    image = await content.first_page_small(reading, visit, ref)
+    if image is None:
         raise NotFound("This book has no pages.")
-    return picture(await content.thumbnail(reading, visit, urls[0]))
+    return picture(image)
 
 
 async def mark_progress(request: Request, reading: Reading) -> Response:

@@ -21,7 +21,7 @@ from toshokan.core.credentials import basic_credentials
 from toshokan.core.follows import Follow
 from toshokan.core.follows.found import Update
 from toshokan.core.images import THUMBNAIL_WIDTH, Picture, as_png
-from toshokan.core.progress import ChapterRef, Position, device_of
+from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import (
     ChapterNotFound,
     HostError,
@@ -48,11 +48,8 @@ class Reading:
     core: Core
     caller: Caller
     reader: str
-
-    @property
-    def device(self) -> str:
-        """The app, as its ``User-Agent`` names it: kept with each place the reader records."""
-        return device_of(self.caller.headers)
+    #: The app, as its ``User-Agent`` names it: kept with each place the reader records.
+    device: str
 
     @property
     def signed_as(self) -> str:
@@ -171,10 +168,21 @@ async def page_counts(
     return dict(zip((c.slug for c in chapters), counted, strict=True))
 
 
-async def page_image(reading: Reading, visit: Visit, url: str, *, png: bool) -> Picture:
-    """A page as JPEG (what the page list declares), or as PNG when the app asks to convert."""
-    picture = await visit.image(url, as_jpeg=True)
-    return await asyncio.to_thread(as_png, picture) if png else picture
+async def page_image(
+    reading: Reading, visit: Visit, ref: ChapterRef, index: int, *, png: bool
+) -> tuple[int, Picture | None]:
+    """The book's page count, and its page ``index`` (from 0) as JPEG (what the page list
+    declares), or as PNG when the app asks to convert; None when the book has no such page."""
+    count, picture = await visit.page(ref.manga, ref.chapter, index, as_jpeg=True)
+    if picture is not None and png:
+        picture = await asyncio.to_thread(as_png, picture)
+    return count, picture
+
+
+async def first_page_small(reading: Reading, visit: Visit, ref: ChapterRef) -> Picture | None:
+    """A book's first page, small: its thumbnail; None when it has no pages."""
+    _, picture = await visit.page(ref.manga, ref.chapter, 0, width=THUMBNAIL_WIDTH)
+    return picture
 
 
 async def thumbnail(reading: Reading, visit: Visit, url: str) -> Picture:

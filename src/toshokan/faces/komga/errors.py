@@ -16,6 +16,7 @@ from starlette.responses import Response
 
 from toshokan.core.cache_control import NO_STORE
 from toshokan.core.credentials import basic_challenge
+from toshokan.core.http import entry_of
 from toshokan.errors import HostError
 
 
@@ -33,7 +34,7 @@ def error_response(
     }
     headers = {**headers, "Cache-Control": NO_STORE}
     if status == 401:
-        realm = request.app.state.core.settings.host.name
+        realm = entry_of(request).core.settings.host.name
         headers.setdefault("WWW-Authenticate", basic_challenge(realm))
     return Response(json.dumps(body), status, headers=headers, media_type="application/json")
 

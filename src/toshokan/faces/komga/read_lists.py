@@ -184,7 +184,7 @@ async def read_list_thumbnail(request: Request, reading: Reading) -> Response:
         raise NotFound("This read list has no books.")
     ref = book_of(books[0].id)
     visit = await content.visit_of(reading, ref.source)
-    urls = await content.page_urls(reading, visit, ref)
-    if not urls:
+    image = await content.first_page_small(reading, visit, ref)
+    if image is None:
         raise NotFound("This book has no pages.")
-    return picture(await content.thumbnail(reading, visit, urls[0]))
+    return picture(image)

@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from toshokan.core import Core, host_path
 from toshokan.core.cache_control import NO_STORE_HEADERS
-from toshokan.core.http import caller_of
+from toshokan.core.http import client_of, entry_of
 from toshokan.core.progress import DocumentPosition, Position
 from toshokan.core.progress.documents import chapter_of_document
 from toshokan.core.readers import AccountError, ReaderExists
@@ -53,7 +53,7 @@ def kosync_endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]
         headers = dict(NO_STORE_HEADERS)
         try:
             check_accept(request.headers.get("accept"))
-            status, body = await handler(request, request.app.state.core)
+            status, body = await handler(request, entry_of(request).core)
         except KosyncError as refused:
             status, body = refused.status, {"code": refused.code, "message": refused.message}
             headers.update(refused.headers)
@@ -69,7 +69,7 @@ async def reader_of(request: Request, core: Core) -> str:
     if not (is_valid_key_field(name, MAX_NAME) and is_valid_field(key, MAX_KEY)):
         name, key = "", ""  # never a reader: refused (and counted) unless the host is open
     try:
-        return await core.readers.koreader(name, key, caller_of(request).client)
+        return await core.readers.koreader(name, key, client_of(request))
     except InvalidCredentials:
         raise unauthorized() from None
     except RateLimited as limited:

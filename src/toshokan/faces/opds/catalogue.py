@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Urls
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.http import entry_of
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import NAVIGATION, AtomEntry, Feed, Link
@@ -47,8 +47,8 @@ def everywhere_template(urls: Urls) -> str:
 
 
 async def root(request: Request, reader: str) -> Response:
-    core = core_of(request)
-    urls = core.urls(caller_of(request))
+    entry = entry_of(request)
+    core, urls = entry.core, entry.urls
     entries = follows_entries(urls)
     for hosted in core.sources.serving():
         config = await core.configuration(hosted)
@@ -89,22 +89,21 @@ async def root(request: Request, reader: str) -> Response:
 
 
 async def root_opensearch(request: Request, reader: str) -> Response:
-    core = core_of(request)
+    entry = entry_of(request)
     body = atom.opensearch_description(
-        core.settings.host.name,
+        entry.core.settings.host.name,
         "Search every source of this host.",
-        everywhere_template(core.urls(caller_of(request))),
+        everywhere_template(entry.urls),
     )
     return Response(body, media_type=atom.OPENSEARCH_TYPE)
 
 
 async def root_search(request: Request, reader: str) -> Response:
     """One search over every source that lets this caller in; a source that fails is skipped."""
-    core = core_of(request)
-    caller = caller_of(request)
-    urls = core.urls(caller)
+    entry = entry_of(request)
+    urls = entry.urls
     query, page = query_of(request), page_of(request)
-    answered = await search_everywhere(core, caller, urls, reader, query, page)
+    answered = await search_everywhere(entry, reader, query, page)
     entries = [
         series_entry(found.visit, listed, f"From {found.visit.config.name}.")
         for found in answered

@@ -15,16 +15,15 @@ from starlette.responses import Response
 
 from toshokan.core import Caller, Core, HostedSource, Query, Urls, Visit, host_path
 from toshokan.core.cache_control import PRIVATE_NO_CACHE, PUBLIC_FEED
-from toshokan.core.http import caller_of, core_of, entry_of
+from toshokan.core.http import Entry, enter, entry_of
+from toshokan.core.readers import BY_CREDENTIALS, NotAReader
 from toshokan.errors import InvalidCredentials, InvalidRequest
 from toshokan.faces.opds.access import PASSING, challenge
 from toshokan.faces.opds.signin import (
     AUTH_DOCUMENT,
     CATALOGUE,
-    SignInRequired,
     authentication_document,
     catalogue,
-    reader_of,
     refusal,
 )
 from toshokan.models import SourceConfiguration
@@ -49,9 +48,14 @@ class CatalogueVisit:
 
     core: Core
     source_visit: Visit
-    urls: Urls
+    #: The request as the face entered the core (its links built on first need).
+    entry: Entry
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
     reader: str
+
+    @property
+    def urls(self) -> Urls:
+        return self.entry.urls
 
     @property
     def hosted(self) -> HostedSource:
@@ -113,18 +117,21 @@ def source_route(
     readers answer (the host's when no reader signed in, the source's when it stays locked)."""
 
     async def endpoint(request: Request) -> Response:
-        entry = entry_of(request)
-        core, sent, urls = entry.core, entry.caller, entry.urls
+        slug = request.path_params["source"]
         try:
-            reader = await reader_of(core, sent)
-        except SignInRequired as refused:
-            return refusal(core, urls, refused.message)
-        source_visit = await core.visit(request.path_params["source"], sent, PASSING)
+            entry = await enter(
+                request, slug, signing=BY_CREDENTIALS, passing=PASSING, authorise=True
+            )
+        except NotAReader as refused:
+            return refused_reader(request, refused)
+        visit, reader = entry.visit, entry.reader
+        assert visit is not None and reader is not None  # a source and a signing were given
         try:
-            await source_visit.access()
-            return await handler(request, CatalogueVisit(core, source_visit, urls, reader))
+            if entry.refused is not None:
+                raise entry.refused
+            return await handler(request, CatalogueVisit(entry.core, visit, entry, reader))
         except InvalidCredentials as refused:
-            raise challenge(source_visit.config, refused.message) from None
+            raise challenge(visit.config, refused.message) from None
 
     return endpoint
 
@@ -134,20 +141,26 @@ def signed_in(handler: Callable[[Request, str], Awaitable[Response]]) -> Callabl
     readers on the host, only for one of them."""
 
     async def endpoint(request: Request) -> Response:
-        entry = entry_of(request)
         try:
-            reader = await reader_of(entry.core, entry.caller)
-        except SignInRequired as refused:
-            return refusal(entry.core, entry.urls, refused.message)
-        return await handler(request, reader)
+            entry = await enter(request, signing=BY_CREDENTIALS)
+        except NotAReader as refused:
+            return refused_reader(request, refused)
+        assert entry.reader is not None  # a signing was given
+        return await handler(request, entry.reader)
 
     return endpoint
 
 
+def refused_reader(request: Request, refused: NotAReader) -> Response:
+    """The host has readers and the request names none of them: the challenge to sign in."""
+    entry = entry_of(request)
+    return refusal(entry.core, entry.urls, refused.message)
+
+
 async def authentication(request: Request) -> Response:
     """``GET /_/opds/authentication.json``: how to sign in, open to anyone as the draft requires."""
-    core = core_of(request)
-    document = authentication_document(core, core.urls(caller_of(request)))
+    entry = entry_of(request)
+    document = authentication_document(entry.core, entry.urls)
     return Response(json.dumps(document), media_type=AUTH_DOCUMENT)
 
 

@@ -9,7 +9,8 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from toshokan.core import Caller, Core, HostedSource, Urls
+from toshokan.core import HostedSource
+from toshokan.core.http import Entry
 from toshokan.errors import HostError
 from toshokan.faces.opds.access import PASSING
 from toshokan.faces.opds.context import PER_SOURCE, CatalogueVisit
@@ -28,15 +29,14 @@ class Found:
     more: bool
 
 
-async def search_everywhere(
-    core: Core, caller: Caller, urls: Urls, reader: str, query: str, page: int
-) -> list[Found]:
+async def search_everywhere(entry: Entry, reader: str, query: str, page: int) -> list[Found]:
     """Page ``page`` of ``query`` in every serving source, in the host's order of sources."""
+    core, caller = entry.core, entry.caller
 
     async def one(hosted: HostedSource) -> Found | None:
         try:
             visit = CatalogueVisit(
-                core, await core.visit(hosted.slug, caller, PASSING), urls, reader
+                core, await core.visit(hosted.slug, caller, PASSING), entry, reader
             )
             body = {
                 "query": query,

@@ -31,7 +31,7 @@ UPDATES_PER_PAGE = 50
 
 @dataclass(frozen=True)
 class Shown:
-    """An unread update as a feed lists it, with the visit to its source."""
+    """An unread update as a feed lists it, with the context of its source."""
 
     update: Update
     visit: CatalogueVisit
@@ -56,7 +56,7 @@ async def followed(entry: Entry, reader: str) -> list[Follow]:
 
 async def unread_updates(request: Request, entry: Entry, reader: str) -> UpdatesPage:
     """A page of the reader's unread updates, each with what opens it."""
-    core, caller, urls = entry.core, entry.caller, entry.urls
+    core, caller = entry.core, entry.caller
     page = page_of(request)
     found = await core.follows.updates(
         reader, UPDATES_PER_PAGE + 1, (page - 1) * UPDATES_PER_PAGE, unread_only=True
@@ -65,7 +65,7 @@ async def unread_updates(request: Request, entry: Entry, reader: str) -> Updates
     serving = {hosted.slug for hosted in core.sources.serving()}
     visits: dict[str, CatalogueVisit] = {}
     for slug in {u.source for u in listed} & serving:
-        visits[slug] = CatalogueVisit(core, await core.visit(slug, caller, PASSING), urls, reader)
+        visits[slug] = CatalogueVisit(core, await core.visit(slug, caller, PASSING), entry, reader)
     shown = await asyncio.gather(
         *(_shown(u, visits[u.source]) for u in listed if u.source in visits)
     )

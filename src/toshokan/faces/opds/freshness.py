@@ -37,7 +37,7 @@ from starlette.responses import Response
 from toshokan.core import Core
 from toshokan.core.cache import Kind
 from toshokan.core.cache_control import REVALIDATE
-from toshokan.core.http import core_of
+from toshokan.core.http import entry_of
 from toshokan.faces.opds.context import CatalogueVisit
 
 #: The kind of the core's cache that holds feeds' validators.
@@ -94,7 +94,7 @@ def validated(
     feed whose validators are remembered is answered without calling it."""
 
     async def endpoint(request: Request, asker: Asker) -> Response:
-        core = core_of(request)
+        core = entry_of(request).core
         key = await _key(core, request, asker)
         known: Validators | None = core.cache.peek(VALIDATORS, key)
         if known is not None:

@@ -14,9 +14,8 @@ import time
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toshokan.core.cache_control import image_cache_control
-from toshokan.core.images import clamp_width, image_response
-from toshokan.core.progress import ChapterRef, Position, device_of
+from toshokan.core.images import picture_response
+from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import NotFound
 from toshokan.faces.opds.context import CatalogueVisit
 
@@ -27,18 +26,14 @@ async def page_image(request: Request, visit: CatalogueVisit) -> Response:
     number = params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > 6:
         raise NotFound("A page number is a whole number from 0.")
-    urls = await visit.source_visit.page_list(params["manga"], params["chapter"])
-    index = int(number)
-    if index >= len(urls):
-        raise NotFound(f"This chapter has pages 0 to {len(urls) - 1}.")
-    width = clamp_width(request.query_params.get("maxWidth"))
+    pages = await visit.source_visit.chapter_pages(params["manga"], params["chapter"])
+    index, count = int(number), pages.count
+    if index >= count:
+        raise NotFound(f"This chapter has pages 0 to {count - 1}.")
     ref = ChapterRef(visit.slug, params["manga"], params["chapter"])
-    read = Position(
-        index, len(urls), index + 1 >= len(urls), time.time(), device=device_of(request.headers)
-    )
+    read = Position(index, count, index + 1 >= count, time.time(), device=visit.entry.device)
     picture, _ = await asyncio.gather(
-        visit.source_visit.image(urls[index], width=width, as_jpeg=True),
+        pages.image(index, width=request.query_params.get("maxWidth"), as_jpeg=True),
         visit.core.progress.arecord(visit.reader, ref, read, inferred=True),
     )
-    cache = image_cache_control(visit.private)
-    return image_response(picture, cache)
+    return picture_response(picture, private=visit.private)

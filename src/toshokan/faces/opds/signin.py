@@ -17,11 +17,9 @@ from typing import Any
 
 from starlette.responses import Response
 
-from toshokan.core import Caller, Core, Query, Urls
+from toshokan.core import Core, Query, Urls
 from toshokan.core.cache_control import NO_STORE
 from toshokan.core.credentials import basic_challenge
-from toshokan.core.readers import reader_of_headers
-from toshokan.errors import InvalidCredentials
 
 AUTH_DOCUMENT = "application/opds-authentication+json"
 REL_AUTH_DOCUMENT = "http://opds-spec.org/auth/document"
@@ -29,14 +27,6 @@ BASIC_FLOW = "http://opds-spec.org/auth/basic"
 DOCUMENT_PATH = "authentication.json"
 #: The catalogue's name under the host's ``/_/``.
 CATALOGUE = "opds"
-
-
-class SignInRequired(Exception):
-    """The host has readers and the request names none of them."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 def catalogue(urls: Urls, *parts: str, query: Query | None = None, template: str = "") -> str:
@@ -67,11 +57,3 @@ def refusal(core: Core, urls: Urls, message: str) -> Response:
         "Cache-Control": NO_STORE,
     }
     return Response(json.dumps(body), 401, headers=headers, media_type=AUTH_DOCUMENT)
-
-
-async def reader_of(core: Core, caller: Caller) -> str:
-    """The reader of this request, or :class:`SignInRequired`."""
-    try:
-        return await reader_of_headers(core.readers, caller.headers, caller.client)
-    except InvalidCredentials as refused:
-        raise SignInRequired(refused.message) from None

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Urls, with_query
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.http import entry_of
 from toshokan.faces.opds.context import PAGE_SIZE, CatalogueVisit, page_of, query_of
 from toshokan.faces.opds.everywhere import search_everywhere
 from toshokan.faces.opds.searches import (
@@ -41,8 +41,8 @@ from toshokan.faces.opds.v2_follows import follows_navigation
 
 
 async def root(request: Request, reader: str) -> Response:
-    core = core_of(request)
-    urls = core.urls(caller_of(request))
+    entry = entry_of(request)
+    core, urls = entry.core, entry.urls
     base = catalogue(urls, "v2")
     navigation = []
     for hosted in core.sources.serving():
@@ -68,11 +68,10 @@ def everywhere_link(urls: Urls) -> dict[str, Any]:
 async def root_search(request: Request, reader: str) -> Response:
     """``/_/opds/v2/_search?query=``: a page of every source's search, each title a navigation
     link to its series (up to ``PER_SOURCE`` of each source), grouped by source."""
-    core = core_of(request)
-    caller = caller_of(request)
-    urls = core.urls(caller)
+    entry = entry_of(request)
+    urls = entry.urls
     query, page = query_of(request, "query"), page_of(request)
-    answered = await search_everywhere(core, caller, urls, reader, query, page)
+    answered = await search_everywhere(entry, reader, query, page)
     url = catalogue(urls, "v2", "_search")
     kept = [("query", query)]
     groups = [

@@ -12,15 +12,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from toshokan.core import Core
 from toshokan.core.cache_control import NO_STORE_HEADERS
 from toshokan.core.face import AppState, Face
+from toshokan.core.http import entry_of
 
 PATH = "/_/ready"
 
 
 async def ready(request: Request) -> JSONResponse:
-    core: Core = request.app.state.core
+    core = entry_of(request).core
     is_ready, checks = await core.readiness.report()
     return JSONResponse(
         {"status": "ready" if is_ready else "unavailable", "checks": checks},

@@ -8,7 +8,7 @@ from starlette.staticfiles import StaticFiles
 
 from toshokan.core import host_path
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.http import caller_of, core_of
+from toshokan.core.http import entry_of
 from toshokan.faces.spec.examples import described
 from toshokan.faces.spec.openapi import openapi_document
 from toshokan.faces.spec.samples import Samples
@@ -40,8 +40,9 @@ def docs_routes() -> list[BaseRoute]:
     samples = Samples()
 
     async def openapi(request: Request) -> Response:
-        core = core_of(request)
-        sample = await samples.get(core, caller_of(request).base_url)
+        entry = entry_of(request)
+        core = entry.core
+        sample = await samples.get(core, entry.caller.base_url)
         document = openapi_document(core.settings.limits.max_body_bytes)
         # The other faces' JSON endpoints that declare themselves (the follows API).
         faces = getattr(request.app, "faces", ())

@@ -13,9 +13,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core import Answer
-from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE, cache_control_of
-from toshokan.core.http import POST_ONLY, authenticate, core_of, source_slug, visit_of
+from toshokan.core.http import (
+    POST_ONLY,
+    authenticate,
+    entry_of,
+    source_slug,
+    visit_of,
+    visit_with_body,
+)
 from toshokan.errors import MethodNotAllowed
 from toshokan.models import Health
 
@@ -33,23 +39,23 @@ def answer_response(answer: Answer[Any], cache_control: str) -> Response:
 
 
 async def manifest(request: Request) -> Response:
-    answer = await core_of(request).manifest()
+    answer = await entry_of(request).core.manifest()
     return answer_response(answer, cache_control_of(request, "configuration", False))
 
 
 async def configuration(request: Request) -> Response:
-    answer = await core_of(request).configuration_answer(source_slug(request))
+    answer = await entry_of(request).core.configuration_answer(source_slug(request))
     return answer_response(answer, cache_control_of(request, "configuration", False))
 
 
 async def health(request: Request) -> Response:
-    detail = core_of(request).health(source_slug(request))
+    detail = entry_of(request).core.health(source_slug(request))
     body = HEALTH_BODY if detail is None else Health(detail=detail).model_dump_json().encode()
     return Response(body, media_type="application/json", headers={"Cache-Control": NO_STORE})
 
 
 async def ping(request: Request) -> Response:
-    result = await core_of(request).ping(source_slug(request))
+    result = await entry_of(request).core.ping(source_slug(request))
     return Response(
         result.model_dump_json(exclude_none=True).encode(),
         media_type="application/json",
@@ -58,9 +64,7 @@ async def ping(request: Request) -> Response:
 
 
 async def search(request: Request) -> Response:
-    slug = source_slug(request)  # the namespace refused, then the body read, then the source
-    body = await read_json(request)
-    visit = await visit_of(request, slug)
+    visit, body = await visit_with_body(request)
     answer = await visit.search(body)
     return answer_response(answer, cache_control_of(request, "search", answer.private))
 

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toshokan.core import Core
 from toshokan.core.bodies import read_json
-from toshokan.core.http import core_of
 from toshokan.core.progress import MAX_DEVICE, ChapterRef, Position
 from toshokan.errors import InvalidRequest
 from toshokan.faces.web.session import answer, invalid_body, reader_of
@@ -55,27 +55,27 @@ def shown(position: Position) -> dict[str, Any]:
     }
 
 
-def slugs(request: Request, *names: str) -> list[str]:
+def slugs(request: Request, core: Core, *names: str) -> list[str]:
     """The path's slugs, bounded; the source must be one the host serves (else 404)."""
     found = [str(request.path_params[name]) for name in names]
     if any(len(slug) > MAX_SLUG for slug in found):
         raise InvalidRequest(f"A slug is at most {MAX_SLUG} characters.")
-    core_of(request).source(found[0])
+    core.source(found[0])
     return found
 
 
 async def positions(request: Request) -> Response:
     """The reader's position in each chapter of one manga they opened, by chapter slug."""
-    reader = await reader_of(request)
-    source, manga = slugs(request, "source", "manga")
-    found = await core_of(request).progress.apositions(reader, source, manga)
+    core, reader = await reader_of(request)
+    source, manga = slugs(request, core, "source", "manga")
+    found = await core.progress.apositions(reader, source, manga)
     return answer({"chapters": {chapter: shown(at) for chapter, at in found.items()}})
 
 
 async def record(request: Request) -> Response:
     """Store the position unless a newer one is stored; the stored one either way."""
-    reader = await reader_of(request)
-    source, manga, chapter = slugs(request, "source", "manga", "chapter")
+    core, reader = await reader_of(request)
+    source, manga, chapter = slugs(request, core, "source", "manga", "chapter")
     try:
         write = Write.model_validate(await read_json(request))
     except ValidationError as error:
@@ -85,7 +85,7 @@ async def record(request: Request) -> Response:
     updated = min(write.updated, time.time())
     device = write.device or "web reader"
     position = Position(write.page, write.pages, write.finished, updated, "", device)
-    store = core_of(request).progress
+    store = core.progress
     ref = ChapterRef(source, manga, chapter)
     stored = await store.arecord(reader, ref, position)
     kept = await store.aposition(reader, ref)
@@ -95,11 +95,11 @@ async def record(request: Request) -> Response:
 
 async def recent(request: Request) -> Response:
     """The reader's most recently read chapters, newest first."""
-    reader = await reader_of(request)
+    core, reader = await reader_of(request)
     raw = request.query_params.get("limit", str(RECENT_DEFAULT))
     if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= RECENT_MAX):
         raise InvalidRequest(f"limit is a whole number from 1 to {RECENT_MAX}.")
-    found = await core_of(request).progress.arecent(reader, int(raw))
+    found = await core.progress.arecent(reader, int(raw))
     return answer(
         {
             "chapters": [

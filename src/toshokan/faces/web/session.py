@@ -12,7 +12,6 @@ requests to the JSON interface carry it too and open them; the session's
 answer lists them as ``opens``.
 """
 
-import asyncio
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -22,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 from toshokan.core import Core, host_path
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.http import caller_of, client_of, core_of
+from toshokan.core.http import entry_of
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.core.readers import SESSION_COOKIE, Sessions
 from toshokan.errors import InvalidCredentials, InvalidRequest
@@ -53,7 +52,7 @@ def answer(body: dict[str, Any], status: int = 200) -> JSONResponse:
 
 
 async def has_readers(core: Core) -> bool:
-    return await asyncio.to_thread(core.readers.readers.any)
+    return await core.readers.any_readers()
 
 
 async def signed_in(request: Request, core: Core) -> str | None:
@@ -62,22 +61,23 @@ async def signed_in(request: Request, core: Core) -> str | None:
     return None if not token else await Sessions(core.readers).reader(token)
 
 
-async def reader_of(request: Request) -> str:
-    """The reader whose place a request reads or moves: the session's, or with no readers on
-    the host the implicit reader's; 401 when the host has readers and the browser no session."""
-    core = core_of(request)
+async def reader_of(request: Request) -> tuple[Core, str]:
+    """The core, and the reader whose place a request reads or moves: the session's, or with no
+    readers on the host the implicit reader's; 401 when the host has readers and the browser
+    no session."""
+    core = entry_of(request).core
     reader = await signed_in(request, core)
     if reader is not None:
-        return reader
+        return core, reader
     if not await has_readers(core):
-        return IMPLICIT_READER
+        return core, IMPLICIT_READER
     raise InvalidCredentials("Sign in to keep your place in what you read.")
 
 
 def cookie_paths(request: Request) -> tuple[str, str]:
     """Where the session cookie may live, as the browser reached the host: its root, and its
     own namespace (``/_/``, behind a proxy's path prefix too)."""
-    urls = core_of(request).urls(caller_of(request))
+    urls = entry_of(request).urls
     return urls.local_path("/"), urls.local_path(host_path(""))
 
 
@@ -98,19 +98,20 @@ def session_answer(core: Core, readers: bool, reader: str | None) -> Response:
 
 async def who(request: Request) -> Response:
     """Whether the host has readers, and who is signed in here (null for no one)."""
-    core = core_of(request)
+    core = entry_of(request).core
     readers = await has_readers(core)
     reader = await signed_in(request, core) if readers else IMPLICIT_READER
     return session_answer(core, readers, reader)
 
 
 async def sign_in(request: Request) -> Response:
-    core = core_of(request)
+    entry = entry_of(request)
+    core = entry.core
     try:
         credentials = SignIn.model_validate(await read_json(request))
     except ValidationError as error:
         raise invalid_body(error) from None
-    reader = await core.readers.basic(credentials.name, credentials.secret, client_of(request))
+    reader = await core.readers.basic(credentials.name, credentials.secret, entry.caller.client)
     response = session_answer(core, reader != IMPLICIT_READER, reader)
     if reader != IMPLICIT_READER:
         sessions = Sessions(core.readers)
@@ -127,7 +128,7 @@ async def sign_in(request: Request) -> Response:
 
 
 async def sign_out(request: Request) -> Response:
-    core = core_of(request)
+    core = entry_of(request).core
     response = session_answer(core, await has_readers(core), None)
     for path in cookie_paths(request):
         response.delete_cookie(

@@ -14,6 +14,7 @@ from typing import BinaryIO, Protocol, Self, TypeVar
 
 from toshokan.sdk.archives import limits
 from toshokan.sdk.archives.streams import sniff_media_type
+from toshokan.sdk.digests import partial_md5
 from toshokan.sdk.names import is_image_name, natural_key
 
 
@@ -122,6 +123,10 @@ class ChapterReader(ABC):
 
     def release(self) -> None:  # noqa: B027 - most readers hold nothing
         """Let go of the container for good."""
+
+    def partial_md5(self) -> str:
+        """KOReader's id of the container's file (:func:`~toshokan.sdk.partial_md5`)."""
+        return partial_md5(self.path)
 
     @abstractmethod
     def members(self) -> list[tuple[str, int, bool]]:

@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from toshokan.sdk.archives.base import ArchiveError, ChapterReader, TooLarge
+from toshokan.sdk.digests import partial_md5_of
 
 #: A zip entry's local header: signature, five 16-bit fields, CRC and sizes, name and extra lengths.
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 #: Bytes of an entry read to know its image type (the longest signature checked is 16).
 HEAD_BYTES = 16
+#: Entries up to this size are read in one go off the archive's own file (ComicInfo.xml).
+DIRECT_READ_BYTES = 256 * 1024
 
 
 class ZipReader(ChapterReader):
@@ -48,6 +51,13 @@ class ZipReader(ChapterReader):
             mode = info.external_attr >> 16
             out.append((info.filename, info.file_size, stat.S_ISLNK(mode)))
         return out
+
+    def partial_md5(self) -> str:
+        """From the archive's own file when this reader is not shared: no second open."""
+        if self.shared or self._zip.fp is None:
+            return super().partial_md5()
+        with self._lock:
+            return partial_md5_of(self._zip.fp)  # type: ignore[arg-type]
 
     def heads(self, names: list[str]) -> dict[str, bytes] | None:
         """Read straight off each entry's local header, without zipfile's per-entry stream:
@@ -92,6 +102,9 @@ class ZipReader(ChapterReader):
                 raise TooLarge(f"entry is larger than {limit} bytes")
             if info.flag_bits & 0x1:
                 raise ArchiveError("entry is encrypted")
+            direct = self._read_direct(info) if info.file_size <= DIRECT_READ_BYTES else None
+            if direct is not None:
+                return direct
             with self._lock:
                 opened = self._zip.open(info)
             with opened as stream:
@@ -102,6 +115,47 @@ class ZipReader(ChapterReader):
             raise ArchiveError(f"entry cannot be read ({error})") from None
         if len(data) > limit:
             raise TooLarge(f"entry is larger than {limit} bytes")
+        return data
+
+    def _read_direct(self, info: zipfile.ZipInfo) -> bytes | None:
+        """A small stored or deflated entry read off its local header in one go, checked
+        against its size and CRC: zipfile's entry stream costs a scan more than reading
+        the ComicInfo.xml it holds. None leaves the entry to zipfile (and its errors)."""
+        if self.shared or self._zip.fp is None:
+            return None
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            return None
+        if info.compress_size > DIRECT_READ_BYTES:  # the directory's word is not trusted
+            return None
+        raw = self._zip.fp
+        with self._lock:
+            raw.seek(info.header_offset)
+            header = raw.read(_LOCAL_HEADER.size)
+            if len(header) < _LOCAL_HEADER.size:
+                return None
+            magic, *_, named, extra = _LOCAL_HEADER.unpack(header)
+            if magic != b"PK\x03\x04":
+                return None
+            try:
+                expected = info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+            except UnicodeEncodeError:
+                return None
+            if raw.read(named) != expected:  # zipfile refuses it, and says why
+                return None
+            raw.seek(extra, 1)
+            packed = raw.read(info.compress_size)
+        if len(packed) != info.compress_size:
+            return None
+        try:
+            # Never more than the entry says it holds, whatever the bytes inflate to.
+            inflating = zlib.decompressobj(-15)
+            data = (
+                inflating.decompress(packed, info.file_size + 1) if info.compress_type else packed
+            )
+        except zlib.error:
+            return None
+        if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+            return None
         return data
 
     def size(self, name: str) -> int:

@@ -12,11 +12,11 @@ folder is entered once, so a link loop or a link to ``/`` cannot make a scan
 endless or expose files the user did not put in the library.
 """
 
-import functools
 import hashlib
 import json
 import os
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 
 from toshokan.sdk.archives import kind_of
@@ -44,6 +44,9 @@ class FoundChapter:
     mtime: float
 
 
+_NO_META_SIG = json.dumps([None, None])
+
+
 @dataclass
 class FoundSeries:
     """A top-level folder (or a lone archive in the root) and the chapters under it."""
@@ -60,18 +63,28 @@ class FoundSeries:
     @property
     def meta_sig(self) -> str:
         """Changes when series.json or the cover changed, so the series row is rebuilt."""
+        if self.series_json is None and self.cover is None:
+            return _NO_META_SIG  # most series: no call to the encoder for each
         return json.dumps([self.series_json, self.cover])
 
 
-@functools.lru_cache(maxsize=256)
-def _suffix_kind(suffix: str) -> str | None:
-    return kind_of("x" + suffix)
+#: :func:`kind_of` of each extension met so far, as spelled: the walk asks it of every
+#: file, and a dictionary look-up in the walk's loop costs less than a call.
+_SUFFIX_KINDS: dict[str, str | None] = {}
+#: Extensions remembered at most; past that the walk asks :func:`kind_of` itself.
+MAX_SUFFIXES = 512
 
 
 def _kind(name: str) -> str | None:
-    """:func:`kind_of`, remembered per extension: the walk asks it of every file."""
+    """:func:`kind_of`, remembered per extension."""
     dot = name.rfind(".")
-    return _suffix_kind(name[dot:].lower()) if dot > 0 else None
+    if dot <= 0:
+        return None
+    suffix = name[dot:]
+    kind = kind_of("x" + suffix.lower())
+    if len(_SUFFIX_KINDS) < MAX_SUFFIXES:
+        _SUFFIX_KINDS[suffix] = kind
+    return kind
 
 
 def stat_signature(stat: os.stat_result) -> str:
@@ -110,9 +123,12 @@ def _real_path(entry: os.DirEntry[str]) -> str:
     return str(Path(entry.path).resolve()) if entry.is_symlink() else entry.path
 
 
-def _sorted_entries(folder: Path) -> list[os.DirEntry[str]]:
+_by_name = attrgetter("name")
+
+
+def _sorted_entries(folder: Path | str) -> list[os.DirEntry[str]]:
     """A folder's entries by name, so walks (and so reports) are deterministic."""
-    return sorted(os.scandir(folder), key=lambda e: e.name)
+    return sorted(os.scandir(folder), key=_by_name)
 
 
 @dataclass
@@ -138,6 +154,8 @@ class LibraryWalk:
         self.root = root
         #: The index's own files, never taken for library content if kept inside the root.
         self.own_files = own_files
+        #: Their names: a path is compared only when its name is one of them.
+        self.own_names = frozenset(os.path.basename(path) for path in own_files)
         self.found: dict[str, FoundSeries] = {}
         #: relpath -> why it was skipped while walking.
         self.problems: dict[str, str] = {}
@@ -189,7 +207,7 @@ class LibraryWalk:
     def _series_folder(self, entry: os.DirEntry[str], rel: str) -> None:
         series = FoundSeries(rel, False)
         self.visited.add(_real_path(entry))
-        self._walk_folder(Path(entry.path), rel, series, 0)
+        self._walk_folder(entry.path, rel, series, 0)
         if series.chapters:
             self.found[rel] = series
         elif not self._has_problem_under(rel):
@@ -199,7 +217,7 @@ class LibraryWalk:
     def _has_problem_under(self, rel: str) -> bool:
         return any(p == rel or p.startswith(rel + "/") for p in self.problems)
 
-    def _walk_folder(self, folder: Path, rel: str, series: FoundSeries, depth: int) -> None:
+    def _walk_folder(self, folder: str, rel: str, series: FoundSeries, depth: int) -> None:
         """Collect chapters from ``folder`` (``depth`` levels below the series folder)."""
         try:
             entries = _sorted_entries(folder)
@@ -207,20 +225,28 @@ class LibraryWalk:
             self.problems[rel] = f"folder cannot be listed ({error.strerror})"
             return
         pages = _LoosePages()
-        own_files = self.own_files
+        own_files, own_names = self.own_files, self.own_names
         chapters = series.chapters
+        suffix_kinds = _SUFFIX_KINDS
         for entry in entries:
             name = entry.name
-            if name.startswith(".") or entry.path in own_files:
+            if name[0] == "." or (name in own_names and entry.path in own_files):
                 continue
             erel = f"{rel}/{name}"
             try:
                 # The common case, an archive that is a plain file, inline: a rescan of an
                 # unchanged library is mostly this loop, 100,000 times.
-                kind = _kind(name)
+                dot = name.rfind(".")
+                kind = suffix_kinds.get(name[dot:]) if dot > 0 else None
+                if kind is None and dot > 0 and name[dot:] not in suffix_kinds:
+                    kind = _kind(name)
                 if kind and not entry.is_symlink() and entry.is_file():
                     stat = entry.stat()
-                    chapters.append(FoundChapter(erel, kind, stat_signature(stat), stat.st_mtime))
+                    chapters.append(
+                        FoundChapter(
+                            erel, kind, f"{stat.st_size}:{stat.st_mtime_ns}", stat.st_mtime
+                        )
+                    )
                 else:
                     self._folder_entry(entry, erel, series, pages, depth)
             except OSError as error:
@@ -257,7 +283,7 @@ class LibraryWalk:
             self.problems[erel] = f"folder nested deeper than {MAX_DEPTH} levels; skipped"
         else:
             self.visited.add(real)
-            self._walk_folder(Path(entry.path), erel, series, depth + 1)
+            self._walk_folder(entry.path, erel, series, depth + 1)
 
     def _file_in_folder(
         self,

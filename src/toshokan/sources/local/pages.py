@@ -34,6 +34,7 @@ from toshokan.sdk import (
     InvalidRequest,
     MangaNotFound,
     NotFound,
+    OwnPages,
     Picture,
     UpstreamError,
     public,
@@ -262,6 +263,18 @@ class PageServer:
         else:
             return None
         return await self._in_pool(self._read_displayed, *found)
+
+    def own_pages(self, row: sqlite3.Row) -> OwnPages:
+        """The pages of the chapter of index row ``row``, each read as the page route reads it."""
+        names: list[str] = json.loads(row["pages"])
+        relpath, kind, version = row["relpath"], row["kind"], version_of(row["sig"])
+
+        async def read(number: int) -> Picture:
+            found = (relpath, kind, names[number - 1], version)
+            return await self._in_pool(self._read_displayed, *found)
+
+        key = f"{row['series_slug']}/{row['slug']}/{version}"
+        return OwnPages(len(names), key, read)
 
     async def _cover_of(self, manga: str) -> _Found:
         row = await series_with_cover(self._index, manga)

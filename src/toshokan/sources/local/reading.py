@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from toshokan.sdk import partial_md5
 from toshokan.sdk.archives import (
     ArchiveError,
+    ChapterReader,
     Listing,
     Member,
     archive_kind_of_content,
@@ -78,7 +79,7 @@ def read_chapter(
         return ChapterReading(None, "points outside the library root", [])
     kind = chapter.kind
     try:
-        listing = _listing(real, kind, root, comicinfo_limit)
+        listing, digest = _listing(real, kind, root, comicinfo_limit)
     except ArchiveError as error:
         # A zip named .cbr (or a RAR named .cbz) is common: the bytes say what it is.
         actual = archive_kind_of_content(real) if kind in ARCHIVE_KINDS else None
@@ -86,7 +87,7 @@ def read_chapter(
             return ChapterReading(None, f"unreadable chapter: {error}", [])
         kind = actual
         try:
-            listing = _listing(real, kind, root, comicinfo_limit)
+            listing, digest = _listing(real, kind, root, comicinfo_limit)
         except ArchiveError as error:
             return ChapterReading(None, f"unreadable chapter: {error}", [])
     except Exception as error:  # a damaged file must never stop the scan
@@ -102,18 +103,29 @@ def read_chapter(
             warnings.append(f"{error}; using the file name instead")
     record = chapter_record(chapter, listing.pages, info, default_language=default_language)
     record["kind"] = kind
-    record["partial_md5"] = file_id(real, kind)
+    record["partial_md5"] = digest
     return ChapterReading(record, None, warnings)
 
 
-def _listing(real: str, kind: str, root: Path, comicinfo_limit: int) -> Listing:
+def _listing(real: str, kind: str, root: Path, comicinfo_limit: int) -> tuple[Listing, str | None]:
+    """The chapter's listing and KOReader's id of its file, named while it is open."""
     try:
         with open_chapter(Path(real), kind, root) as reader:
-            return reader.listing(comicinfo_limit=comicinfo_limit)
+            listing = reader.listing(comicinfo_limit=comicinfo_limit)
+            return listing, _reader_file_id(reader, kind) if listing.pages else None
     except ArchiveError:
         raise
     except Exception as error:  # a damaged file must never stop the scan
         raise ArchiveError(f"cannot be read ({type(error).__name__})") from None
+
+
+def _reader_file_id(reader: ChapterReader, kind: str) -> str | None:
+    if kind == "dir":
+        return None
+    try:
+        return reader.partial_md5()
+    except OSError:
+        return None
 
 
 def file_id(path: str, kind: str) -> str | None:

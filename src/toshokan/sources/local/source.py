@@ -36,6 +36,7 @@ from toshokan.sdk import (
     HostServices,
     Manga,
     MangaNotFound,
+    OwnPages,
     Picture,
     Preset,
     Publication,
@@ -455,6 +456,19 @@ class LocalLibrary(Source[LocalSettings]):
             )
             for n in range(1, len(names) + 1)
         ]
+
+    async def own_pages(
+        self, manga_slug: str, chapter_slug: str, ctx: RequestContext
+    ) -> OwnPages | None:
+        """Read by the code the page route serves them with, from one look at the chapter."""
+        if not (is_slug(manga_slug) and is_slug(chapter_slug)):
+            raise ChapterNotFound()
+        index = self._require_index()
+        row = await asyncio.to_thread(index.chapter, manga_slug, chapter_slug)
+        if row is None:
+            exists = await asyncio.to_thread(index.series_by_slug, manga_slug)
+            raise ChapterNotFound() if exists is not None else MangaNotFound()
+        return self.pages_server.own_pages(row)
 
     async def download(
         self, manga_slug: str, chapter_slug: str, ctx: RequestContext

@@ -50,13 +50,44 @@ function row(download, act) {
 
 function queueLine(answer, pauseOrResume) {
   const queue = answer.queue;
+  const own = answer.own;
+  // An operator pauses the host's queue; a reader their own downloads (series another reader
+  // keeps too still run for them).
   const button = answer.operator
-    ? h("button", { type: "button", class: "primary", onclick: () => pauseOrResume(!queue.paused) },
-      queue.paused ? "Resume the queue" : "Pause the queue") : null;
-  if (!queue.paused) return h("div", { class: "row queue-state" }, h("p", { class: "status" }, "The queue runs."), button);
-  const why = queue.paused === "operator" ? "Paused by the operator." : `Paused: ${queue.message}`;
-  return h("div", { class: "row queue-state" },
-    h("p", { class: queue.paused === "operator" ? "status" : "error", role: "status" }, why), button);
+    ? h("button", { type: "button", class: "primary", onclick: () => pauseOrResume(!queue.paused, false) },
+      queue.paused ? "Resume the queue" : "Pause the queue")
+    : own ? h("button", { type: "button", class: "primary", onclick: () => pauseOrResume(!own.paused, true) },
+      own.paused ? "Resume my downloads" : "Pause my downloads") : null;
+  const lines = [];
+  if (!queue.paused) lines.push(h("p", { class: "status" }, "The queue runs."));
+  else {
+    const why = queue.paused === "operator" ? "Paused by the operator." : `Paused: ${queue.message}`;
+    lines.push(h("p", { class: queue.paused === "operator" ? "status" : "error", role: "status" }, why));
+  }
+  if (own && own.paused) {
+    lines.push(h("p", { class: "status own-paused", role: "status" },
+      "Your downloads are paused: chapters only you keep wait until you resume them."));
+  }
+  const resumeOwn = answer.operator && own && own.paused
+    ? h("button", { type: "button", onclick: () => pauseOrResume(false, true) }, "Resume my downloads") : null;
+  return h("div", { class: "row queue-state" }, ...lines, button, resumeOwn);
+}
+
+function everySeries(answer) {
+  const keeps = answer.everySeries || [];
+  if (!keeps.length) return null;
+  const items = keeps.map((keep) => {
+    const filters = [
+      keep.languages.length ? `languages ${keep.languages.join(", ")}` : "any language",
+      keep.groups.length ? `groups ${keep.groups.join(", ")}` : "any group",
+    ];
+    if (keep.onlyUnread) filters.push("only unread");
+    const whose = answer.operator && keep.reader ? ` (${keep.reader})` : "";
+    return h("li", { class: "every", dataset: { source: keep.source } },
+      h("strong", {}, keep.source), `: every series followed${whose}`,
+      h("span", { class: "muted filters" }, ` · ${filters.join(" · ")}`));
+  });
+  return [h("h2", {}, "Every series kept from a source"), h("ul", { class: "every-series" }, items)];
 }
 
 export async function downloadsPage(token) {
@@ -70,8 +101,8 @@ export async function downloadsPage(token) {
     message.replaceChildren();
     await draw();
   }
-  async function pauseOrResume(paused) {
-    try { await hostApi("/downloads/queue", { method: "PUT", body: { paused } }); }
+  async function pauseOrResume(paused, own) {
+    try { await hostApi("/downloads/queue", { method: "PUT", body: { paused, own } }); }
     catch (error) { message.replaceChildren(errorBox(error)); return; }
     await draw();
   }
@@ -98,6 +129,7 @@ export async function downloadsPage(token) {
       h("div", { class: "overall" },
         h("progress", { max: 1, value: share, "aria-label": "Overall progress of the queue" }),
         h("span", { class: "muted" }, waiting ? `${kept} kept, ${waiting} waiting` : "Nothing waiting.")),
+      everySeries(answer),
       h("h2", {}, "Queue"),
       waitingRows.length ? h("ol", { class: "downloads waiting" }, waitingRows.map((d) => row(d, act)))
         : h("p", { class: "muted" }, "No chapter waits to be kept."),

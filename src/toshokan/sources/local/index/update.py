@@ -133,10 +133,12 @@ class IndexUpdate:
         # One pass over every chapter found: what it leaves in unseen_sigs vanished, and
         # only chapters that changed go further (an unchanged rescan ends here).
         to_read: list[tuple[FoundSeries, FoundChapter, bool]] = []
+        unseen, skipped = self.unseen_sigs.pop, self.skipped_sigs.get
         for series in ordered:
             for chapter in series.chapters:
-                stored_sig = self.unseen_sigs.pop(chapter.relpath, None)
-                if self._needs_read(chapter, stored_sig):
+                stored_sig = unseen(chapter.relpath, None)
+                # Unchanged, or skipped last time and still the same file: not read again.
+                if stored_sig != chapter.sig and skipped(chapter.relpath) != chapter.sig:
                     to_read.append((series, chapter, stored_sig is not None))
         self.total = len(to_read)
         if self.progress:
@@ -196,11 +198,6 @@ class IndexUpdate:
         }
         self.series_ids = {row["relpath"]: row["id"] for row in self.stored_series.values()}
         self.problem_paths = set(_chapter_problem_paths(db))
-
-    def _needs_read(self, chapter: FoundChapter, stored_sig: str | None) -> bool:
-        if stored_sig == chapter.sig:
-            return False
-        return self.skipped_sigs.get(chapter.relpath) != chapter.sig
 
     def _stored(self, relpath: str) -> StoredChapter | None:
         row = self.db.execute(
@@ -361,6 +358,8 @@ class IndexUpdate:
                 self.series_set_changed = True
 
     def _rebuild_changed_series(self) -> None:
+        if not self.changed_series:
+            return
         by_id = {
             self.series_ids[s.relpath]: s
             for s in self.found.values()
