@@ -10,7 +10,7 @@ from tests.helpers.plugins import activate, install_plugin
 from toshokan.cli import main
 from toshokan.config import load_settings
 from toshokan.core.face import names_of
-from toshokan.core.host import ConfigurationError, Host
+from toshokan.core.hosted import ConfigurationError, HostedSources
 from toshokan.faces import FACES
 from toshokan.registry import AdapterLoadError, adapter, installed_adapters
 
@@ -71,7 +71,7 @@ async def test_host_from_settings_with_plugin(plugin_site, tmp_path):
         host={"data_dir": str(tmp_path)},
         sources={"shelf": {"adapter": "catalog", "titles": 2}},
     )
-    host = Host.from_settings(settings)
+    host = HostedSources.from_settings(settings)
     await host.startup()
     try:
         assert host.manifest().sources == ["shelf"]
@@ -96,7 +96,7 @@ async def test_host_from_settings_with_plugin(plugin_site, tmp_path):
 def test_bad_source_configuration_names_the_problem(plugin_site, tmp_path, sources, message):
     settings = load_settings(None, host={"data_dir": str(tmp_path)}, sources=sources)
     with pytest.raises(ConfigurationError, match=message.replace("(", r"\(")):
-        Host.from_settings(settings, face_names=names_of(FACES))
+        HostedSources.from_settings(settings, face_names=names_of(FACES))
 
 
 async def test_invalid_declared_configuration_stops_startup(plugin_site, tmp_path, monkeypatch):
@@ -116,7 +116,7 @@ async def test_invalid_declared_configuration_stops_startup(plugin_site, tmp_pat
     settings = load_settings(
         None, host={"data_dir": str(tmp_path)}, sources={"shelf": {"adapter": "catalog"}}
     )
-    host = Host.from_settings(settings)
+    host = HostedSources.from_settings(settings)
     with pytest.raises(
         ConfigurationError, match=r"source 'shelf': search: .*search.tags must be non-empty"
     ):
@@ -130,7 +130,7 @@ async def test_auth_readers_is_the_hosts_and_declares_a_basic_sign_in(plugin_sit
         tmp_path,
         f'[host]\ndata_dir = "{tmp_path}"\n[sources.shelf]\nadapter = "catalog"\nauth = "readers"\n',
     )
-    host = Host.from_settings(load_settings(config))
+    host = HostedSources.from_settings(load_settings(config))
     await host.startup()
     try:
         hosted = host.get("shelf")
@@ -162,7 +162,7 @@ async def test_auth_readers_on_an_adapter_that_locks_itself_stops_startup(
         host={"data_dir": str(tmp_path)},
         sources={"shelf": {"adapter": "catalog", "auth": "readers"}},
     )
-    host = Host.from_settings(settings)
+    host = HostedSources.from_settings(settings)
     with pytest.raises(ConfigurationError, match="auth = 'readers' needs an adapter that is open"):
         await host.startup()
 

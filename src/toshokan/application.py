@@ -10,9 +10,9 @@ from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toshokan.config import HostSettings
-from toshokan.core import ConfigurationError, Core, Host
+from toshokan.core import ConfigurationError, Core, HostedSources
 from toshokan.core.cache_control import CacheControl
-from toshokan.core.face import Face, Need, exception_handlers, kept_by, names_of
+from toshokan.core.face import AppState, Face, cached_by, exception_handlers, names_of
 from toshokan.core.metrics import HostMetrics
 from toshokan.edge import Edge
 from toshokan.edge.routes import RouteLabels
@@ -69,14 +69,14 @@ class EdgedStarlette(Starlette):
         )
 
 
-def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
+def create_app(settings: HostSettings, sources: HostedSources | None = None) -> Starlette:
     """The ASGI application for ``settings``; adapters start when it starts."""
     faces = FACES
-    host = host or Host.from_settings(settings, face_names=names_of(faces))
-    core = Core(settings, host, kept_by(faces))
+    sources = sources or HostedSources.from_settings(settings, face_names=names_of(faces))
+    core = Core(settings, sources, cached_by(faces))
     metrics = HostMetrics() if settings.metrics.enabled else None
     if metrics is not None:
-        metrics.observe(core.cache, core.host.services.observers)
+        metrics.observe(core.cache, core.sources.services.observers)
         metrics.observe_follows(core.follows.rounds)
         metrics.observe_downloads(core.downloads.runner)
     # Each request's figures are counted by its face and route template.
@@ -119,10 +119,10 @@ def create_app(settings: HostSettings, host: Host | None = None) -> Starlette:
     )
     app.router.redirect_slashes = False
     provided = {
-        Need.CORE: core,
-        Need.CACHE_CONTROL: CacheControl(settings.cache),
-        Need.METRICS: metrics,
+        AppState.CORE: core,
+        AppState.CACHE_CONTROL: CacheControl(settings.cache),
+        AppState.METRICS: metrics,
     }
-    for need in {need for face in faces for need in face.needs}:
-        setattr(app.state, need.value, provided[need])
+    for part in {part for face in faces for part in face.reads}:
+        setattr(app.state, part.value, provided[part])
     return app

@@ -117,7 +117,7 @@ class ToshokanGroup(click.Group):
 @click.pass_context
 def main(ctx: click.Context, config: Path | None) -> None:
     def services() -> HostServices:
-        from toshokan.core.host import host_services
+        from toshokan.core.hosted import host_services
 
         settings = _settings(lambda without: load_settings(config, without=without))
         _or_exit(lambda: check_data_dir(settings.host.data_dir))

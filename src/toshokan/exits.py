@@ -22,7 +22,7 @@ def or_exit(action: Callable[[], T]) -> T:
 
     from toshokan.core.data_dir import DataDirError
     from toshokan.core.database import DatabaseUnavailable
-    from toshokan.core.host import ConfigurationError
+    from toshokan.core.hosted import ConfigurationError
 
     try:
         return action()

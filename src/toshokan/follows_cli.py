@@ -33,14 +33,14 @@ def _config() -> Path | None:
 @asynccontextmanager
 async def _core(start_sources: bool) -> AsyncIterator[Any]:
     """The host's core for ``--config``: its sources started only when the command asks them."""
-    from toshokan.core import Core, Host
+    from toshokan.core import Core, HostedSources
     from toshokan.core.face import names_of
     from toshokan.exits import or_exit as _or_exit
     from toshokan.faces import FACES
 
     settings = _or_exit(lambda: load_settings(_config()))
-    host = _or_exit(lambda: Host.from_settings(settings, face_names=names_of(FACES)))
-    core = _or_exit(lambda: Core(settings, host))
+    sources = _or_exit(lambda: HostedSources.from_settings(settings, face_names=names_of(FACES)))
+    core = _or_exit(lambda: Core(settings, sources))
     if start_sources:
         await core.startup(background=False)
     else:

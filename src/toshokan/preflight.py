@@ -17,7 +17,7 @@ from toshokan.core.data_dir import DataDirError
 from toshokan.core.data_dir import check as check_data_dir
 from toshokan.core.database import DatabaseUnavailable, check_database
 from toshokan.core.face import names_of
-from toshokan.core.host import ConfigurationError, build_source, host_services
+from toshokan.core.hosted import ConfigurationError, build_source, host_services
 from toshokan.core.keeping.keeper import keep_library
 from toshokan.models import SourceStatus
 

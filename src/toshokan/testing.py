@@ -30,8 +30,8 @@ from starlette.applications import Starlette
 
 from toshokan.application import create_app
 from toshokan.config import READERS_AUTH, load_settings
-from toshokan.core import Core, Host, HostedSource
-from toshokan.core.host import host_services
+from toshokan.core import Core, HostedSource, HostedSources
+from toshokan.core.hosted import host_services
 from toshokan.models import SourceStatus
 from toshokan.sdk import HostServices, Source
 
@@ -52,10 +52,10 @@ class ServedHost:
 
     @property
     def services(self) -> HostServices:
-        return self.core.host.services
+        return self.core.sources.services
 
     def source(self, slug: str) -> Any:
-        return self.core.host.sources[slug].source
+        return self.core.sources.by_slug[slug].source
 
 
 def _transport(upstream: Any) -> httpx.AsyncBaseTransport | None:
@@ -87,7 +87,7 @@ def build_app(
         source = adapter(slug, options, services.for_source(slug))
         state = SourceStatus(status[0]) if status else SourceStatus.ACTIVE
         hosted.append(HostedSource(slug=slug, status=state, source=source, accepts_readers=readers))
-    return create_app(config, Host(config, services, hosted))
+    return create_app(config, HostedSources(config, services, hosted))
 
 
 @asynccontextmanager

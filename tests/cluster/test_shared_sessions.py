@@ -126,5 +126,5 @@ async def test_an_opds_readers_session_is_signed_in_once_for_the_host(
         for served in (one, two, one):
             answer = await served.client.get("/_/opds/catalog", auth=basic)
             assert answer.status_code == 200
-        sources = [s.core.host.get("catalog").source for s in (one, two)]
+        sources = [s.core.sources.get("catalog").source for s in (one, two)]
     assert [s.calls.get("verify", 0) for s in sources if isinstance(s, Catalog)] == [1, 0]

@@ -50,7 +50,7 @@ async def test_none_accepts_anything(make_client):
 @pytest.mark.parametrize("auth_type", list(GOOD))
 async def test_each_type_end_to_end(make_client, auth_type):
     sources = {"catalog": {"auth": auth_type, "required": True}}
-    async with make_client(sources=sources) as (client, host):
+    async with make_client(sources=sources) as (client, hosted_sources):
         config = (await client.get("/catalog")).json()
         assert config["auth"] == {"type": auth_type, "required": True, "fields": FIELDS[auth_type]}
 
@@ -91,7 +91,7 @@ async def test_each_type_end_to_end(make_client, auth_type):
                 "/catalog/search", json={"page": 1, "sort": "title"}, headers=sent
             )
             assert refused.status_code == 401
-        source = host.sources["catalog"].source
+        source = hosted_sources.by_slug["catalog"].source
         assert not any(source.calls.get(k) for k in ("manga", "chapters", "pages", "search"))
 
         # ...and served, with the headers forwarded to the adapter, when they are right.
@@ -121,14 +121,19 @@ async def test_bad_bodies_use_failure_form(make_client):
 
 async def test_too_many_failed_attempts_is_rate_limited(make_client):
     sources = {"catalog": {"auth": "api_key"}}
-    async with make_client(sources=sources, limits={"auth_attempts": 3}) as (client, host):
+    async with make_client(sources=sources, limits={"auth_attempts": 3}) as (
+        client,
+        hosted_sources,
+    ):
         for _ in range(3):
             assert (
                 await client.post("/catalog/authenticate", json={"apiKey": "wrong"})
             ).status_code == 401
-        verified = host.sources["catalog"].source.calls["verify"]
+        verified = hosted_sources.by_slug["catalog"].source.calls["verify"]
         limited = await client.post("/catalog/authenticate", json={"apiKey": SECRETS["apiKey"]})
-        assert host.sources["catalog"].source.calls["verify"] == verified  # upstream spared
+        assert (
+            hosted_sources.by_slug["catalog"].source.calls["verify"] == verified
+        )  # upstream spared
     assert limited.status_code == 429
     assert limited.json()["error"]["code"] == "RATE_LIMITED"
     assert int(limited.headers["retry-after"]) >= 1
@@ -137,13 +142,13 @@ async def test_too_many_failed_attempts_is_rate_limited(make_client):
 async def test_optional_auth_serves_anonymous_requests(make_client):
     async with make_client(sources={"catalog": {"auth": "bearer", "required": False}}) as (
         client,
-        host,
+        hosted_sources,
     ):
         anonymous = await client.get("/catalog/title-001")
         with_token = await client.get("/catalog/title-001", headers={"Authorization": "Bearer t"})
     assert anonymous.status_code == 200 and anonymous.headers["cache-control"].startswith("public")
     assert with_token.headers["cache-control"].startswith("private")
-    assert host.sources["catalog"].source.seen_auth == [{}, {"Authorization": "Bearer t"}]
+    assert hosted_sources.by_slug["catalog"].source.seen_auth == [{}, {"Authorization": "Bearer t"}]
 
 
 @pytest.mark.parametrize("auth_type", list(GOOD))
@@ -197,7 +202,7 @@ async def test_every_failure_of_the_endpoint_uses_failure_form(make_client, pref
     sources = {"catalog": {"auth": "basic"}}
     endpoint = f"{prefix}/catalog/authenticate"
     limits = {"max_body_bytes": 1024, "max_headers": 20}
-    async with make_client(sources=sources, limits=limits) as (client, host):
+    async with make_client(sources=sources, limits=limits) as (client, hosted_sources):
         unknown = await client.post(f"{prefix}/nosuch/authenticate", json={})
         many_headers = await client.post(
             endpoint, json={}, headers={f"x-h{n}": "v" for n in range(30)}
@@ -210,7 +215,7 @@ async def test_every_failure_of_the_endpoint_uses_failure_form(make_client, pref
         async def broken(*args: object) -> dict[str, str]:
             raise RuntimeError("a bug")
 
-        host.sources["catalog"].source.authenticate = broken
+        hosted_sources.by_slug["catalog"].source.authenticate = broken
         bug = await client.post(endpoint, json=GOOD["basic"])
         documented = (await client.get("/openapi.json")).json()
     assert_failure_form(unknown, 404, "SOURCE_NOT_FOUND")

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_concurrent_identical_requests_coalesce(make_client):
-    async with make_client(sources={"catalog": {"delay": 0.2}}) as (client, host):
+    async with make_client(sources={"catalog": {"delay": 0.2}}) as (client, hosted_sources):
         responses = await asyncio.gather(*(client.get("/catalog/title-003") for _ in range(25)))
         searches = await asyncio.gather(
             *(
@@ -19,7 +19,7 @@ async def test_concurrent_identical_requests_coalesce(make_client):
                 for _ in range(10)
             )
         )
-        calls = host.sources["catalog"].source.calls
+        calls = hosted_sources.by_slug["catalog"].source.calls
     assert {r.status_code for r in responses} == {200}
     assert len({r.content for r in responses}) == 1
     assert calls["manga"] == 1
@@ -27,20 +27,20 @@ async def test_concurrent_identical_requests_coalesce(make_client):
 
 
 async def test_different_requests_are_not_shared(make_client):
-    async with make_client() as (client, host):
+    async with make_client() as (client, hosted_sources):
         await client.get("/catalog/title-001")
         await client.get("/catalog/title-002")
         await client.post("/catalog/search", json={"page": 1, "sort": "title"})
         await client.post("/catalog/search", json={"page": 2, "sort": "title"})
-        calls = host.sources["catalog"].source.calls
+        calls = hosted_sources.by_slug["catalog"].source.calls
     assert calls["manga"] == 2 and calls["search"] == 2
 
 
 async def test_page_lists_are_never_cached(make_client):
-    async with make_client() as (client, host):
+    async with make_client() as (client, hosted_sources):
         for _ in range(3):
             await client.get("/catalog/title-001/chapters/c1")
-        assert host.sources["catalog"].source.calls["pages"] == 3
+        assert hosted_sources.by_slug["catalog"].source.calls["pages"] == 3
 
 
 async def test_failures_are_not_cached():
@@ -128,17 +128,17 @@ async def test_a_cancelled_waiter_does_not_cancel_the_others():
 
 
 async def test_credentials_separate_cache_entries(make_client):
-    async with make_client(sources={"catalog": {"auth": "bearer"}}) as (client, host):
+    async with make_client(sources={"catalog": {"auth": "bearer"}}) as (client, hosted_sources):
         await client.get("/catalog/title-001", headers={"Authorization": "Bearer a"})
         await client.get("/catalog/title-001", headers={"Authorization": "Bearer b"})
         await client.get("/catalog/title-001", headers={"Authorization": "Bearer a"})
-        assert host.sources["catalog"].source.calls["manga"] == 2
+        assert hosted_sources.by_slug["catalog"].source.calls["manga"] == 2
 
 
 async def test_cached_answers_are_kept_per_origin(make_client):
     # An adapter may link back to the host (local page and cover URLs); one origin's cached
     # answer must not reach a reader who came through another.
-    async with make_client() as (client, host):
+    async with make_client() as (client, hosted_sources):
         for origin in ("a.example", "b.example", "a.example"):
             await client.get("/catalog/title-001", headers={"Host": origin})
-        assert host.sources["catalog"].source.calls["manga"] == 2
+        assert hosted_sources.by_slug["catalog"].source.calls["manga"] == 2

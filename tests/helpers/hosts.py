@@ -15,7 +15,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from tests.helpers.catalog import Catalog, CatalogSettings
-from toshokan.core.host import Host
+from toshokan.core.hosted import HostedSources
 from toshokan.sources.local import LocalLibrary, LocalSettings
 from toshokan.testing import ServedHost, serve_host
 
@@ -32,14 +32,14 @@ def catalog_sources(sources: dict[str, dict[str, Any]] | None) -> dict[str, Any]
 
 @pytest.fixture
 def make_client(tmp_path: Path) -> Callable[..., Any]:
-    """``async with make_client(sources=..., **settings) as (client, host)``."""
+    """``async with make_client(sources=..., **settings) as (client, hosted_sources)``."""
 
     @asynccontextmanager
     async def factory(
         sources: dict[str, dict[str, Any]] | None = None,
         client_ip: str = "203.0.113.7",
         **settings: Any,
-    ) -> AsyncIterator[tuple[httpx.AsyncClient, Host]]:
+    ) -> AsyncIterator[tuple[httpx.AsyncClient, HostedSources]]:
         async with serve_host(
             catalog_sources(sources),
             data_dir=tmp_path,
@@ -47,7 +47,7 @@ def make_client(tmp_path: Path) -> Callable[..., Any]:
             base_url="http://testhost",
             **settings,
         ) as served:
-            yield served.client, served.core.host
+            yield served.client, served.core.sources
 
     return factory
 

@@ -7,8 +7,7 @@ reaches past it.
 Nothing here knows how a face shapes its answers.
 """
 
-from toshokan.core.chapter_keys import chapter_key, chapter_of
-from toshokan.core.host import ConfigurationError, Host, HostedSource
+from toshokan.core.hosted import ConfigurationError, HostedSource, HostedSources
 from toshokan.core.service import Access, Answer, Caller, Core, check_slug
 from toshokan.core.visit import Pages, Visit
 from toshokan.sdk.auth import Credentials
@@ -23,14 +22,12 @@ __all__ = [
     "Core",
     "Credentials",
     "Download",
-    "Host",
     "HostedSource",
+    "HostedSources",
     "Pages",
     "Query",
     "Urls",
     "Visit",
-    "chapter_key",
-    "chapter_of",
     "check_slug",
     "host_path",
     "with_query",

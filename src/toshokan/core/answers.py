@@ -64,7 +64,7 @@ class Access:
     key: str
 
 
-def dumped(value: Any, exclude_none: bool) -> bytes:
+def json_of(value: Any, exclude_none: bool) -> bytes:
     if isinstance(value, BaseModel):
         return value.model_dump_json(exclude_none=exclude_none).encode()
     if isinstance(value, list) and all(isinstance(item, Chapter) for item in value):
@@ -72,7 +72,7 @@ def dumped(value: Any, exclude_none: bool) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
-def shown(value: str) -> str:
+def quoted(value: str) -> str:
     """A client's string, short and safe to echo in a message."""
     return repr(value[:60] + ("…" if len(value) > 60 else ""))
 
@@ -81,7 +81,7 @@ def check_slug(slug: str, not_found: type[HostError]) -> None:
     """Anything outside the slug alphabet cannot exist; it never reaches an adapter."""
     if not SLUG.fullmatch(slug):
         raise not_found(
-            f"{not_found.default_message.rstrip('.')}: {shown(slug)} is not a valid slug."
+            f"{not_found.default_message.rstrip('.')}: {quoted(slug)} is not a valid slug."
         )
 
 

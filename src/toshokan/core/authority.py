@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from toshokan.core.access import AttemptGate
 from toshokan.core.answers import Access, Caller
 from toshokan.core.cache import ResultCache
-from toshokan.core.host import HostedSource
+from toshokan.core.hosted import HostedSource
 from toshokan.core.readers import ReaderGate, host_reader
 from toshokan.core.signing import ExpiredLink, credential_key
 from toshokan.errors import InvalidCredentials

@@ -11,6 +11,10 @@ NO_STORE_HEADERS = {"Cache-Control": NO_STORE}
 #: Answers that show one reader's own state (progress, follows): never in a shared cache, and
 #: asked again each time.
 PRIVATE_NO_CACHE = "private, no-cache"
+#: Kept, but asked again each time: the web reader's shell, which names the current assets.
+REVALIDATE = "no-cache"
+#: Catalogue feeds change as sources do: a minute in shared caches.
+PUBLIC_FEED = "public, max-age=60"
 #: Seconds a reader keeps a page image or a cover.
 IMAGE_SECONDS = 3600
 #: Static files whose names change with their content.

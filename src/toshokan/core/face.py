@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from toshokan.core.service import Core
 
 
-class Need(Enum):
-    """What a face's handlers read from the application's state on each request."""
+class AppState(Enum):
+    """The parts of the application's state a face's handlers read on each request (the
+    application sets only those some face reads)."""
 
     #: The core (``request.app.state.core``): sources, answers, authorisation, images.
     CORE = "core"
@@ -36,7 +37,7 @@ class Need(Enum):
 
 @dataclass(frozen=True)
 class Face:
-    """One face: where it lives, its routes, what the edge counts as images, what it needs."""
+    """One face: where it lives, its routes, what the edge counts as images, what it reads."""
 
     #: The face's name, as the README and log lines call it.
     name: str
@@ -63,20 +64,20 @@ class Face:
     #: what a face's handler leaves to it by answering None.
     exception_handlers: Mapping[Any, Callable[..., Any]] = field(default_factory=dict)
     #: What its handlers read from the application's state.
-    needs: frozenset[Need] = frozenset()
+    reads: frozenset[AppState] = frozenset()
     #: A line ``toshokan serve`` prints at start-up (where a person opens the face), so the
     #: command names no face of its own.
     announce: Callable[[HostSettings], str] | None = None
     #: What it keeps through the core's cache (rendered answers, sessions), by kind: one cache
     #: for the whole host, so a shared store replaces it in one place.
-    kept: Mapping[str, Kind] = field(default_factory=dict)
+    cached: Mapping[str, Kind] = field(default_factory=dict)
     #: The paths it adds to the host's OpenAPI document (the host's own JSON endpoints).
     openapi: Callable[[], Mapping[str, Any]] | None = None
 
 
-def kept_by(faces: Iterable[Face]) -> dict[str, Kind]:
+def cached_by(faces: Iterable[Face]) -> dict[str, Kind]:
     """Every kind the faces keep through the core's cache."""
-    return {name: kind for face in faces for name, kind in face.kept.items()}
+    return {name: kind for face in faces for name, kind in face.cached.items()}
 
 
 def names_of(faces: Iterable[Face]) -> frozenset[str]:

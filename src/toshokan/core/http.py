@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toshokan.core.answers import Caller
 from toshokan.core.bodies import read_json
 from toshokan.core.cache_control import NO_STORE
-from toshokan.core.host import HostedSource
+from toshokan.core.hosted import HostedSource
 from toshokan.core.passing import AS_SENT, Passing
 from toshokan.core.progress.store import device_of
 from toshokan.core.readers import Signing, reader_by
@@ -160,7 +160,7 @@ async def authenticate(request: Request) -> Response:
 def source_mounts(core: "Core") -> list[BaseRoute]:
     """Each serving source's own routes under ``/_/<slug>``, guarded when it requires auth."""
     mounts: list[BaseRoute] = []
-    for hosted in core.host.serving():
+    for hosted in core.sources.serving():
         mount = hosted.source.mount
         if not mount.routes:
             continue
@@ -173,7 +173,7 @@ def source_mounts(core: "Core") -> list[BaseRoute]:
 
 
 def _guarded(core: "Core", hosted: HostedSource, app: ASGIApp) -> ASGIApp:
-    secret = core.host.services.secret
+    secret = core.sources.services.secret
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)

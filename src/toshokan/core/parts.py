@@ -10,7 +10,7 @@ from typing import Protocol
 from toshokan.config import HostSettings
 from toshokan.core.answers import Caller
 from toshokan.core.database import Database
-from toshokan.core.host import Host, HostedSource
+from toshokan.core.hosted import HostedSource, HostedSources
 from toshokan.core.images.pipeline import ImagePipeline
 from toshokan.core.progress import ProgressStore
 from toshokan.core.visit import Visit
@@ -23,7 +23,7 @@ class CoreParts(Protocol):
     def settings(self) -> HostSettings: ...
 
     @property
-    def host(self) -> Host: ...
+    def sources(self) -> HostedSources: ...
 
     @property
     def database(self) -> Database: ...

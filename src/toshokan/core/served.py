@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from toshokan.core.answers import Answer, dumped
+from toshokan.core.answers import Answer, json_of
 from toshokan.core.cache import ResultCache
 
 T = TypeVar("T")
@@ -68,7 +68,7 @@ async def cached_answer(
 
     async def serialised() -> Answer[T]:
         value = await compute()
-        return Answer(value, dumped(value, exclude_none))
+        return Answer(value, json_of(value, exclude_none))
 
     answer = await cache.get_or_compute(kind, key, serialised)
     note_served(cache, kind, key, answer, source)

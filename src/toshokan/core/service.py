@@ -20,12 +20,12 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from toshokan.config import HostSettings
-from toshokan.core.answers import Access, Answer, Caller, check_slug, shown
+from toshokan.core.answers import Access, Answer, Caller, check_slug, quoted
 from toshokan.core.authority import Authority
 from toshokan.core.cache import Kind
 from toshokan.core.downloads import Downloads
 from toshokan.core.follows import follows_for
-from toshokan.core.host import Host, HostedSource
+from toshokan.core.hosted import HostedSource, HostedSources
 from toshokan.core.images.pipeline import ImagePipeline
 from toshokan.core.keeping import Keeper
 from toshokan.core.passing import AS_SENT, Passing, PassingParts
@@ -56,12 +56,14 @@ log = logging.getLogger("toshokan.core")
 class Core:
     """The sources and everything a face needs from them."""
 
-    def __init__(self, settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = None):
+    def __init__(
+        self, settings: HostSettings, sources: HostedSources, kept: Mapping[str, Kind] | None = None
+    ):
         """``kept``: what the faces keep through the core's cache, by kind. The host's parts
         are wired by :func:`~toshokan.core.wiring.wire`; the core serves with them."""
-        wiring = wire(settings, host, kept)
+        wiring = wire(settings, sources, kept)
         self.settings = settings
-        self.host = host
+        self.sources = sources
         self.cache = wiring.cache
         self.cluster = wiring.cluster
         self.attempts = wiring.attempts
@@ -74,7 +76,7 @@ class Core:
             self.cache,
             self.attempts,
             self.readers,
-            host.services.secret,
+            sources.services.secret,
             settings.server.upstream_timeout,
         )
         # What every visit works with: handed over, so a visit never reaches back into the core.
@@ -83,7 +85,7 @@ class Core:
             self.authority,
             lambda: self.images,
             settings.server.upstream_timeout,
-            PassingParts(self.cache, host.services, self.authenticate),
+            PassingParts(self.cache, sources.services, self.authenticate),
         )
         # Kept copies, tied to their originals in the progress store.
         self.keeper = Keeper(self)
@@ -99,14 +101,14 @@ class Core:
         with ``background``, work the background jobs too (a command leaves them to the host)."""
         await self.cluster.startup()
         await self.keeper.startup()  # first: a keep folder no library serves stops the host
-        await self.host.startup()
+        await self.sources.startup()
         await (self.follows.start() if background else self.follows.open())
         if background:
             await self.downloads.start()
-        for hosted in self.host.serving():
+        for hosted in self.sources.serving():
             if hosted.configuration().auth.required:
-                self.host.services.sign_links(hosted.slug)
-        for_readers = [h.slug for h in self.host.serving() if h.accepts_readers]
+                self.sources.services.sign_links(hosted.slug)
+        for_readers = [h.slug for h in self.sources.serving() if h.accepts_readers]
         if for_readers and not await asyncio.to_thread(self.readers.readers.any):
             several = len(for_readers) > 1
             log.warning(
@@ -124,9 +126,9 @@ class Core:
         await self.follows.stop()
         await self.keeper.shutdown()
         if started:
-            await self.host.shutdown()  # closes the services' claims, and so a shared database
+            await self.sources.shutdown()  # closes the services' claims, and so a shared database
         else:
-            await self.host.services.aclose()
+            await self.sources.services.aclose()
         await self.cluster.shutdown()
         if self._owns_database:
             self.database.close()
@@ -134,19 +136,19 @@ class Core:
     @cached_property
     def images(self) -> ImagePipeline:
         """The host's one image pipeline, made on first use (after the sources started)."""
-        return ImagePipeline(self.settings, self.host.services)
+        return ImagePipeline(self.settings, self.sources.services)
 
     def urls(self, caller: Caller) -> Urls:
         """The host's one link builder, on the address ``caller`` reached the host at."""
-        return self.host.services.urls(caller.base_url)
+        return self.sources.services.urls(caller.base_url)
 
     # -- sources -------------------------------------------------------------------
 
     def source(self, slug: str) -> HostedSource:
         """The serving source ``slug``; ``SOURCE_NOT_FOUND`` for anything else."""
         if not SOURCE_SLUG.fullmatch(slug):
-            raise SourceNotFound(f"No source has the slug {shown(slug)}.")
-        return self.host.get(slug)
+            raise SourceNotFound(f"No source has the slug {quoted(slug)}.")
+        return self.sources.get(slug)
 
     async def visit(self, slug: str, caller: Caller, passing: Passing = AS_SENT) -> Visit:
         """The one door to a source's content for one request: the source ``slug`` resolved,
@@ -180,9 +182,9 @@ class Core:
 
     async def manifest(self) -> Answer[Any]:
         async def compute() -> Any:
-            return self.host.manifest()
+            return self.sources.manifest()
 
-        generations = tuple(self.cache.generation(s) for s in sorted(self.host.sources))
+        generations = tuple(self.cache.generation(s) for s in sorted(self.sources.by_slug))
         return await cached_answer(self.cache, "manifest", generations, compute, source=None)
 
     def health(self, slug: str) -> str | None:

@@ -22,8 +22,7 @@ from typing import Any, Protocol, TypeVar
 from toshokan.core.answers import PAGE_LIST, Access, Answer, Caller, check_slug
 from toshokan.core.authority import Authority
 from toshokan.core.cache import ResultCache
-from toshokan.core.chapter_keys import chapter_of
-from toshokan.core.host import HostedSource
+from toshokan.core.hosted import HostedSource
 from toshokan.core.images.pictures import clamp_width
 from toshokan.core.passing import AS_SENT, AsSent, Passing, PassingParts, passed
 from toshokan.core.search import search_of
@@ -222,11 +221,6 @@ class Visit:
         async with self.deadline():
             urls = await self.source.pages(manga_slug, chapter_slug, self.context(access))
         return Answer(urls, PAGE_LIST.dump_json(urls), private=bool(access.key))
-
-    async def pages_by_key(self, key: str) -> Answer[list[str]]:
-        """Pages of the chapter a :func:`~toshokan.core.chapter_keys.chapter_key` names."""
-        manga_slug, chapter_slug = chapter_of(key)
-        return await self.pages(manga_slug, chapter_slug)
 
     async def page_list(self, manga_slug: str, chapter_slug: str) -> list[str]:
         """The chapter's page URLs, remembered briefly for this caller (``page-list`` in the

@@ -17,7 +17,7 @@ from toshokan.core.answers import SHARED_CODECS
 from toshokan.core.cache import Kind, ResultCache
 from toshokan.core.database import Database, ServerDatabase, open_database
 from toshokan.core.database.claims import DatabaseClaims
-from toshokan.core.host import Host
+from toshokan.core.hosted import HostedSources
 from toshokan.core.images.pipeline import PAGE_LIST_SECONDS
 from toshokan.core.limits import MovingWindowLimit
 from toshokan.core.progress import ProgressStore
@@ -35,7 +35,7 @@ class Wiring:
     """The parts of one host, built once, before it serves."""
 
     settings: HostSettings
-    host: Host
+    sources: HostedSources
     cache: ResultCache
     #: Shared with every process of the host through Redis when [cluster] redis is set.
     cluster: Cluster
@@ -51,7 +51,9 @@ class Wiring:
     readiness: Readiness
 
 
-def wire(settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = None) -> Wiring:
+def wire(
+    settings: HostSettings, sources: HostedSources, kept: Mapping[str, Kind] | None = None
+) -> Wiring:
     """The host's parts for ``settings``; ``kept``: what the faces keep through the cache."""
     cache_settings = settings.cache
     cache = ResultCache(
@@ -74,18 +76,18 @@ def wire(settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = N
     )
     cluster = Cluster(settings)
     cluster.share_cache(cache, SHARED_CODECS)
-    cluster.share_services(host.services)
+    cluster.share_services(sources.services)
     attempts = AttemptGate(
         MovingWindowLimit(settings.limits.auth_attempts, "toshokan-auth", cluster.counters)
     )
-    host.services.on_content_changed(cache.invalidate)
+    sources.services.on_content_changed(cache.invalidate)
     # Every signed link the host hands out, of any face or source, is signed this one way.
-    host.services.provide(
+    sources.services.provide(
         link_signer=functools.partial(
-            signed_query, host.services.secret, ttl=settings.host.link_ttl
+            signed_query, sources.services.secret, ttl=settings.host.link_ttl
         )
     )
-    claims = host.services.claims
+    claims = sources.services.claims
     owns_database = not isinstance(claims, DatabaseClaims)
     database = claims.database if isinstance(claims, DatabaseClaims) else open_database(settings)
     readiness = Readiness()
@@ -97,13 +99,13 @@ def wire(settings: HostSettings, host: Host, kept: Mapping[str, Kind] | None = N
         readiness.add("postgresql", functools.partial(asyncio.to_thread, answer))
     return Wiring(
         settings=settings,
-        host=host,
+        sources=sources,
         cache=cache,
         cluster=cluster,
         attempts=attempts,
         database=database,
         owns_database=owns_database,
         progress=ProgressStore(database),
-        readers=ReaderGate(Readers(database), attempts, host.services.secret, cache),
+        readers=ReaderGate(Readers(database), attempts, sources.services.secret, cache),
         readiness=readiness,
     )

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from enum import Enum
 
 from toshokan.core.face import Face, names_of
+from toshokan.models.base import SOURCE_SLUG_REGEX
 
 
 class BudgetKind(Enum):
@@ -26,7 +27,7 @@ class BudgetKind(Enum):
     EXEMPT = "exempt"
 
 
-_HEALTH = re.compile(r"/[a-z]+/health/?")
+_HEALTH = re.compile(rf"/{SOURCE_SLUG_REGEX}/health/?")
 
 
 class PathBudgets:
@@ -36,7 +37,7 @@ class PathBudgets:
         faces = list(faces)
         taken = "|".join(re.escape(name) for name in sorted(names_of(faces)))
         routes = [route for face in faces for route in face.image_routes]
-        routes.append(rf"/_/(?!(?:{taken})/)[a-z]+/")  # a source's own routes
+        routes.append(rf"/_/(?!(?:{taken})/){SOURCE_SLUG_REGEX}/")  # a source's own routes
         self._image = re.compile("|".join(f"(?:{route})" for route in routes))
         unbudgeted = [route for face in faces for route in face.unbudgeted_routes]
         self._unbudgeted = (

@@ -6,8 +6,11 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, PlainSerializer, StringConstraints
 
-SLUG_PATTERN = r"^[a-z0-9_-]+$"
-SOURCE_SLUG_PATTERN = r"^[a-z]+$"
+#: The slug alphabets, unanchored, for patterns that hold a slug (paths, ``source/manga``).
+SLUG_REGEX = "[a-z0-9_-]+"
+SOURCE_SLUG_REGEX = "[a-z]+"
+SLUG_PATTERN = rf"^{SLUG_REGEX}$"
+SOURCE_SLUG_PATTERN = rf"^{SOURCE_SLUG_REGEX}$"
 #: Compiled once for every check of a slug outside a model (paths, ids, keys).
 SLUG = re.compile(SLUG_PATTERN)
 SOURCE_SLUG = re.compile(SOURCE_SLUG_PATTERN)

@@ -19,7 +19,7 @@ from tests.faces.kosync.koreader import KOReader, book_digest
 from tests.sources.mangadex.fake import AT_HOME, FakeMangaDex
 from tests.sources.mangadex.image_servers import ImageServers, webp
 from toshokan.core.answers import Caller
-from toshokan.core.host import ConfigurationError
+from toshokan.core.hosted import ConfigurationError
 from toshokan.core.keeping import BadImage
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import MangaNotFound

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toshokan.core import chapter_key, chapter_of
 from toshokan.errors import ChapterNotFound
+from toshokan.faces.alethia.keys import chapter_key, chapter_of
 from toshokan.models.base import SLUG_PATTERN
 
 slugs = st.from_regex(r"[a-z0-9_-]{1,80}", fullmatch=True)

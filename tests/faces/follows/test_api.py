@@ -135,3 +135,14 @@ async def check_all(host: ServedHost) -> None:
         )
 
     await until(finished)
+
+
+async def test_a_target_names_its_series_as_source_and_manga_slugs(host: ServedHost) -> None:
+    url = "json://127.0.0.1:9/hooks"
+    for series in (["mangadex"], ["mangadex/a/b"], ["MangaDex/abc"], ["mangadex/Abc"], ["/abc"]):
+        answer = await host.client.post("/_/follows/targets", json={"url": url, "series": series})
+        assert answer.status_code == 400, series
+        assert answer.json()["error"]["code"] == "INVALID_REQUEST"
+    chosen = ["mangadex/pirate-voyage_2", "local/0-a"]
+    made = await host.client.post("/_/follows/targets", json={"url": url, "series": chosen})
+    assert made.status_code == 201 and sorted(made.json()["series"]) == sorted(chosen)

@@ -6,7 +6,7 @@ import base64
 import pytest
 
 from tests.faces.komga.clients.mihon_extension_models import PageWrapperDto, ReadListDto
-from toshokan.faces.komga.ids import MAX_ID
+from toshokan.core.ids import MAX_ID
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio

@@ -179,9 +179,9 @@ async def test_oversized_upstream_images_are_refused(
 async def test_one_upstream_host_gets_a_bounded_number_of_fetches() -> None:
     import asyncio
 
-    from toshokan.core.images.sharing import HostGates
+    from toshokan.core.images.sharing import UpstreamGates
 
-    gates = HostGates(per_key=2, max_keys=3)
+    gates = UpstreamGates(per_key=2, max_keys=3)
     running, peak = 0, 0
 
     async def fetch(host: str) -> None:

@@ -55,14 +55,14 @@ async def test_every_parameter_and_answer_is_the_hosts_own(make_client) -> None:
 async def test_a_source_that_needs_signing_in_is_named_but_not_asked(make_client) -> None:
     async with make_client(sources={"vault": {"auth": "basic", "required": True}}) as (
         client,
-        host,
+        hosted_sources,
     ):
         document = (await client.get("/openapi.json")).json()
         assert parameters(document, "/{source}/search")["source"] == "vault"
         assert parameters(document, "/{source}/{manga}")["manga"] is None
         # Nothing invented where nothing was asked: an empty page, counted from 1.
         assert example(document, "/{source}/search") == {"results": [], "page": 1, "more": False}
-        assert host.get("vault").source.calls.get("search", 0) == 0
+        assert hosted_sources.get("vault").source.calls.get("search", 0) == 0
 
 
 class Broken(Catalog):

@@ -34,11 +34,11 @@ async def test_source_configuration_has_every_field(make_client):
 
 
 async def test_health_and_ping(make_client):
-    async with make_client() as (client, host):
+    async with make_client() as (client, hosted_sources):
         assert (await client.get("/catalog/health")).json() == {"status": "ok"}
         ping = Ping.model_validate((await client.get("/catalog/ping")).json())
         assert ping.status == "ok" and ping.latencyMs >= 0 and ping.error is None
-        source = host.sources["catalog"].source
+        source = hosted_sources.by_slug["catalog"].source
         source.ping_error = ConnectionError("refused")
         down = (await client.get("/catalog/ping")).json()
     assert down["status"] == "down" and "error" in down and down["latencyMs"] >= 0

@@ -79,11 +79,11 @@ def assert_error(response, status: int, code: str) -> dict:
     ],
 )
 async def test_search_rejections(make_client, body, code, fragment):
-    async with make_client() as (client, host):
+    async with make_client() as (client, hosted_sources):
         response = await client.post(
             "/catalog/search", content=body, headers={"content-type": "application/json"}
         )
-        calls = host.sources["catalog"].source.calls
+        calls = hosted_sources.by_slug["catalog"].source.calls
     payload = assert_error(response, 400, code)
     assert fragment in payload["error"]["message"]
     assert "search" not in calls  # the adapter never sees a rejected search

@@ -232,7 +232,7 @@ def signed_image_link(client: TestClient, width: str) -> dict[str, str]:
     url = "https://img.catalog.example/title-001/c1/1.png"
     expires = expiry(60)
     app: Any = client.app
-    secret = app.state.core.host.services.secret
+    secret = app.state.core.sources.services.secret
     signature = sign(secret, f"/_/image/catalog\n{url}\n{width}", expires)
     return {"u": url, "w": width, "exp": str(expires), "sig": signature}
 

@@ -19,7 +19,7 @@ from tests.cluster.replicas import start_replica
 from tests.helpers.local_sources import SourceFactory
 from tests.helpers.serving import free_port, serve_command
 from toshokan.cli import main
-from toshokan.core.host import ConfigurationError
+from toshokan.core.hosted import ConfigurationError
 from toshokan.sdk import RequestContext, SearchRequest
 from toshokan.sources.local import LocalLibrary, write_demo_library
 from toshokan.sources.local.index import IndexLock, IndexUnavailable

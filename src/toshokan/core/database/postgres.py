@@ -45,7 +45,7 @@ CONNECT_TIMEOUT = 10
 POOL_SIZE = 8
 
 
-def shown_url(url: str) -> str:
+def without_password(url: str) -> str:
     """``url`` without its password, for messages and logs."""
     parts = urlsplit(url)
     if parts.password is None:
@@ -90,7 +90,7 @@ class PostgresDatabase:
 
     def __init__(self, url: str):
         self.url = url
-        self.name = shown_url(url)
+        self.name = without_password(url)
         check_reachable(url)  # a stopped server is one line, before Alembic connects
         try:
             migrate(url)
@@ -172,7 +172,7 @@ def check_reachable(url: str) -> None:
 
 def unavailable(url: str, error: BaseException) -> DatabaseUnavailable:
     return DatabaseUnavailable(
-        f"the database {shown_url(url)} cannot be reached: {reason(url, error)}"
+        f"the database {without_password(url)} cannot be reached: {reason(url, error)}"
     )
 
 

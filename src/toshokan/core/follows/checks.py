@@ -33,7 +33,7 @@ from toshokan.sdk.source import Listing
 from toshokan.sdk.throttle import background
 
 if TYPE_CHECKING:
-    from toshokan.core.host import Host, HostedSource
+    from toshokan.core.hosted import HostedSource, HostedSources
 
 T = TypeVar("T")
 log = logging.getLogger("toshokan.follows")
@@ -74,9 +74,15 @@ class Outcome:
 
 
 class Checker:
-    def __init__(self, settings: HostSettings, host: "Host", store: FollowStore, found: FoundStore):
+    def __init__(
+        self,
+        settings: HostSettings,
+        sources: "HostedSources",
+        store: FollowStore,
+        found: FoundStore,
+    ):
         self.settings = settings
-        self.host = host
+        self.sources = sources
         self.store = store
         self.found = found
 
@@ -106,7 +112,7 @@ class Checker:
         are skipped. Of two or more, where the source gives marks, one question asks for
         them all, and only those whose mark moved (or not read in full for
         :data:`FULL_CHECK_SECONDS`) have their chapters read, ``concurrency`` at once."""
-        hosted = self.host.sources.get(source)
+        hosted = self.sources.by_slug.get(source)
         if hosted is None or hosted.status is SourceStatus.REMOVED:
             finished = await in_thread(self.found.skip, batch, len(mangas))
             return _skipped(source, mangas, "unserved", finished)

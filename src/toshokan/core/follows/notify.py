@@ -30,6 +30,7 @@ from cryptography.fernet import Fernet, InvalidToken
 
 from toshokan.core.database import Database
 from toshokan.core.follows.found import VERSION, Update
+from toshokan.core.ids import JOINED, MANGA
 from toshokan.core.shared.secrets import sealing_key
 from toshokan.errors import InvalidRequest
 from toshokan.sdk.keys import DerivedKey
@@ -147,9 +148,7 @@ class Targets:
         """Keep ``url`` for ``reader`` (limited to ``series``, ``source/manga`` each); the same
         URL given again replaces its series. Raises :class:`TargetRefused` for a bad URL."""
         url = check_url(url)
-        if len(series) > MAX_SERIES or any(
-            not re.fullmatch(r"[a-z]+/[a-z0-9_-]+", s) for s in series
-        ):
+        if len(series) > MAX_SERIES or any(MANGA.unpack(JOINED, s) is None for s in series):
             raise TargetRefused(
                 f"A target's series are at most {MAX_SERIES}, each as source/manga slugs."
             )
@@ -256,4 +255,4 @@ def wanted(target: Target, updates: Sequence[Update]) -> list[Update]:
     if not target.series:
         return list(updates)
     chosen = set(target.series)
-    return [u for u in updates if f"{u.source}/{u.manga}" in chosen]
+    return [u for u in updates if MANGA.pack(JOINED, u.source, u.manga) in chosen]

@@ -27,11 +27,12 @@ from toshokan.core.follows.checks import Checker, Outcome
 from toshokan.core.follows.found import FoundStore, Update
 from toshokan.core.follows.notify import HOST_WIDE, Targets, message, send, wanted
 from toshokan.core.follows.store import FollowStore
+from toshokan.core.ids import JOINED, MANGA
 from toshokan.core.jobs import Backoff, Jobs, Task, in_thread
 from toshokan.sdk import MARKS_AT_ONCE
 
 if TYPE_CHECKING:
-    from toshokan.core.host import Host
+    from toshokan.core.hosted import HostedSources
 
 log = logging.getLogger("toshokan.follows")
 
@@ -59,7 +60,7 @@ class DeliveryFailed(Exception):
 class Rounds:
     def __init__(
         self,
-        host: "Host",
+        sources: "HostedSources",
         jobs: Jobs,
         checker: Checker,
         store: FollowStore,
@@ -68,7 +69,7 @@ class Rounds:
         round_seconds: int,
         concurrency: int = 4,
     ):
-        self.host = host
+        self.sources = sources
         self.jobs = jobs
         self.checker = checker
         self.store = store
@@ -91,7 +92,7 @@ class Rounds:
         jobs.add(Task(DELIVER, self.deliver, retry=DELIVERY_RETRY))
 
     def serving(self) -> list[str]:
-        return [hosted.slug for hosted in self.host.serving()]
+        return [hosted.slug for hosted in self.sources.serving()]
 
     # -- queueing ----------------------------------------------------------------------------
 
@@ -117,7 +118,7 @@ class Rounds:
         await in_thread(self.found.open_batch, batch, kind)
         queued = 0
         priority = SCHEDULED if scheduled else MANUAL
-        for source, group in groups(self.host, series):
+        for source, group in groups(self.sources, series):
             if len(group) > 1:
                 mangas = [manga for _, manga, _ in group]
                 await self.jobs.defer(
@@ -205,7 +206,7 @@ class Rounds:
         if not series:
             return news
         chosen = set(series)
-        return [u for u in news if f"{u.source}/{u.manga}" in chosen]
+        return [u for u in news if MANGA.pack(JOINED, u.source, u.manga) in chosen]
 
     async def deliver(self, batch: str, target: str) -> None:
         opened = await in_thread(self.targets.opened, target)
@@ -227,7 +228,7 @@ class Rounds:
 
 
 def groups(
-    host: "Host", series: Sequence[tuple[str, str, float]]
+    sources: "HostedSources", series: Sequence[tuple[str, str, float]]
 ) -> list[tuple[str, list[tuple[str, str, float]]]]:
     """``series`` (source, manga, due) by source, in groups of up to
     :data:`~toshokan.sdk.MARKS_AT_ONCE` due one after another for a source that gives marks,
@@ -237,7 +238,7 @@ def groups(
         by_source.setdefault(one[0], []).append(one)
     found = []
     for source, due in by_source.items():
-        hosted = host.sources.get(source)
+        hosted = sources.by_slug.get(source)
         if hosted is None or not hosted.source.offers_marks():
             found += [(source, [one]) for one in due]
             continue

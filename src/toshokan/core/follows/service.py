@@ -59,11 +59,11 @@ class Follows:
         database = core.database
         self.store = FollowStore(database)
         self.found = FoundStore(database)
-        self.targets = Targets(database, core.host.services.secret)
-        self.checker = Checker(core.settings, core.host, self.store, self.found)
+        self.targets = Targets(database, core.sources.services.secret)
+        self.checker = Checker(core.settings, core.sources, self.store, self.found)
         self.jobs = jobs
         self.rounds = Rounds(
-            core.host,
+            core.sources,
             jobs,
             self.checker,
             self.store,
@@ -83,7 +83,7 @@ class Follows:
         """A check found new chapters: what the cache holds of the source's listings is stale
         (a reader opening the series, and the download queue keeping the chapter, see it)."""
         if outcome.new:
-            self.core.host.services.content_changed(outcome.source)
+            self.core.sources.services.content_changed(outcome.source)
 
     def _delivered(self, shown: str, ok: bool) -> None:
         if ok:
@@ -174,7 +174,7 @@ class Follows:
         return follows
 
     def _served(self, source: str) -> bool:
-        hosted = self.core.host.sources.get(source)
+        hosted = self.core.sources.by_slug.get(source)
         return hosted is not None and hosted.status is not SourceStatus.REMOVED
 
     # -- updates and unread -------------------------------------------------------------------
@@ -247,7 +247,7 @@ class Follows:
             return found
 
         now = time.time()
-        grouped = groups(self.core.host, [(s, m, now) for s, m in wanted])
+        grouped = groups(self.core.sources, [(s, m, now) for s, m in wanted])
         outcomes = [o for found in await asyncio.gather(*(one(*g) for g in grouped)) for o in found]
         if any(o.finished_batch for o in outcomes):
             await self.rounds.announce(batch, here=True)

@@ -2,7 +2,7 @@
 
 It works for one :class:`~toshokan.core.visit.Visit` at a time: the source,
 its configuration and the caller's authorisation are the visit's, decided once
-per request. Host URLs (a source's own routes under ``/_/<slug>``) are read by
+per request. The host's own URLs (a source's own routes under ``/_/<slug>``) are read by
 the source itself (:meth:`~toshokan.sdk.Source.read_image`), with no HTTP
 request to the host and no link signed to be checked again; upstream URLs
 are fetched with the host's User-Agent and the source's Referer, under the
@@ -24,7 +24,7 @@ import httpx
 
 from toshokan.config import HostSettings
 from toshokan.core.images.pictures import THUMBNAIL_WIDTH, stable_key, transform
-from toshokan.core.images.sharing import HostGates, InFlight, MemoryCache
+from toshokan.core.images.sharing import InFlight, MemoryCache, UpstreamGates
 from toshokan.core.signing import verify
 from toshokan.errors import NotFound, RateLimited, UpstreamError, UpstreamTimeout
 from toshokan.sdk.archives import DiskCache
@@ -72,7 +72,7 @@ class ImagePipeline:
         )
         self._fetches = InFlight()
         self._renders = InFlight()
-        self._gates = HostGates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
+        self._gates = UpstreamGates(PER_UPSTREAM, MAX_UPSTREAM_GATES)
 
     # -- images ------------------------------------------------------------------------
 

@@ -33,8 +33,9 @@ class InFlight:
             done.exception()  # retrieved, so a failure nobody awaited any more is not logged
 
 
-class HostGates:
-    """At most ``per_key`` holders per upstream host; idle hosts are forgotten past ``max_keys``."""
+class UpstreamGates:
+    """At most ``per_key`` holders per upstream server (by its name in the URL); idle servers
+    are forgotten past ``max_keys``."""
 
     def __init__(self, per_key: int, max_keys: int):
         self.per_key, self.max_keys = per_key, max_keys

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from toshokan.config import KeepSection
 from toshokan.core.answers import Caller
-from toshokan.core.host import ConfigurationError, HostedSource
+from toshokan.core.hosted import ConfigurationError, HostedSource
 from toshokan.core.jobs import in_thread, settled
 from toshokan.core.keeping.errors import KeepError, KeepUnavailable
 from toshokan.core.keeping.metadata import comicinfo, series_json
@@ -102,7 +102,7 @@ class Keeper:
     async def startup(self) -> None:
         """Find the library that serves the keep folder; refuse a folder none serves."""
         keep = self.core.settings.keep
-        found = keep_library(keep, self.core.host.serving())
+        found = keep_library(keep, self.core.sources.serving())
         if found is None:
             return  # no library: nothing can be kept, and :meth:`keep` says so
         self.library, folder = found
@@ -111,7 +111,7 @@ class Keeper:
         removed = await in_thread(self.shelf.clean)
         if removed:
             log.info("kept copies: removed %d unfinished chapter(s) of a stopped process", removed)
-        self.core.host.services.on_content_changed(self._changed)
+        self.core.sources.services.on_content_changed(self._changed)
 
     async def shutdown(self) -> None:
         task, self._settling = self._settling, None
@@ -150,7 +150,7 @@ class Keeper:
         library, shelf = self._ready()
         if source == library.slug:
             raise KeepError("the keep folder's own library needs no copy of its chapters")
-        caller = caller or Caller({}, self.core.host.services.urls().base_url, "host")
+        caller = caller or Caller({}, self.core.sources.services.urls().base_url, "host")
         with background():
             visit = await self.core.visit(source, caller)
             manga = (await visit.manga(manga_slug)).value

@@ -2,16 +2,16 @@
 
 import logging
 
-from toshokan.core.host import Host
+from toshokan.core.hosted import HostedSources
 from toshokan.core.progress.store import ChapterRef
 
 log = logging.getLogger("toshokan.progress")
 
 
-async def chapter_of_document(host: Host, digest: str) -> tuple[ChapterRef, int] | None:
+async def chapter_of_document(sources: HostedSources, digest: str) -> tuple[ChapterRef, int] | None:
     """The chapter (and its page count) whose file KOReader names ``digest``; None for any
     other book, whose progress is then kept under the id alone, as KOReader's server keeps it."""
-    for hosted in host.serving():
+    for hosted in sources.serving():
         try:
             found = await hosted.source.chapter_of_file(digest)
         except Exception:  # one source failing to look leaves the book unknown, never an error

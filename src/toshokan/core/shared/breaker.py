@@ -13,7 +13,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from toshokan.core.shared.connection import shown
+from toshokan.core.shared.connection import redis_address
 
 log = logging.getLogger("toshokan.shared")
 
@@ -28,7 +28,7 @@ class Breaker:
         probe: Callable[[], Awaitable[object]],
         errors: tuple[type[BaseException], ...],
     ):
-        self.where = shown(url)
+        self.where = redis_address(url)
         self.errors = errors
         self._probe = probe
         self._open_since: str | None = None

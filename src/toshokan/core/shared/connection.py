@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 from urllib.parse import urlsplit
 
-from toshokan.core.host import ConfigurationError
+from toshokan.core.hosted import ConfigurationError
 
 #: Seconds to connect to Redis, and for each operation: a request never waits longer on it.
 SOCKET_TIMEOUT = 0.5
@@ -55,7 +55,7 @@ def connect(url: str) -> Any:
     return Redis.from_url(url, **client_options())
 
 
-def shown(url: str) -> str:
+def redis_address(url: str) -> str:
     """``url`` as a log line or a ``detail`` may show it: host and port, never a password."""
     parts = urlsplit(url)
     if parts.scheme == "unix":

@@ -1,7 +1,7 @@
 """The Alethia app's dialect, served at ``/_/alethia`` over the same core as the spec's face."""
 
-from toshokan.core.face import Face, Need
-from toshokan.faces.alethia.rendered import KEPT
+from toshokan.core.face import AppState, Face
+from toshokan.faces.alethia.rendered import CACHED
 from toshokan.faces.alethia.routes import PREFIX, routes
 
 FACE = Face(
@@ -10,8 +10,8 @@ FACE = Face(
     routes=routes,
     names=frozenset({"alethia"}),
     authenticate_routes=(rf"{PREFIX}/[^/]+/authenticate",),
-    needs=frozenset({Need.CORE, Need.CACHE_CONTROL}),
-    kept=KEPT,
+    reads=frozenset({AppState.CORE, AppState.CACHE_CONTROL}),
+    cached=CACHED,
 )
 
 __all__ = ["FACE"]

@@ -18,7 +18,7 @@ from toshokan.core.cache import Kind
 RENDERED = "alethia-rendered"
 #: Bytes of translated answers kept, and for how long (their keys name what they translate,
 #: so age only bounds how long an unread one stays).
-KEPT = {RENDERED: Kind(ttl=3600, max_bytes=32 * 1024 * 1024)}
+CACHED = {RENDERED: Kind(ttl=3600, max_bytes=32 * 1024 * 1024)}
 
 
 async def rendered(core: Core, key: Hashable, render: Callable[[], bytes]) -> bytes:

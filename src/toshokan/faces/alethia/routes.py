@@ -6,7 +6,7 @@ through the same core as the spec's face: the same validation, authorisation,
 cache and errors. Two paths differ in what they mean: the host object lists
 full source objects, and the pages path carries the app's own row id where the
 manga slug would be, so chapter slugs here are chapter keys
-(:mod:`toshokan.core.chapter_keys`) that name a chapter on their own.
+(:mod:`.keys`) that name a chapter on their own.
 """
 
 import time
@@ -25,6 +25,7 @@ from toshokan.core.hashing import etag_of
 from toshokan.core.http import POST_ONLY, authenticate, enter, entry_of, source_slug
 from toshokan.errors import MethodNotAllowed
 from toshokan.faces.alethia.images import header_free, needs_headers
+from toshokan.faces.alethia.keys import chapter_of
 from toshokan.faces.alethia.rendered import rendered
 from toshokan.faces.alethia.shapes import AppHost, app_chapter, app_manga, app_source
 from toshokan.models import Chapter, SearchResponse, SourceConfiguration
@@ -40,7 +41,7 @@ def respond(body: bytes, cache_control: str) -> Response:
     )
 
 
-def dumped(model: BaseModel) -> bytes:
+def model_json(model: BaseModel) -> bytes:
     return model.model_dump_json().encode()
 
 
@@ -63,11 +64,11 @@ class AlethiaFace:
 
     async def host(self, request: Request) -> Response:
         core = entry_of(request).core
-        configs = [await core.configuration(h) for h in core.host.serving()]
+        configs = [await core.configuration(h) for h in core.sources.serving()]
 
         def render() -> bytes:
             settings = core.settings.host
-            return dumped(
+            return model_json(
                 AppHost(
                     name=settings.name,
                     author=settings.author,
@@ -82,7 +83,7 @@ class AlethiaFace:
     async def source(self, request: Request) -> Response:
         core = entry_of(request).core
         config = await core.configuration(core.source(source_slug(request)))
-        body = await rendered(core, ("source", config.hash), lambda: dumped(app_source(config)))
+        body = await rendered(core, ("source", config.hash), lambda: model_json(app_source(config)))
         return respond(body, cache_control_of(request, "configuration", False))
 
     async def search(self, request: Request) -> Response:
@@ -106,7 +107,7 @@ class AlethiaFace:
                 else entry
                 for entry in found.results
             ]
-            return dumped(SearchResponse(results=results, page=found.page, more=found.more))
+            return model_json(SearchResponse(results=results, page=found.page, more=found.more))
 
         key = ("search", answer.etag, config.hash, caller.base_url, link_window())
         return respond(await rendered(core, key, render), cache_control)
@@ -123,7 +124,7 @@ class AlethiaFace:
         config = visit.config
 
         def render() -> bytes:
-            return dumped(app_manga(answer.value, images_for(core, config, caller)))
+            return model_json(app_manga(answer.value, images_for(core, config, caller)))
 
         key = ("manga", answer.etag, config.hash, caller.base_url, link_window())
         body = await rendered(core, key, render)
@@ -138,7 +139,7 @@ class AlethiaFace:
         urls = entry.urls
 
         def shaped(chapter: Chapter) -> bytes:
-            return dumped(
+            return model_json(
                 app_chapter(chapter, manga_slug, urls.chapter(slug, manga_slug, chapter.slug))
             )
 
@@ -154,7 +155,7 @@ class AlethiaFace:
         entry = await enter(request, source_slug(request))
         core, caller, visit = entry.core, entry.caller, entry.visit
         assert visit is not None
-        answer = await visit.pages_by_key(request.path_params["chapter"])
+        answer = await visit.pages(*chapter_of(request.path_params["chapter"]))
         urls = header_free(core, visit.config, answer.value, caller.base_url)
         body = answer.body if urls == answer.value else PAGE_LIST.dump_json(urls)
         # Page URLs may be temporary: never cached, by the host or anyone else.

@@ -13,7 +13,7 @@ from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from toshokan.core import chapter_key
+from toshokan.faces.alethia.keys import chapter_key
 from toshokan.faces.alethia.vocabulary import (
     AUTH_TYPES,
     known_filters,

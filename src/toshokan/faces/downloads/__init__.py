@@ -6,7 +6,7 @@ document (``/openapi.json``). Keeping a series is the follows API's
 (``/_/follows/series/{source}/{manga}/keep``).
 """
 
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.faces.downloads.openapi import downloads_paths
 from toshokan.faces.downloads.routes import PREFIX, downloads_routes
 
@@ -15,7 +15,7 @@ FACE = Face(
     prefix=PREFIX,
     routes=downloads_routes,
     names=frozenset({"downloads"}),
-    needs=frozenset({Need.CORE}),
+    reads=frozenset({AppState.CORE}),
     openapi=downloads_paths,
 )
 

@@ -5,7 +5,7 @@ The web reader uses it (as will other faces' own renderings of follows); every
 path and body is in the OpenAPI document (``/openapi.json``).
 """
 
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.faces.follows.openapi import follows_paths
 from toshokan.faces.follows.routes import PREFIX, follows_routes
 
@@ -14,7 +14,7 @@ FACE = Face(
     prefix=PREFIX,
     routes=follows_routes,
     names=frozenset({"follows"}),
-    needs=frozenset({Need.CORE}),
+    reads=frozenset({AppState.CORE}),
     openapi=follows_paths,
 )
 

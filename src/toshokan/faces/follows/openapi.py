@@ -7,7 +7,12 @@ from toshokan.core.follows.notify import MAX_SERIES, MAX_URL
 from toshokan.core.follows.service import MAX_MARKED
 from toshokan.faces.follows.routes import PREFIX
 from toshokan.faces.follows.shapes import MAX_SLUG
-from toshokan.models.base import SLUG_PATTERN, SOURCE_SLUG_PATTERN
+from toshokan.models.base import (
+    SLUG_PATTERN,
+    SLUG_REGEX,
+    SOURCE_SLUG_PATTERN,
+    SOURCE_SLUG_REGEX,
+)
 
 ERROR = {"$ref": "#/components/schemas/ErrorResponse"}
 STAMP = {"type": ["string", "null"], "format": "date-time"}
@@ -166,7 +171,7 @@ BODIES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
                 "series": {
                     "type": "array",
                     "maxItems": MAX_SERIES,
-                    "items": {"type": "string", "pattern": r"^[a-z]+/[a-z0-9_-]+$"},
+                    "items": {"type": "string", "pattern": rf"^{SOURCE_SLUG_REGEX}/{SLUG_REGEX}$"},
                 },
             },
         },

@@ -1,7 +1,7 @@
 """A Komga-compatible API at ``/_/komga``: Mihon, Aidoku, Paperback, Tachimanga and Komelia read
 every source of the host through it, with each reader's progress kept on the host."""
 
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.faces.komga.answers import PREFIX
 from toshokan.faces.komga.errors import EXCEPTION_HANDLERS
 from toshokan.faces.komga.routes import komga_routes
@@ -17,7 +17,7 @@ FACE = Face(
         rf"{PREFIX}/api/v1/(series|books)/[^/]+/thumbnail",
     ),
     exception_handlers=EXCEPTION_HANDLERS,
-    needs=frozenset({Need.CORE}),
+    reads=frozenset({AppState.CORE}),
 )
 
 __all__ = ["FACE", "PREFIX"]

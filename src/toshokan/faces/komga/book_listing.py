@@ -38,11 +38,11 @@ from toshokan.faces.komga import content, following
 from toshokan.faces.komga.answers import as_json
 from toshokan.faces.komga.content import CHAPTER_LISTS_AT_ONCE, Reading
 from toshokan.faces.komga.dto import BookDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import SeriesQuery, search_body, series_query
 from toshokan.faces.komga.read_lists import books_of_places
 from toshokan.faces.komga.series import SKIPPED, joined_page
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 from toshokan.models import Chapter
 
 #: The most works one request lists the chapters of, per source.
@@ -96,37 +96,37 @@ async def latest_books(request: Request, reading: Reading) -> Response:
 
 
 async def _books(reading: Reading, query: SeriesQuery) -> Response:
-    shelves = [
-        shelf
-        for shelf in await content.libraries(reading)
-        if not query.libraries or library_id(shelf.slug) in query.libraries
+    visits = [
+        visit
+        for visit in await content.opened_visits(reading)
+        if not query.libraries or library_id(visit.slug) in query.libraries
     ]
     if query.sort.startswith(BY_READ_DATE):
-        return await _read_lately(reading, shelves, query)
-    asked = [shelf for shelf in shelves if search_body(query, shelf.config) is not None]
+        return await _read_lately(reading, visits, query)
+    asked = [visit for visit in visits if search_body(query, visit.config) is not None]
     answers = await asyncio.gather(
-        *(_source_books(reading, shelf, query) for shelf in asked),
+        *(_source_books(reading, visit, query) for visit in asked),
         return_exceptions=len(asked) > 1,
     )
     found: list[tuple[Visit, SourceBooks]] = []
-    for shelf, answer in zip(asked, answers, strict=True):
+    for visit, answer in zip(asked, answers, strict=True):
         if isinstance(answer, SKIPPED):
             continue
         if isinstance(answer, BaseException):
             raise answer
-        found.append((shelf, answer))
-    dtos = await asyncio.gather(*(_dtos(reading, shelf, part.books) for shelf, part in found))
+        found.append((visit, answer))
+    dtos = await asyncio.gather(*(_dtos(reading, visit, part.books) for visit, part in found))
     books = [book for part in dtos for book in part]
     more = any(part.more for _, part in found)
     totals = [part.total for _, part in found]
     return as_json(joined_page(books, query.page, query.size, not more, totals))
 
 
-async def _read_lately(reading: Reading, shelves: list[Visit], query: SeriesQuery) -> Response:
+async def _read_lately(reading: Reading, visits: list[Visit], query: SeriesQuery) -> Response:
     """Books by when the reader last read them, the latest first (Komelia's and Komga's home
     shelves: *keep reading*, *recently read*): the reader's places, any face's, filtered by
     read status, among the reader's :data:`PLACES_LOOKED_AT` latest."""
-    opened = {shelf.slug: shelf for shelf in shelves}
+    opened = {visit.slug: visit for visit in visits}
     places = [
         (ref, place)
         for ref, place in await content.recent(reading, PLACES_LOOKED_AT)
@@ -141,22 +141,22 @@ async def _read_lately(reading: Reading, shelves: list[Visit], query: SeriesQuer
     return as_json(page_of(books, query.page, query.size, last=last, total=len(places)))
 
 
-async def _source_books(reading: Reading, shelf: Visit, query: SeriesQuery) -> SourceBooks:
+async def _source_books(reading: Reading, visit: Visit, query: SeriesQuery) -> SourceBooks:
     """Page ``query.page`` of the source's books: its works' chapters, one after another."""
-    body = search_body(query, shelf.config)
+    body = search_body(query, visit.config)
     assert body is not None
     first, end = query.page * query.size, (query.page + 1) * query.size
     descending = body["direction"] == "desc" and query.sort in ("createdDate", "lastModifiedDate")
-    counting = content.holds_files(reading, shelf)
+    counting = content.holds_files(reading, visit)
     books: list[Book] = []
     seen = works = 0
     search_page = 1
     while works < MAX_WORKS:
         asked = {**body, "page": search_page, "limit": WORKS_PER_SEARCH}
-        answer = await content.search(reading, shelf, asked)
+        answer = await content.search(reading, visit, asked)
         for start in range(0, len(answer.results), CHAPTER_LISTS_AT_ONCE):
             batch = answer.results[start : start + CHAPTER_LISTS_AT_ONCE]
-            listed = await content.progress_of(reading, shelf, [entry.slug for entry in batch])
+            listed = await content.progress_of(reading, visit, [entry.slug for entry in batch])
             works += len(batch)
             for entry, progress in zip(batch, listed, strict=True):
                 if progress is None:
@@ -168,7 +168,7 @@ async def _source_books(reading: Reading, shelf: Visit, query: SeriesQuery) -> S
                     if query.read_statuses and book_status(place) not in query.read_statuses:
                         continue
                     if first <= seen < end:
-                        ref = ChapterRef(shelf.slug, entry.slug, chapter.slug)
+                        ref = ChapterRef(visit.slug, entry.slug, chapter.slug)
                         books.append(Book(ref, chapter, numbers[chapter.slug], entry.title, place))
                     seen += 1
             if seen > end and not counting:
@@ -179,12 +179,12 @@ async def _source_books(reading: Reading, shelf: Visit, query: SeriesQuery) -> S
     return SourceBooks(books, seen > end, None)
 
 
-async def _dtos(reading: Reading, shelf: Visit, books: list[Book]) -> list[BookDto]:
+async def _dtos(reading: Reading, visit: Visit, books: list[Book]) -> list[BookDto]:
     """The books as Komga's, with their page counts where the source knows them cheaply."""
     counts: dict[tuple[str, str], int] = {}
     for manga_slug in dict.fromkeys(book.ref.manga for book in books):
         chapters = [book.chapter for book in books if book.ref.manga == manga_slug]
-        found = await content.page_counts(reading, shelf, manga_slug, chapters)
+        found = await content.page_counts(reading, visit, manga_slug, chapters)
         counts.update(((manga_slug, slug), count) for slug, count in found.items())
     return [
         book_of_chapter(

@@ -24,9 +24,9 @@ from toshokan.faces.komga.answers import as_json, no_content, picture
 from toshokan.faces.komga.conditions import series_of_books_search
 from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, PageDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import book_of, series_of
 from toshokan.faces.komga.listing import DEFAULT_SIZE, page_params
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 from toshokan.models import Chapter
 
 #: The longest page number written in a path: more digits than any chapter has pages.
@@ -46,10 +46,10 @@ async def _book(
 ) -> tuple[Visit, ChapterRef, Chapter, list[Chapter], str]:
     """The book an id names: its source, chapter, its work's chapters in order, and title."""
     ref = book_of(text)
-    shelf = await content.library(reading, ref.source)
-    chapter, every = await content.chapter(reading, shelf, ref)
-    work = await content.manga(reading, shelf, ref.manga)
-    return shelf, ref, chapter, reading_order(every), work.title
+    visit = await content.visit_of(reading, ref.source)
+    chapter, every = await content.chapter(reading, visit, ref)
+    work = await content.manga(reading, visit, ref.manga)
+    return visit, ref, chapter, reading_order(every), work.title
 
 
 async def series_books(request: Request, reading: Reading) -> Response:
@@ -65,10 +65,10 @@ async def search_books(request: Request, reading: Reading) -> Response:
 async def _books(request: Request, reading: Reading, series: str) -> Response:
     source, manga_slug = series_of(series)
     page, size = page_params(request.query_params)
-    shelf = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     work, chapters, places = await asyncio.gather(
-        content.manga(reading, shelf, manga_slug),
-        content.chapters(reading, shelf, manga_slug),
+        content.manga(reading, visit, manga_slug),
+        content.chapters(reading, visit, manga_slug),
         content.positions(reading, source, manga_slug),
     )
     ordered = reading_order(chapters)
@@ -80,7 +80,7 @@ async def _books(request: Request, reading: Reading, series: str) -> Response:
         # in one page of at least Komga's default size, as Komga answers it.
         page, size = 0, max(len(ordered), DEFAULT_SIZE)
     shown = ordered[page * size : (page + 1) * size]
-    counts = await content.page_counts(reading, shelf, manga_slug, shown)
+    counts = await content.page_counts(reading, visit, manga_slug, shown)
     books = [
         book_of_chapter(
             ChapterRef(source, manga_slug, chapter.slug),
@@ -97,8 +97,8 @@ async def _books(request: Request, reading: Reading, series: str) -> Response:
 
 
 async def one_book(request: Request, reading: Reading) -> Response:
-    shelf, ref, chapter, ordered, title = await _book(reading, request.path_params["id"])
-    return as_json(await _book_dto(reading, shelf, ref, chapter, ordered, title))
+    visit, ref, chapter, ordered, title = await _book(reading, request.path_params["id"])
+    return as_json(await _book_dto(reading, visit, ref, chapter, ordered, title))
 
 
 async def next_book(request: Request, reading: Reading) -> Response:
@@ -112,18 +112,18 @@ async def previous_book(request: Request, reading: Reading) -> Response:
 
 
 async def _neighbour(request: Request, reading: Reading, step: int) -> Response:
-    shelf, ref, chapter, ordered, title = await _book(reading, request.path_params["id"])
+    visit, ref, chapter, ordered, title = await _book(reading, request.path_params["id"])
     index = ordered.index(chapter) + step
     if not 0 <= index < len(ordered):
         raise NotFound("The series has no book there.")
     neighbour = ordered[index]
     other = ChapterRef(ref.source, ref.manga, neighbour.slug)
-    return as_json(await _book_dto(reading, shelf, other, neighbour, ordered, title))
+    return as_json(await _book_dto(reading, visit, other, neighbour, ordered, title))
 
 
 async def _book_dto(
     reading: Reading,
-    shelf: Visit,
+    visit: Visit,
     ref: ChapterRef,
     chapter: Chapter,
     ordered: list[Chapter],
@@ -131,7 +131,7 @@ async def _book_dto(
 ) -> BookDto:
     """One book, with its page count and the reader's place in it."""
     urls, place = await asyncio.gather(
-        content.page_urls(reading, shelf, ref), content.position(reading, ref)
+        content.page_urls(reading, visit, ref), content.position(reading, ref)
     )
     number = ordered.index(chapter) + 1
     return book_of_chapter(ref, chapter, number, title, len(urls), place)
@@ -139,8 +139,8 @@ async def _book_dto(
 
 async def book_pages(request: Request, reading: Reading) -> Response:
     ref = book_of(request.path_params["id"])
-    shelf = await content.library(reading, ref.source)
-    urls = await content.page_urls(reading, shelf, ref)
+    visit = await content.visit_of(reading, ref.source)
+    urls = await content.page_urls(reading, visit, ref)
     return as_json(
         [
             PageDto(number=n, fileName=f"{n:04d}.jpg", mediaType="image/jpeg")
@@ -154,9 +154,9 @@ async def page_image(request: Request, reading: Reading) -> Response:
     number = request.path_params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > MAX_PAGE_DIGITS:
         raise NotFound("A page number is a whole number from 1.")
-    shelf = await content.library(reading, ref.source)
+    visit = await content.visit_of(reading, ref.source)
     png = request.query_params.get("convert") == "png"
-    count, image = await content.page_image(reading, shelf, ref, int(number) - 1, png=png)
+    count, image = await content.page_image(reading, visit, ref, int(number) - 1, png=png)
     if image is None:
         raise NotFound(f"This book has pages 1 to {count}.")
     return picture(image)
@@ -165,8 +165,8 @@ async def page_image(request: Request, reading: Reading) -> Response:
 async def book_thumbnail(request: Request, reading: Reading) -> Response:
     """The book's first page, small."""
     ref = book_of(request.path_params["id"])
-    shelf = await content.library(reading, ref.source)
-    image = await content.first_page_small(reading, shelf, ref)
+    visit = await content.visit_of(reading, ref.source)
+    image = await content.first_page_small(reading, visit, ref)
     if image is None:
         raise NotFound("This book has no pages.")
     return picture(image)
@@ -183,10 +183,10 @@ async def mark_progress(request: Request, reading: Reading) -> Response:
     if update is None or (update.page is None and not update.completed):
         raise InvalidRequest("Send page (a whole number from 1), or completed: true.")
     ref = book_of(request.path_params["id"])
-    shelf = await content.library(reading, ref.source)
-    await content.chapter(reading, shelf, ref)  # a chapter the source no longer has is 404
+    visit = await content.visit_of(reading, ref.source)
+    await content.chapter(reading, visit, ref)  # a chapter the source no longer has is 404
     # A chapter without pages is read at its one place.
-    pages = max(len(await content.page_urls(reading, shelf, ref)), 1)
+    pages = max(len(await content.page_urls(reading, visit, ref)), 1)
     page = pages if update.completed else (update.page or 0)
     if not 1 <= page <= pages:
         raise InvalidRequest(f"page must be from 1 to {pages}.")
@@ -198,6 +198,6 @@ async def mark_progress(request: Request, reading: Reading) -> Response:
 async def forget_progress(request: Request, reading: Reading) -> Response:
     """``DELETE``: the book is unread again."""
     ref = book_of(request.path_params["id"])
-    await content.library(reading, ref.source)
+    await content.visit_of(reading, ref.source)
     await content.forget(reading, ref)
     return no_content()

@@ -34,30 +34,30 @@ from toshokan.models.search import MAX_LIMIT
 MAX_SERIES = 1000
 
 
-def _changed(shelf: Visit) -> datetime:
-    return shelf.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
+def _changed(visit: Visit) -> datetime:
+    return visit.config.updatedAt or datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _preset_search(shelf: Visit, index: int) -> dict[str, Any]:
-    if index >= len(shelf.config.presets):
+def _preset_search(visit: Visit, index: int) -> dict[str, Any]:
+    if index >= len(visit.config.presets):
         raise NotFound("No collection has this id.")
-    body: dict[str, Any] = shelf.config.presets[index].request.model_dump(
+    body: dict[str, Any] = visit.config.presets[index].request.model_dump(
         mode="json", exclude_none=True
     )
     return body
 
 
-async def _series_ids(reading: Reading, shelf: Visit, index: int) -> list[str]:
+async def _series_ids(reading: Reading, visit: Visit, index: int) -> list[str]:
     """The series the preset finds: all of a library's, the first page of an upstream's."""
-    body = _preset_search(shelf, index)
-    whole = content.holds_files(reading, shelf)
+    body = _preset_search(visit, index)
+    whole = content.holds_files(reading, visit)
     size = MAX_LIMIT if whole else DEFAULT_SIZE
     found: list[str] = []
     page = 1
     try:
         while len(found) < MAX_SERIES:
-            answer = await content.search(reading, shelf, {**body, "page": page, "limit": size})
-            found += [series_id(shelf.slug, entry.slug) for entry in answer.results]
+            answer = await content.search(reading, visit, {**body, "page": page, "limit": size})
+            found += [series_id(visit.slug, entry.slug) for entry in answer.results]
             if not (whole and answer.more):
                 break
             page += 1
@@ -68,13 +68,13 @@ async def _series_ids(reading: Reading, shelf: Visit, index: int) -> list[str]:
     return list(dict.fromkeys(found))[:MAX_SERIES]
 
 
-async def _collection(reading: Reading, shelf: Visit, index: int) -> CollectionDto:
+async def _collection(reading: Reading, visit: Visit, index: int) -> CollectionDto:
     return CollectionDto(
-        id=collection_id(shelf.slug, index),
-        name=f"{shelf.config.name}: {shelf.config.presets[index].name}",
-        seriesIds=await _series_ids(reading, shelf, index),
-        createdDate=_changed(shelf),
-        lastModifiedDate=_changed(shelf),
+        id=collection_id(visit.slug, index),
+        name=f"{visit.config.name}: {visit.config.presets[index].name}",
+        seriesIds=await _series_ids(reading, visit, index),
+        createdDate=_changed(visit),
+        lastModifiedDate=_changed(visit),
     )
 
 
@@ -85,9 +85,9 @@ async def list_collections(request: Request, reading: Reading) -> Response:
     followed = await following.followed(reading)
     every: list[tuple[Visit, int] | None] = [None] if followed else []
     every += [
-        (shelf, index)
-        for shelf in await content.libraries(reading)
-        for index in range(len(shelf.config.presets))
+        (visit, index)
+        for visit in await content.opened_visits(reading)
+        for index in range(len(visit.config.presets))
     ]
 
     async def one(chosen: tuple[Visit, int] | None) -> CollectionDto:
@@ -107,9 +107,9 @@ async def one_collection(request: Request, reading: Reading) -> Response:
     if request.path_params["id"] == following.FOLLOWING:
         return as_json(following.collection(await following.followed(reading)))
     source, index = collection_of(request.path_params["id"])
-    shelf = await content.library(reading, source)
-    _preset_search(shelf, index)
-    return as_json(await _collection(reading, shelf, index))
+    visit = await content.visit_of(reading, source)
+    _preset_search(visit, index)
+    return as_json(await _collection(reading, visit, index))
 
 
 async def collection_series(request: Request, reading: Reading) -> Response:
@@ -121,14 +121,14 @@ async def collection_series(request: Request, reading: Reading) -> Response:
             await following.series_page(reading, found, query.page, query.size, query.read_statuses)
         )
     source, index = collection_of(request.path_params["id"])
-    shelf = await content.library(reading, source)
-    body = _preset_search(shelf, index)
+    visit = await content.visit_of(reading, source)
+    body = _preset_search(visit, index)
     page, size = page_params(request.query_params)
     body.update(page=page + 1, limit=size)
-    answer = await content.search(reading, shelf, body)
+    answer = await content.search(reading, visit, body)
     statuses = series_query(request.query_params).read_statuses
     series, total = await asyncio.gather(
-        counted_series(reading, shelf, answer.results, statuses),
-        source_total(reading, shelf, body, answer),
+        counted_series(reading, visit, answer.results, statuses),
+        source_total(reading, visit, body, answer),
     )
     return as_json(joined_page(series, page, size, not answer.more, [None if statuses else total]))

@@ -58,51 +58,51 @@ class Reading:
         return "" if basic is None else basic[0]
 
 
-async def library(reading: Reading, slug: str) -> Visit:
+async def visit_of(reading: Reading, slug: str) -> Visit:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
     return await reading.core.visit(slug, reading.caller, PASSING)
 
 
-async def libraries(reading: Reading) -> list[Visit]:
+async def opened_visits(reading: Reading) -> list[Visit]:
     """The serving sources this reader can open: every open one, and each locked one whose
     check passes with what the request sent (decided once per half minute by the core)."""
-    found = [await library(reading, hosted.slug) for hosted in reading.core.host.serving()]
-    opened = await asyncio.gather(*(_opens(reading, shelf) for shelf in found))
-    return [shelf for shelf, opens in zip(found, opened, strict=True) if opens]
+    found = [await visit_of(reading, hosted.slug) for hosted in reading.core.sources.serving()]
+    opened = await asyncio.gather(*(_opens(reading, visit) for visit in found))
+    return [visit for visit, opens in zip(found, opened, strict=True) if opens]
 
 
-async def _opens(reading: Reading, shelf: Visit) -> bool:
-    if not shelf.config.auth.required:
+async def _opens(reading: Reading, visit: Visit) -> bool:
+    if not visit.config.auth.required:
         return True
     try:
-        await shelf.access()
+        await visit.access()
     except (InvalidCredentials, RateLimited, UpstreamError):
         return False
     return True
 
 
-def holds_files(reading: Reading, shelf: Visit) -> bool:
+def holds_files(reading: Reading, visit: Visit) -> bool:
     """Whether the source's chapters are files here: asking about each reads its own index."""
-    return shelf.offers_downloads
+    return visit.offers_downloads
 
 
-async def known_values(reading: Reading, shelf: Visit, key: FilterKey) -> list[str]:
+async def known_values(reading: Reading, visit: Visit, key: FilterKey) -> list[str]:
     """What the source's ``key`` filter can match, when it declares the filter and knows them."""
-    if key not in shelf.config.search.filters:
+    if key not in visit.config.search.filters:
         return []
-    return await shelf.filter_values(key)
+    return await visit.filter_values(key)
 
 
-async def search(reading: Reading, shelf: Visit, body: dict[str, Any]) -> SearchResponse:
-    return (await shelf.search(body)).value
+async def search(reading: Reading, visit: Visit, body: dict[str, Any]) -> SearchResponse:
+    return (await visit.search(body)).value
 
 
-async def manga(reading: Reading, shelf: Visit, slug: str) -> Manga:
-    return (await shelf.manga(slug)).value
+async def manga(reading: Reading, visit: Visit, slug: str) -> Manga:
+    return (await visit.manga(slug)).value
 
 
-async def chapters(reading: Reading, shelf: Visit, manga_slug: str) -> list[Chapter]:
-    return (await shelf.chapters(manga_slug)).value
+async def chapters(reading: Reading, visit: Visit, manga_slug: str) -> list[Chapter]:
+    return (await visit.chapters(manga_slug)).value
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class SeriesProgress:
 
 
 async def progress_of(
-    reading: Reading, shelf: Visit, manga_slugs: list[str]
+    reading: Reading, visit: Visit, manga_slugs: list[str]
 ) -> list[SeriesProgress | None]:
     """Each work's chapters and the reader's places, None for a work whose chapters could not
     be listed (gone, or its source down or out of time: the request's one deadline holds)."""
@@ -124,8 +124,8 @@ async def progress_of(
         async with limit:
             try:
                 listed, places = await asyncio.gather(
-                    chapters(reading, shelf, manga_slug),
-                    positions(reading, shelf.slug, manga_slug),
+                    chapters(reading, visit, manga_slug),
+                    positions(reading, visit.slug, manga_slug),
                 )
             except HostError as refused:
                 if refused.status == 500:
@@ -136,31 +136,31 @@ async def progress_of(
     return list(await asyncio.gather(*(one(slug) for slug in manga_slugs)))
 
 
-async def chapter(reading: Reading, shelf: Visit, ref: ChapterRef) -> tuple[Chapter, list[Chapter]]:
+async def chapter(reading: Reading, visit: Visit, ref: ChapterRef) -> tuple[Chapter, list[Chapter]]:
     """The chapter a book is, and every chapter of its work (a book's number is its place)."""
-    every = await chapters(reading, shelf, ref.manga)
+    every = await chapters(reading, visit, ref.manga)
     for found in every:
         if found.slug == ref.chapter:
             return found, every
     raise ChapterNotFound()
 
 
-async def page_urls(reading: Reading, shelf: Visit, ref: ChapterRef) -> list[str]:
-    return await shelf.page_list(ref.manga, ref.chapter)
+async def page_urls(reading: Reading, visit: Visit, ref: ChapterRef) -> list[str]:
+    return await visit.page_list(ref.manga, ref.chapter)
 
 
 async def page_counts(
-    reading: Reading, shelf: Visit, manga_slug: str, chapters: list[Chapter]
+    reading: Reading, visit: Visit, manga_slug: str, chapters: list[Chapter]
 ) -> dict[str, int]:
     """The page counts of ``chapters`` by slug: asked of a source whose chapters are files
     here (each a read of its own index), else those the source listed with its chapters."""
-    if not holds_files(reading, shelf):
+    if not holds_files(reading, visit):
         return {c.slug: c.pages for c in chapters if c.pages}
 
     async def count(chapter: Chapter) -> int:
-        ref = ChapterRef(shelf.slug, manga_slug, chapter.slug)
+        ref = ChapterRef(visit.slug, manga_slug, chapter.slug)
         try:
-            return len(await page_urls(reading, shelf, ref))
+            return len(await page_urls(reading, visit, ref))
         except HostError:  # gone since the list was made: its count is unknown
             return 0
 
@@ -169,24 +169,24 @@ async def page_counts(
 
 
 async def page_image(
-    reading: Reading, shelf: Visit, ref: ChapterRef, index: int, *, png: bool
+    reading: Reading, visit: Visit, ref: ChapterRef, index: int, *, png: bool
 ) -> tuple[int, Picture | None]:
     """The book's page count, and its page ``index`` (from 0) as JPEG (what the page list
     declares), or as PNG when the app asks to convert; None when the book has no such page."""
-    count, picture = await shelf.page(ref.manga, ref.chapter, index, as_jpeg=True)
+    count, picture = await visit.page(ref.manga, ref.chapter, index, as_jpeg=True)
     if picture is not None and png:
         picture = await asyncio.to_thread(as_png, picture)
     return count, picture
 
 
-async def first_page_small(reading: Reading, shelf: Visit, ref: ChapterRef) -> Picture | None:
+async def first_page_small(reading: Reading, visit: Visit, ref: ChapterRef) -> Picture | None:
     """A book's first page, small: its thumbnail; None when it has no pages."""
-    _, picture = await shelf.page(ref.manga, ref.chapter, 0, width=THUMBNAIL_WIDTH)
+    _, picture = await visit.page(ref.manga, ref.chapter, 0, width=THUMBNAIL_WIDTH)
     return picture
 
 
-async def thumbnail(reading: Reading, shelf: Visit, url: str) -> Picture:
-    return await shelf.image(url, width=THUMBNAIL_WIDTH)
+async def thumbnail(reading: Reading, visit: Visit, url: str) -> Picture:
+    return await visit.image(url, width=THUMBNAIL_WIDTH)
 
 
 async def positions(reading: Reading, source: str, manga_slug: str) -> dict[str, Position]:

@@ -33,10 +33,10 @@ from toshokan.errors import HostError
 from toshokan.faces.komga import content
 from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, CollectionDto, PageWrapper, SeriesDto, page_of
+from toshokan.faces.komga.dto_of import series_of_manga
 from toshokan.faces.komga.ids import library_id, series_id
 from toshokan.faces.komga.listing import SeriesQuery
 from toshokan.faces.komga.read_lists import books_of_places
-from toshokan.faces.komga.shapes import series_of_manga
 from toshokan.models import Manga
 
 #: The id of the collection of the series a reader follows: a word, not a preset's id.
@@ -47,7 +47,7 @@ FOLLOWING = "following"
 class Followed:
     """One of the reader's follows, in a library the reader opens."""
 
-    shelf: Visit
+    visit: Visit
     follow: Follow
 
     @property
@@ -71,12 +71,12 @@ def _moment(seconds: float) -> datetime:
 async def followed(reading: Reading, query: SeriesQuery | None = None) -> list[Followed]:
     """The reader's follows in the libraries they open (of those ``query`` names, if any),
     in the order the core keeps them (by title)."""
-    shelves = {shelf.slug: shelf for shelf in await content.libraries(reading)}
+    visits = {visit.slug: visit for visit in await content.opened_visits(reading)}
     wanted = query.libraries if query is not None else frozenset()
     return [
-        Followed(shelves[source], follow)
+        Followed(visits[source], follow)
         for follow in await content.follows(reading)
-        if (source := follow.followed.series.source) in shelves
+        if (source := follow.followed.series.source) in visits
         and (not wanted or library_id(source) in wanted)
     ]
 
@@ -88,7 +88,7 @@ def collection(found: list[Followed]) -> CollectionDto:
         id=FOLLOWING,
         name="Following",
         ordered=False,
-        seriesIds=[series_id(one.shelf.slug, one.manga) for one in found],
+        seriesIds=[series_id(one.visit.slug, one.manga) for one in found],
         createdDate=min((one.since for one in found), default=_moment(0)),
         lastModifiedDate=changed,
     )
@@ -118,14 +118,14 @@ async def _series(reading: Reading, one: Followed) -> SeriesDto:
     was last found."""
     stored = one.follow.followed.series
     try:
-        work = await content.manga(reading, one.shelf, one.manga)
-        (progress,) = await content.progress_of(reading, one.shelf, [one.manga])
+        work = await content.manga(reading, one.visit, one.manga)
+        (progress,) = await content.progress_of(reading, one.visit, [one.manga])
     except HostError as refused:
         if refused.status == 500:
             raise
         work, progress = Manga(slug=one.manga, url="", title=stored.title), None
     chapters, places = (progress.chapters, progress.places) if progress else ([], {})
-    dto = series_of_manga(one.shelf.slug, work, one.shelf.config, chapters, places)
+    dto = series_of_manga(one.visit.slug, work, one.visit.config, chapters, places)
     return dto.model_copy(update={"created": one.since, "lastModified": one.changed})
 
 
@@ -146,12 +146,12 @@ async def latest_books(
 ) -> PageWrapper[BookDto]:
     """``books/latest``: the chapters the checks found new to the reader, the latest found
     first, with the reader's place in each."""
-    shelves = {one.shelf.slug: one.shelf for one in found}
+    visits = {one.visit.slug: one.visit for one in found}
     updates, after = await asyncio.gather(
         content.updates(reading, size, page * size),
         content.updates(reading, 1, (page + 1) * size),
     )
-    shown = [u for u in updates if u.source in shelves]
+    shown = [u for u in updates if u.source in visits]
     works = list(dict.fromkeys((u.source, u.manga) for u in shown))
     positions = await asyncio.gather(*(content.positions(reading, s, m) for s, m in works))
     places = dict(zip(works, positions, strict=True))
@@ -159,5 +159,5 @@ async def latest_books(
         (ChapterRef(u.source, u.manga, u.chapter), places[u.source, u.manga].get(u.chapter))
         for u in shown
     ]
-    books = await books_of_places(reading, shelves, listed)
+    books = await books_of_places(reading, visits, listed)
     return page_of(books, page, size, last=not after)

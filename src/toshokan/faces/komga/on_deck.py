@@ -21,9 +21,9 @@ from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json
 from toshokan.faces.komga.content import Reading, SeriesProgress
 from toshokan.faces.komga.dto import BookDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import library_id
 from toshokan.faces.komga.listing import page_params, series_query
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 
 #: The most series one answer looks at: the reader's most recently read ones.
 SERIES_LOOKED_AT = 50
@@ -31,11 +31,11 @@ SERIES_LOOKED_AT = 50
 PLACES_LOOKED_AT = 1000
 
 
-async def _series_read_lately(reading: Reading, shelves: dict[str, Visit]) -> list[tuple[str, str]]:
-    """The (source, work) pairs of the reader's latest places, newest first, in ``shelves``."""
+async def _series_read_lately(reading: Reading, visits: dict[str, Visit]) -> list[tuple[str, str]]:
+    """The (source, work) pairs of the reader's latest places, newest first, in ``visits``."""
     seen: dict[tuple[str, str], None] = {}
     for ref, _ in await content.recent(reading, PLACES_LOOKED_AT):
-        if ref.source in shelves:
+        if ref.source in visits:
             seen.setdefault((ref.source, ref.manga), None)
         if len(seen) == SERIES_LOOKED_AT:
             break
@@ -54,31 +54,31 @@ def _next_unread(progress: SeriesProgress) -> int | None:
 
 
 async def _book(
-    reading: Reading, shelf: Visit, manga_slug: str, progress: SeriesProgress, place: int
+    reading: Reading, visit: Visit, manga_slug: str, progress: SeriesProgress, place: int
 ) -> BookDto:
     """The book at ``place`` (from 0) in the series' reading order, not yet read."""
     chapter = reading_order(progress.chapters)[place]
     work, counts = await asyncio.gather(
-        content.manga(reading, shelf, manga_slug),
-        content.page_counts(reading, shelf, manga_slug, [chapter]),
+        content.manga(reading, visit, manga_slug),
+        content.page_counts(reading, visit, manga_slug, [chapter]),
     )
-    ref = ChapterRef(shelf.slug, manga_slug, chapter.slug)
+    ref = ChapterRef(visit.slug, manga_slug, chapter.slug)
     return book_of_chapter(ref, chapter, place + 1, work.title, counts.get(chapter.slug), None)
 
 
 async def on_deck(request: Request, reading: Reading) -> Response:
     page, size = page_params(request.query_params)
     wanted = series_query(request.query_params).libraries
-    shelves = {
-        shelf.slug: shelf
-        for shelf in await content.libraries(reading)
-        if not wanted or library_id(shelf.slug) in wanted
+    visits = {
+        visit.slug: visit
+        for visit in await content.opened_visits(reading)
+        if not wanted or library_id(visit.slug) in wanted
     }
-    series = await _series_read_lately(reading, shelves)
+    series = await _series_read_lately(reading, visits)
     with_news = [
         (follow.followed.series.source, follow.followed.series.manga)
         for follow in await content.follows(reading)
-        if follow.unread and follow.followed.series.source in shelves
+        if follow.unread and follow.followed.series.source in visits
     ]
     series = list(dict.fromkeys(series + with_news[:SERIES_LOOKED_AT]))
     by_source: dict[str, list[str]] = {}
@@ -86,10 +86,10 @@ async def on_deck(request: Request, reading: Reading) -> Response:
         by_source.setdefault(source, []).append(manga_slug)
     found: dict[tuple[str, str], SeriesProgress | None] = {}
     for source, slugs in by_source.items():
-        found_progress = await content.progress_of(reading, shelves[source], slugs)
+        found_progress = await content.progress_of(reading, visits[source], slugs)
         found.update(((source, slug), r) for slug, r in zip(slugs, found_progress, strict=True))
     every = [
-        (shelves[source], manga_slug, progress, place)
+        (visits[source], manga_slug, progress, place)
         for source, manga_slug in series
         if (progress := found[source, manga_slug]) is not None
         and (place := _next_unread(progress)) is not None

@@ -28,9 +28,9 @@ from toshokan.faces.komga import content
 from toshokan.faces.komga.answers import as_json, picture
 from toshokan.faces.komga.content import Reading
 from toshokan.faces.komga.dto import BookDto, ReadListDto, page_of
+from toshokan.faces.komga.dto_of import book_of_chapter, reading_order
 from toshokan.faces.komga.ids import book_of
 from toshokan.faces.komga.listing import page_params
-from toshokan.faces.komga.shapes import book_of_chapter, reading_order
 
 #: The most books a read list holds.
 MAX_BOOKS = 50
@@ -52,21 +52,21 @@ class ReadList:
     books: Books
 
 
-async def _keep_reading(reading: Reading, shelves: dict[str, Visit]) -> Listed:
+async def _keep_reading(reading: Reading, visits: dict[str, Visit]) -> Listed:
     """The books the reader started and has not finished, the latest first."""
     found: Listed = []
     for ref, place in await content.recent(reading, PLACES_LOOKED_AT):
-        if ref.source in shelves and not place.finished:
+        if ref.source in visits and not place.finished:
             found.append((ref, place))
         if len(found) == MAX_BOOKS:
             break
     return found
 
 
-async def _new_chapters(reading: Reading, shelves: dict[str, Visit]) -> Listed:
+async def _new_chapters(reading: Reading, visits: dict[str, Visit]) -> Listed:
     """The unread chapters checks found new in the series the reader follows, latest first."""
     found = await content.updates(reading, MAX_BOOKS, unread_only=True)
-    return [(ChapterRef(u.source, u.manga, u.chapter), None) for u in found if u.source in shelves]
+    return [(ChapterRef(u.source, u.manga, u.chapter), None) for u in found if u.source in visits]
 
 
 READ_LISTS: dict[str, ReadList] = {
@@ -98,20 +98,20 @@ def _read_list(text: str) -> ReadList:
 
 async def _books(reading: Reading, chosen: ReadList) -> list[BookDto]:
     """The list's books as Komga's."""
-    shelves = {shelf.slug: shelf for shelf in await content.libraries(reading)}
-    return await books_of_places(reading, shelves, await chosen.books(reading, shelves))
+    visits = {visit.slug: visit for visit in await content.opened_visits(reading)}
+    return await books_of_places(reading, visits, await chosen.books(reading, visits))
 
 
 async def books_of_places(
     reading: Reading,
-    shelves: dict[str, Visit],
+    visits: dict[str, Visit],
     listed: Sequence[tuple[ChapterRef, Position | None]],
 ) -> list[BookDto]:
     """Chapters, with the reader's places in them, as Komga's books, those the source still
     lists, in order."""
     works = list(dict.fromkeys((ref.source, ref.manga) for ref, _ in listed))
     progress = await asyncio.gather(
-        *(content.progress_of(reading, shelves[source], [manga]) for source, manga in works)
+        *(content.progress_of(reading, visits[source], [manga]) for source, manga in works)
     )
     chapters = {work: found[0] for work, found in zip(works, progress, strict=True)}
 
@@ -123,10 +123,10 @@ async def books_of_places(
         chapter = next((c for c in ordered if c.slug == ref.chapter), None)
         if chapter is None:
             return None
-        shelf = shelves[ref.source]
+        visit = visits[ref.source]
         work, counts = await asyncio.gather(
-            content.manga(reading, shelf, ref.manga),
-            content.page_counts(reading, shelf, ref.manga, [chapter]),
+            content.manga(reading, visit, ref.manga),
+            content.page_counts(reading, visit, ref.manga, [chapter]),
         )
         number = ordered.index(chapter) + 1
         return book_of_chapter(ref, chapter, number, work.title, counts.get(chapter.slug), place)
@@ -183,8 +183,8 @@ async def read_list_thumbnail(request: Request, reading: Reading) -> Response:
     if not books:
         raise NotFound("This read list has no books.")
     ref = book_of(books[0].id)
-    shelf = await content.library(reading, ref.source)
-    image = await content.first_page_small(reading, shelf, ref)
+    visit = await content.visit_of(reading, ref.source)
+    image = await content.first_page_small(reading, visit, ref)
     if image is None:
         raise NotFound("This book has no pages.")
     return picture(image)

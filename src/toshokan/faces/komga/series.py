@@ -39,13 +39,13 @@ from toshokan.faces.komga.dto import (
     UserDto,
     page_of,
 )
+from toshokan.faces.komga.dto_of import read_status, series_of_entry, series_of_manga
 from toshokan.faces.komga.ids import (
     library_id,
     series_of,
     source_of_library,
 )
 from toshokan.faces.komga.listing import SeriesQuery, search_body, series_query
-from toshokan.faces.komga.shapes import read_status, series_of_entry, series_of_manga
 from toshokan.models import Chapter, FilterKey, SearchResponse
 from toshokan.models.content import Entry
 
@@ -54,19 +54,19 @@ SKIPPED = (InvalidCredentials, RateLimited, UpstreamError)
 T = TypeVar("T")
 
 
-def library_dto(shelf: Visit) -> LibraryDto:
-    return LibraryDto(id=library_id(shelf.slug), name=shelf.config.name)
+def library_dto(visit: Visit) -> LibraryDto:
+    return LibraryDto(id=library_id(visit.slug), name=visit.config.name)
 
 
 async def list_libraries(request: Request, reading: Reading) -> Response:
-    return as_json([library_dto(shelf) for shelf in await content.libraries(reading)])
+    return as_json([library_dto(visit) for visit in await content.opened_visits(reading)])
 
 
 async def one_library(request: Request, reading: Reading) -> Response:
     slug = source_of_library(request.path_params["id"])
-    for shelf in await content.libraries(reading):
-        if shelf.slug == slug:
-            return as_json(library_dto(shelf))
+    for visit in await content.opened_visits(reading):
+        if visit.slug == slug:
+            return as_json(library_dto(visit))
     raise NotFound("No library has this id.")
 
 
@@ -107,39 +107,39 @@ async def search_series(request: Request, reading: Reading) -> Response:
 
 
 async def _series(reading: Reading, query: SeriesQuery) -> Response:
-    shelves = [
-        shelf
-        for shelf in await content.libraries(reading)
-        if not query.libraries or library_id(shelf.slug) in query.libraries
+    visits = [
+        visit
+        for visit in await content.opened_visits(reading)
+        if not query.libraries or library_id(visit.slug) in query.libraries
     ]
-    return as_json(await _listing(reading, shelves, query))
+    return as_json(await _listing(reading, visits, query))
 
 
 async def _listing(
-    reading: Reading, shelves: list[Visit], query: SeriesQuery
+    reading: Reading, visits: list[Visit], query: SeriesQuery
 ) -> PageWrapper[SeriesDto]:
-    asked = [(shelf, body) for shelf in shelves if (body := search_body(query, shelf.config))]
+    asked = [(visit, body) for visit in visits if (body := search_body(query, visit.config))]
     answers = await asyncio.gather(
-        *(content.search(reading, shelf, body) for shelf, body in asked),
+        *(content.search(reading, visit, body) for visit, body in asked),
         return_exceptions=len(asked) > 1,
     )
     found: list[tuple[Visit, list[Entry]]] = []
     totals: list[Awaitable[int | None]] = []
     more = False
-    for (shelf, body), answer in zip(asked, answers, strict=True):
+    for (visit, body), answer in zip(asked, answers, strict=True):
         if isinstance(answer, SKIPPED):
             continue
         if isinstance(answer, BaseException):
             raise answer
         assert isinstance(answer, SearchResponse)
-        found.append((shelf, answer.results))
-        totals.append(source_total(reading, shelf, body, answer))
+        found.append((visit, answer.results))
+        totals.append(source_total(reading, visit, body, answer))
         more = more or answer.more
     shown, counted = await asyncio.gather(
         asyncio.gather(
             *(
-                counted_series(reading, shelf, entries, query.read_statuses)
-                for shelf, entries in found
+                counted_series(reading, visit, entries, query.read_statuses)
+                for visit, entries in found
             )
         ),
         asyncio.gather(*totals),
@@ -151,18 +151,18 @@ async def _listing(
 
 
 async def source_total(
-    reading: Reading, shelf: Visit, body: dict[str, Any], answer: SearchResponse
+    reading: Reading, visit: Visit, body: dict[str, Any], answer: SearchResponse
 ) -> int | None:
     """How many series the source's search finds in all: known on its last page, counted by
     asking for pages where that reads the source's own index, else unknown (None)."""
     page, size = int(body["page"]), int(body["limit"])
     if not answer.more and (answer.results or page == 1):
         return (page - 1) * size + len(answer.results)
-    if not content.holds_files(reading, shelf):
+    if not content.holds_files(reading, visit):
         return None
 
     async def ask(number: int) -> tuple[int, bool]:
-        asked = await content.search(reading, shelf, {**body, "page": number})
+        asked = await content.search(reading, visit, {**body, "page": number})
         return len(asked.results), asked.more
 
     if answer.results:
@@ -183,7 +183,7 @@ def joined_page(
 
 
 async def counted_series(
-    reading: Reading, shelf: Visit, entries: list[Entry], statuses: frozenset[str]
+    reading: Reading, visit: Visit, entries: list[Entry], statuses: frozenset[str]
 ) -> list[SeriesDto]:
     """A source's page of results as series, their books counted where the chapter lists are
     cheap (the source's files are here) or needed (a read-status filter), and filtered by it.
@@ -192,11 +192,11 @@ async def counted_series(
     show fewer series than it holds, and a series whose chapters cannot be
     listed in time is left out of it.
     """
-    if not statuses and not content.holds_files(reading, shelf):
-        return [series_of_entry(shelf.slug, entry, shelf.config) for entry in entries]
-    found = await content.progress_of(reading, shelf, [entry.slug for entry in entries])
+    if not statuses and not content.holds_files(reading, visit):
+        return [series_of_entry(visit.slug, entry, visit.config) for entry in entries]
+    found = await content.progress_of(reading, visit, [entry.slug for entry in entries])
     return [
-        series_of_entry(shelf.slug, entry, shelf.config, *_chapters_and_places(progress))
+        series_of_entry(visit.slug, entry, visit.config, *_chapters_and_places(progress))
         for entry, progress in zip(entries, found, strict=True)
         if not statuses
         or (progress is not None and read_status(progress.chapters, progress.places) in statuses)
@@ -211,35 +211,39 @@ def _chapters_and_places(
 
 async def one_series(request: Request, reading: Reading) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    shelf = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     work, chapters, places = await asyncio.gather(
-        content.manga(reading, shelf, manga_slug),
-        content.chapters(reading, shelf, manga_slug),
+        content.manga(reading, visit, manga_slug),
+        content.chapters(reading, visit, manga_slug),
         content.positions(reading, source, manga_slug),
     )
-    return as_json(series_of_manga(source, work, shelf.config, chapters, places))
+    return as_json(series_of_manga(source, work, visit.config, chapters, places))
 
 
 async def series_thumbnail(request: Request, reading: Reading) -> Response:
     source, manga_slug = series_of(request.path_params["id"])
-    shelf = await content.library(reading, source)
-    work = await content.manga(reading, shelf, manga_slug)
+    visit = await content.visit_of(reading, source)
+    work = await content.manga(reading, visit, manga_slug)
     if not work.covers:
         raise NotFound("This series has no cover.")
-    return picture(await content.thumbnail(reading, shelf, work.covers[0]))
+    return picture(await content.thumbnail(reading, visit, work.covers[0]))
 
 
 async def genres(request: Request, reading: Reading) -> Response:
     """The tags the reader's sources declare: the extension's genre filter offers them."""
     names = {
-        tag.name for shelf in await content.libraries(reading) for tag in shelf.config.search.tags
+        tag.name
+        for visit in await content.opened_visits(reading)
+        for tag in visit.config.search.tags
     }
     return as_json(sorted(names, key=str.casefold))
 
 
 async def languages(request: Request, reading: Reading) -> Response:
     """The languages the reader's sources are in."""
-    codes = {code for shelf in await content.libraries(reading) for code in shelf.config.languages}
+    codes = {
+        code for visit in await content.opened_visits(reading) for code in visit.config.languages
+    }
     return as_json(sorted(codes))
 
 
@@ -256,8 +260,8 @@ async def authors(request: Request, reading: Reading) -> Response:
 
 
 async def _known(reading: Reading, key: FilterKey) -> set[str]:
-    shelves = await content.libraries(reading)
-    found = await asyncio.gather(*(content.known_values(reading, shelf, key) for shelf in shelves))
+    visits = await content.opened_visits(reading)
+    found = await asyncio.gather(*(content.known_values(reading, visit, key) for visit in visits))
     return {value for values in found for value in values}
 
 

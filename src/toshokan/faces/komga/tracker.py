@@ -43,21 +43,21 @@ class ReadProgressUpdateV2(BaseModel):
 class SeriesProgress:
     """A series' chapters by number (each number's versions), and the reader's places in them."""
 
-    shelf: Visit
+    visit: Visit
     versions: dict[float, list[Chapter]]
     places: dict[str, Position]
 
 
 async def _progress(reading: Reading, source: str, manga_slug: str) -> SeriesProgress:
-    shelf = await content.library(reading, source)
+    visit = await content.visit_of(reading, source)
     chapters, places = await asyncio.gather(
-        content.chapters(reading, shelf, manga_slug),
+        content.chapters(reading, visit, manga_slug),
         content.positions(reading, source, manga_slug),
     )
     versions: dict[float, list[Chapter]] = defaultdict(list)
     for chapter in chapters:
         versions[float(chapter.number)].append(chapter)
-    return SeriesProgress(shelf, dict(versions), places)
+    return SeriesProgress(visit, dict(versions), places)
 
 
 async def tachiyomi_progress(request: Request, reading: Reading) -> Response:
@@ -107,14 +107,14 @@ async def mark_tachiyomi_progress(request: Request, reading: Reading) -> Respons
             if kept is not None and kept.finished:
                 continue
             ref = ChapterRef(source, manga_slug, chapter.slug)
-            pages = await _pages(reading, progress.shelf, ref, chapter.pages, kept)
+            pages = await _pages(reading, progress.visit, ref, chapter.pages, kept)
             await content.record(reading, ref, Position(pages - 1, pages, True, now, device=device))
     return no_content()
 
 
 async def _pages(
     reading: Reading,
-    shelf: Visit,
+    visit: Visit,
     ref: ChapterRef,
     known: int | None,
     kept: Position | None,
@@ -126,6 +126,6 @@ async def _pages(
         return known
     if kept is not None and kept.pages:
         return kept.pages
-    if content.holds_files(reading, shelf):
-        return max(len(await content.page_urls(reading, shelf, ref)), 1)
+    if content.holds_files(reading, visit):
+        return max(len(await content.page_urls(reading, visit, ref)), 1)
     return 1

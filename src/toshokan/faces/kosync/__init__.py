@@ -1,6 +1,6 @@
 """KOReader's progress sync, served at ``/_/kosync`` over the host's readers and progress store."""
 
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.faces.kosync.routes import PREFIX, kosync_routes
 
 FACE = Face(
@@ -8,7 +8,7 @@ FACE = Face(
     prefix=PREFIX,
     routes=kosync_routes,
     names=frozenset({"kosync"}),
-    needs=frozenset({Need.CORE}),
+    reads=frozenset({AppState.CORE}),
 )
 
 __all__ = ["FACE", "PREFIX"]

@@ -103,7 +103,7 @@ async def update_progress(request: Request, core: Core) -> tuple[int, dict[str, 
     reader = await reader_of(request, core)
     update = progress_update(body)
     now = time.time()
-    found = await chapter_of_document(core.host, update.document)
+    found = await chapter_of_document(core.sources, update.document)
     page = _page(update.progress, found[1]) if found is not None else None
     if found is not None and page is not None:
         ref, pages = found
@@ -122,7 +122,7 @@ async def get_progress(request: Request, core: Core) -> tuple[int, dict[str, Any
     document: str = request.path_params["document"]
     if not is_valid_key_field(document, MAX_DOCUMENT):
         raise document_missing()
-    found = await chapter_of_document(core.host, document)
+    found = await chapter_of_document(core.sources, document)
     kept = await core.progress.adocument(reader, document)
     chapter = await core.progress.aposition(reader, found[0]) if found is not None else None
     if chapter is not None and (kept is None or chapter.updated >= kept.updated):

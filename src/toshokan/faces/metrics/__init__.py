@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core.cache_control import NO_STORE_HEADERS
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.errors import error_body
 
 PATH = "/_/metrics"
@@ -47,7 +47,7 @@ FACE = Face(
     routes=metrics_routes,
     names=frozenset({"metrics"}),
     unbudgeted_routes=(PATH,),
-    needs=frozenset({Need.METRICS}),
+    reads=frozenset({AppState.METRICS}),
 )
 
 __all__ = ["FACE", "PATH"]

@@ -1,10 +1,10 @@
 """The OPDS face: an OPDS 1.2 catalogue with page streaming (OPDS-PSE) at ``/_/opds``."""
 
-from toshokan.core.face import Face, Need
-from toshokan.faces.opds.access import KEPT
+from toshokan.core.face import AppState, Face
+from toshokan.faces.opds import access, freshness
 from toshokan.faces.opds.context import PREFIX
-from toshokan.faces.opds.freshness import KEPT as VALIDATORS
 from toshokan.faces.opds.routes import opds_routes
+from toshokan.models.base import SOURCE_SLUG_REGEX
 
 FACE = Face(
     name="opds",
@@ -12,9 +12,9 @@ FACE = Face(
     routes=opds_routes,
     names=frozenset({"opds"}),
     # Page streaming: a reader fetches every page of a chapter through it.
-    image_routes=(rf"{PREFIX}/[a-z]+/series/[^/]+/[^/]+/pages/",),
-    needs=frozenset({Need.CORE}),
-    kept={**KEPT, **VALIDATORS},
+    image_routes=(rf"{PREFIX}/{SOURCE_SLUG_REGEX}/series/[^/]+/[^/]+/pages/",),
+    reads=frozenset({AppState.CORE}),
+    cached={**access.CACHED, **freshness.CACHED},
 )
 
 __all__ = ["FACE"]

@@ -27,7 +27,7 @@ SESSIONS = "opds-session"
 #: Seconds a session's cookies are reused before the reader's name and password sign in again.
 SESSION_SECONDS = 600
 #: What the face keeps through the core's cache.
-KEPT = {SESSIONS: Kind(ttl=SESSION_SECONDS)}
+CACHED = {SESSIONS: Kind(ttl=SESSION_SECONDS)}
 #: How the face's readers' credentials reach a source.
 PASSING = BasicAsSource(sessions=SESSIONS, seconds=SESSION_SECONDS)
 

@@ -18,7 +18,7 @@ from toshokan.core.http import entry_of
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import NAVIGATION, AtomEntry, Feed, Link
-from toshokan.faces.opds.context import Ctx, cache_control, page_of, query_of
+from toshokan.faces.opds.context import CatalogueVisit, cache_control, page_of, query_of
 from toshokan.faces.opds.entries import series_entry
 from toshokan.faces.opds.everywhere import search_everywhere
 from toshokan.faces.opds.follows import follows_entries
@@ -33,11 +33,11 @@ def feed_response(feed: Feed, kind: str, private: bool) -> Response:
     return Response(feed.xml(), media_type=kind, headers=cache_control(private))
 
 
-def search_links(ctx: Ctx) -> list[Link]:
+def search_links(visit: CatalogueVisit) -> list[Link]:
     """The source's OpenSearch description, and the template some readers use directly."""
     return [
-        Link("search", ctx.url("opensearch.xml"), atom.OPENSEARCH_TYPE, "Search"),
-        Link("search", ctx.url("search", template=SEARCH_TEMPLATE), NAVIGATION, "Search"),
+        Link("search", visit.url("opensearch.xml"), atom.OPENSEARCH_TYPE, "Search"),
+        Link("search", visit.url("search", template=SEARCH_TEMPLATE), NAVIGATION, "Search"),
     ]
 
 
@@ -50,7 +50,7 @@ async def root(request: Request, reader: str) -> Response:
     entry = entry_of(request)
     core, urls = entry.core, entry.urls
     entries = follows_entries(urls)
-    for hosted in core.host.serving():
+    for hosted in core.sources.serving():
         config = await core.configuration(hosted)
         # A source that accepts the host's readers is open to the reader signed in here.
         opened = hosted.accepts_readers and reader != IMPLICIT_READER
@@ -105,7 +105,7 @@ async def root_search(request: Request, reader: str) -> Response:
     query, page = query_of(request), page_of(request)
     answered = await search_everywhere(entry, reader, query, page)
     entries = [
-        series_entry(found.ctx, listed, f"From {found.ctx.config.name}.")
+        series_entry(found.visit, listed, f"From {found.visit.config.name}.")
         for found in answered
         for listed in found.titles
     ]
@@ -131,44 +131,46 @@ async def root_search(request: Request, reader: str) -> Response:
     return feed_response(feed, NAVIGATION, private=True)
 
 
-async def source_root(request: Request, ctx: Ctx) -> Response:
+async def source_root(request: Request, visit: CatalogueVisit) -> Response:
     now = atom.timestamp()
     entries = [
         AtomEntry(
-            id=f"urn:toshokan:opds:{ctx.slug}:all",
+            id=f"urn:toshokan:opds:{visit.slug}:all",
             title="All titles",
             updated=now,
-            content=f"Everything in {ctx.config.name}, one page at a time.",
-            links=[Link("subsection", ctx.url("all"), NAVIGATION)],
+            content=f"Everything in {visit.config.name}, one page at a time.",
+            links=[Link("subsection", visit.url("all"), NAVIGATION)],
         )
     ]
-    for number, preset in enumerate(ctx.config.presets or []):
+    for number, preset in enumerate(visit.config.presets or []):
         entries.append(
             AtomEntry(
-                id=f"urn:toshokan:opds:{ctx.slug}:preset:{number}",
+                id=f"urn:toshokan:opds:{visit.slug}:preset:{number}",
                 title=preset.name,
                 updated=now,
                 content=preset.description or preset.name,
-                links=[Link("subsection", ctx.url("presets", str(number)), NAVIGATION)],
+                links=[Link("subsection", visit.url("presets", str(number)), NAVIGATION)],
             )
         )
     feed = Feed(
-        id=f"urn:toshokan:opds:{ctx.slug}",
-        title=ctx.config.name,
-        icon=ctx.config.icon,
+        id=f"urn:toshokan:opds:{visit.slug}",
+        title=visit.config.name,
+        icon=visit.config.icon,
         links=[
-            Link("self", ctx.url(), NAVIGATION),
-            Link("start", ctx.root, NAVIGATION),
-            Link("up", ctx.root, NAVIGATION),
-            *search_links(ctx),
+            Link("self", visit.url(), NAVIGATION),
+            Link("start", visit.root, NAVIGATION),
+            Link("up", visit.root, NAVIGATION),
+            *search_links(visit),
         ],
         entries=entries,
     )
-    return feed_response(feed, NAVIGATION, ctx.private)
+    return feed_response(feed, NAVIGATION, visit.private)
 
 
-async def source_opensearch(request: Request, ctx: Ctx) -> Response:
+async def source_opensearch(request: Request, visit: CatalogueVisit) -> Response:
     body = atom.opensearch_description(
-        ctx.config.name, f"Search {ctx.config.name}.", ctx.url("search", template=SEARCH_TEMPLATE)
+        visit.config.name,
+        f"Search {visit.config.name}.",
+        visit.url("search", template=SEARCH_TEMPLATE),
     )
     return Response(body, media_type=atom.OPENSEARCH_TYPE)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from toshokan.core import Download
 from toshokan.errors import ChapterNotFound, HostError
-from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx
+from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, CatalogueVisit
 from toshokan.models import Chapter, Manga
 
 
@@ -55,13 +55,13 @@ class SeriesPage:
         return self.start + CHAPTERS_PER_PAGE < self.total
 
 
-async def series_page(ctx: Ctx, manga_slug: str, page: int) -> SeriesPage:
+async def series_page(visit: CatalogueVisit, manga_slug: str, page: int) -> SeriesPage:
     """Details and chapters of ``manga_slug``, asked of the core at once."""
     details, listed = await asyncio.gather(
-        ctx.visit.manga(manga_slug),
-        ctx.visit.chapters(manga_slug),
+        visit.source_visit.manga(manga_slug),
+        visit.source_visit.chapters(manga_slug),
     )
-    private = details.private or listed.private or ctx.private
+    private = details.private or listed.private or visit.private
     return SeriesPage(details.value, listed.value, page, private)
 
 
@@ -81,9 +81,9 @@ def numbered_title(number: float, title: str, scanlator: str, language: str) -> 
     return f"{head} [{group}, {language}]"
 
 
-async def listed_chapter(ctx: Ctx, manga_slug: str, chapter_slug: str) -> Chapter:
+async def listed_chapter(visit: CatalogueVisit, manga_slug: str, chapter_slug: str) -> Chapter:
     """The chapter ``chapter_slug`` as the series' chapter list has it (cached by the core)."""
-    listed = await ctx.visit.chapters(manga_slug)
+    listed = await visit.source_visit.chapters(manga_slug)
     chapter = next((c for c in listed.value if c.slug == chapter_slug), None)
     if chapter is None:
         raise ChapterNotFound()
@@ -98,14 +98,16 @@ class Pages:
     first: str | None
 
 
-async def downloads(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> dict[str, Download]:
+async def downloads(
+    visit: CatalogueVisit, manga_slug: str, chapters: Sequence[Chapter]
+) -> dict[str, Download]:
     """The files of ``chapters`` to download, by slug; chapters without one are left out."""
-    if not ctx.holds_files:
+    if not visit.holds_files:
         return {}
 
     async def ask(chapter: Chapter) -> Download | None:
         try:
-            return await ctx.visit.download(manga_slug, chapter.slug)
+            return await visit.source_visit.download(manga_slug, chapter.slug)
         except HostError:  # gone since the list was made: the entry simply has no link
             return None
 
@@ -113,15 +115,17 @@ async def downloads(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> d
     return {c.slug: d for c, d in zip(chapters, found, strict=True) if d is not None}
 
 
-async def page_counts(ctx: Ctx, manga_slug: str, chapters: Sequence[Chapter]) -> dict[str, Pages]:
+async def page_counts(
+    visit: CatalogueVisit, manga_slug: str, chapters: Sequence[Chapter]
+) -> dict[str, Pages]:
     """The page counts of ``chapters``, by slug: asked of a source that holds files, else
     those the source listed with its chapters (MangaDex's feed gives them)."""
-    if not ctx.holds_files:
+    if not visit.holds_files:
         return {c.slug: Pages(c.pages, None) for c in chapters if c.pages}
 
     async def ask(chapter: Chapter) -> Pages:
         try:
-            urls = await ctx.visit.page_list(manga_slug, chapter.slug)
+            urls = await visit.source_visit.page_list(manga_slug, chapter.slug)
         except HostError:
             return Pages(0, None)
         return Pages(len(urls), urls[0] if urls else None)

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Caller, Core, HostedSource, Query, Urls, Visit, host_path
-from toshokan.core.cache_control import PRIVATE_NO_CACHE
+from toshokan.core.cache_control import PRIVATE_NO_CACHE, PUBLIC_FEED
 from toshokan.core.http import Entry, enter, entry_of
 from toshokan.core.readers import BY_CREDENTIALS, NotAReader
 from toshokan.errors import InvalidCredentials, InvalidRequest
@@ -42,12 +42,12 @@ MAX_PAGE = 10_000
 
 
 @dataclass
-class Ctx:
+class CatalogueVisit:
     """One request to a source's part of the catalogue, authorised: its content is asked of
     the request's one :class:`~toshokan.core.Visit`."""
 
     core: Core
-    visit: Visit
+    source_visit: Visit
     #: The request as the face entered the core (its links built on first need).
     entry: Entry
     #: Who reads (:data:`~toshokan.core.progress.IMPLICIT_READER` on a host without readers).
@@ -59,19 +59,19 @@ class Ctx:
 
     @property
     def hosted(self) -> HostedSource:
-        return self.visit.hosted
+        return self.source_visit.hosted
 
     @property
     def config(self) -> SourceConfiguration:
-        return self.visit.config
+        return self.source_visit.config
 
     @property
     def caller(self) -> Caller:
-        return self.visit.caller
+        return self.source_visit.caller
 
     @property
     def slug(self) -> str:
-        return self.visit.slug
+        return self.source_visit.slug
 
     @property
     def private(self) -> bool:
@@ -84,7 +84,7 @@ class Ctx:
         Then a feed may ask the core about every title or chapter it lists: each
         answer is a read of the source's own index, never an upstream request.
         """
-        return self.visit.offers_downloads
+        return self.source_visit.offers_downloads
 
     @property
     def root(self) -> str:
@@ -107,10 +107,12 @@ class Ctx:
 
 def cache_control(private: bool) -> dict[str, str]:
     """Feeds change as sources do: a minute in shared caches, never when they are someone's."""
-    return {"Cache-Control": PRIVATE_NO_CACHE if private else "public, max-age=60"}
+    return {"Cache-Control": PRIVATE_NO_CACHE if private else PUBLIC_FEED}
 
 
-def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Callable[..., Any]:
+def source_route(
+    handler: Callable[[Request, CatalogueVisit], Awaitable[Response]],
+) -> Callable[..., Any]:
     """Tell the reader, resolve and authorise the source; a refusal becomes the Basic challenge
     readers answer (the host's when no reader signed in, the source's when it stays locked)."""
 
@@ -127,7 +129,7 @@ def source_route(handler: Callable[[Request, Ctx], Awaitable[Response]]) -> Call
         try:
             if entry.refused is not None:
                 raise entry.refused
-            return await handler(request, Ctx(entry.core, visit, entry, reader))
+            return await handler(request, CatalogueVisit(entry.core, visit, entry, reader))
         except InvalidCredentials as refused:
             raise challenge(visit.config, refused.message) from None
 

@@ -14,54 +14,54 @@ from toshokan.core.progress import Position
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, AtomEntry, Link
 from toshokan.faces.opds.chapters import Pages, chapter_title
-from toshokan.faces.opds.context import Ctx
-from toshokan.faces.opds.listing import Listed
+from toshokan.faces.opds.context import CatalogueVisit
+from toshokan.faces.opds.listed import Listed
 from toshokan.models import Chapter, Manga
 
 #: The OPDS-PSE stream template after a chapter's ``pages``: the reader fills both in.
 PAGE_TEMPLATE = "/{pageNumber}?maxWidth={maxWidth}"
 
 
-def cover_links(ctx: Ctx, cover: str | None) -> list[Link]:
+def cover_links(visit: CatalogueVisit, cover: str | None) -> list[Link]:
     """A cover and its thumbnail, both served by the host's image pipeline through signed links."""
     if not cover:
         return []
-    images = ctx.core.images
-    full = images.signed_url(ctx.caller.base_url, ctx.slug, cover)
-    small = images.signed_url(ctx.caller.base_url, ctx.slug, cover, thumbnail=True)
+    images = visit.core.images
+    full = images.signed_url(visit.caller.base_url, visit.slug, cover)
+    small = images.signed_url(visit.caller.base_url, visit.slug, cover, thumbnail=True)
     return [Link(atom.REL_IMAGE, full, "image/jpeg"), Link(atom.REL_THUMBNAIL, small, "image/jpeg")]
 
 
-def categories(ctx: Ctx, manga: Manga) -> list[tuple[str, str]]:
+def categories(visit: CatalogueVisit, manga: Manga) -> list[tuple[str, str]]:
     """The title's tags as (term, label): the source's names for its tag slugs."""
-    names = {tag.slug: tag.name for tag in ctx.config.search.tags}
+    names = {tag.slug: tag.name for tag in visit.config.search.tags}
     return [(tag, names.get(tag, tag)) for tag in manga.tags]
 
 
-def series_entry(ctx: Ctx, listed: Listed, content: str | None = None) -> AtomEntry:
+def series_entry(visit: CatalogueVisit, listed: Listed, content: str | None = None) -> AtomEntry:
     """A title in a list (a navigation feed): what the search answered, and its summary and
     tags when the list has them. No authors: with them and no acquisition link, Readium's
     readers take the entry for a book (see :mod:`toshokan.faces.opds.lists`)."""
     details = listed.details
     return AtomEntry(
-        id=f"urn:toshokan:opds:{ctx.slug}:{listed.slug}",
+        id=f"urn:toshokan:opds:{visit.slug}:{listed.slug}",
         title=listed.title,
         updated=atom.timestamp(details.updatedAt if details else None),
         content=content or (details.synopsis if details else listed.title),
-        categories=categories(ctx, details) if details else [],
+        categories=categories(visit, details) if details else [],
         links=[
-            Link("subsection", ctx.url("series", listed.slug), ACQUISITION),
-            *cover_links(ctx, listed.cover),
+            Link("subsection", visit.url("series", listed.slug), ACQUISITION),
+            *cover_links(visit, listed.cover),
         ],
     )
 
 
 def stream_link(
-    ctx: Ctx, manga_slug: str, chapter_slug: str, count: int, position: Position | None
+    visit: CatalogueVisit, manga_slug: str, chapter_slug: str, count: int, position: Position | None
 ) -> Link:
     """The PSE stream link, with where the reader is in it: ``pse:lastRead`` counts pages
     from 1 (PSE 1.1) where the store counts from 0, and ``pse:lastReadDate`` (PSE 1.2) says when."""
-    pages = ctx.url("series", manga_slug, chapter_slug, "pages", template=PAGE_TEMPLATE)
+    pages = visit.url("series", manga_slug, chapter_slug, "pages", template=PAGE_TEMPLATE)
     extra = {f"{{{atom.PSE}}}count": str(count)}
     if position is not None:
         extra[f"{{{atom.PSE}}}lastRead"] = str(position.page + 1)
@@ -75,15 +75,17 @@ def acquisition_link(download: Download) -> Link:
     return Link(atom.REL_ACQUISITION, download.url, download.media_type, "Download", extra=extra)
 
 
-def first_page_thumbnail(ctx: Ctx, first_page: str | None) -> list[Link]:
+def first_page_thumbnail(visit: CatalogueVisit, first_page: str | None) -> list[Link]:
     if first_page is None:
         return []
-    url = ctx.core.images.signed_url(ctx.caller.base_url, ctx.slug, first_page, thumbnail=True)
+    url = visit.core.images.signed_url(
+        visit.caller.base_url, visit.slug, first_page, thumbnail=True
+    )
     return [Link(atom.REL_THUMBNAIL, url, "image/jpeg")]
 
 
 def chapter_entry(
-    ctx: Ctx,
+    visit: CatalogueVisit,
     manga: Manga,
     manga_slug: str,
     chapter: Chapter,
@@ -94,17 +96,17 @@ def chapter_entry(
     """A chapter: streamed from here when its page count is known, else through its own feed."""
     if pages is not None and pages.count:
         links = [
-            stream_link(ctx, manga_slug, chapter.slug, pages.count, position),
-            *first_page_thumbnail(ctx, pages.first),
+            stream_link(visit, manga_slug, chapter.slug, pages.count, position),
+            *first_page_thumbnail(visit, pages.first),
         ]
         content = f"{manga.title}, {chapter_title(chapter)}: {pages.count} pages"
     else:
-        links = [Link("subsection", ctx.url("series", manga_slug, chapter.slug), ACQUISITION)]
+        links = [Link("subsection", visit.url("series", manga_slug, chapter.slug), ACQUISITION)]
         content = f"{manga.title}, {chapter_title(chapter)}"
     if download is not None:
         links.append(acquisition_link(download))
     return AtomEntry(
-        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter.slug}",
+        id=f"urn:toshokan:opds:{visit.slug}:{manga_slug}:{chapter.slug}",
         title=chapter_title(chapter),
         updated=atom.timestamp(chapter.date),
         issued=atom.timestamp(chapter.date),

@@ -13,8 +13,8 @@ from toshokan.core import HostedSource
 from toshokan.core.http import Entry
 from toshokan.errors import HostError
 from toshokan.faces.opds.access import PASSING
-from toshokan.faces.opds.context import PER_SOURCE, Ctx
-from toshokan.faces.opds.listing import Listed, listed_titles
+from toshokan.faces.opds.context import PER_SOURCE, CatalogueVisit
+from toshokan.faces.opds.listed import Listed, listed_titles
 from toshokan.faces.opds.searches import ordered, search_sort
 
 log = logging.getLogger("toshokan.opds")
@@ -24,7 +24,7 @@ log = logging.getLogger("toshokan.opds")
 class Found:
     """One source's part of the answer: its titles on this page, and whether it has more."""
 
-    ctx: Ctx
+    visit: CatalogueVisit
     titles: list[Listed]
     more: bool
 
@@ -35,18 +35,19 @@ async def search_everywhere(entry: Entry, reader: str, query: str, page: int) ->
 
     async def one(hosted: HostedSource) -> Found | None:
         try:
-            visit = await core.visit(hosted.slug, caller, PASSING)
-            ctx = Ctx(core, visit, entry, reader)
+            visit = CatalogueVisit(
+                core, await core.visit(hosted.slug, caller, PASSING), entry, reader
+            )
             body = {
                 "query": query,
                 "page": page,
                 "limit": PER_SOURCE,
-                **ordered(search_sort(ctx.config)),
+                **ordered(search_sort(visit.config)),
             }
-            found = (await ctx.visit.search(body)).value
-            return Found(ctx, await listed_titles(ctx, found.results), found.more)
+            found = (await visit.source_visit.search(body)).value
+            return Found(visit, await listed_titles(visit, found.results), found.more)
         except HostError as error:
             log.info("search over every source: %s skipped (%s)", hosted.slug, error.code)
             return None
 
-    return [found for found in await asyncio.gather(*map(one, core.host.serving())) if found]
+    return [found for found in await asyncio.gather(*map(one, core.sources.serving())) if found]

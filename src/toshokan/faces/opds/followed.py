@@ -23,7 +23,7 @@ from toshokan.core.http import Entry
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import HostError
 from toshokan.faces.opds.access import PASSING
-from toshokan.faces.opds.context import Ctx, page_of
+from toshokan.faces.opds.context import CatalogueVisit, page_of
 
 #: Updates one page of the feed lists.
 UPDATES_PER_PAGE = 50
@@ -34,7 +34,7 @@ class Shown:
     """An unread update as a feed lists it, with the context of its source."""
 
     update: Update
-    ctx: Ctx
+    visit: CatalogueVisit
     #: Its page count (0: not known here, the chapter's own feed asks for it).
     pages: int
     position: Position | None
@@ -62,24 +62,24 @@ async def unread_updates(request: Request, entry: Entry, reader: str) -> Updates
         reader, UPDATES_PER_PAGE + 1, (page - 1) * UPDATES_PER_PAGE, unread_only=True
     )
     listed = [u for u in found[:UPDATES_PER_PAGE] if u.removed is None]
-    serving = {hosted.slug for hosted in core.host.serving()}
-    contexts: dict[str, Ctx] = {}
+    serving = {hosted.slug for hosted in core.sources.serving()}
+    visits: dict[str, CatalogueVisit] = {}
     for slug in {u.source for u in listed} & serving:
-        contexts[slug] = Ctx(core, await core.visit(slug, caller, PASSING), entry, reader)
+        visits[slug] = CatalogueVisit(core, await core.visit(slug, caller, PASSING), entry, reader)
     shown = await asyncio.gather(
-        *(_shown(u, contexts[u.source]) for u in listed if u.source in contexts)
+        *(_shown(u, visits[u.source]) for u in listed if u.source in visits)
     )
     return UpdatesPage(list(shown), page, len(found) > UPDATES_PER_PAGE)
 
 
-async def _shown(update: Update, ctx: Ctx) -> Shown:
+async def _shown(update: Update, visit: CatalogueVisit) -> Shown:
     ref = ChapterRef(update.source, update.manga, update.chapter)
     pages, file = update.pages or 0, None
-    if ctx.holds_files:
+    if visit.holds_files:
         try:
-            pages = pages or len(await ctx.visit.page_list(update.manga, update.chapter))
-            file = await ctx.visit.download(update.manga, update.chapter)
+            pages = pages or len(await visit.source_visit.page_list(update.manga, update.chapter))
+            file = await visit.source_visit.download(update.manga, update.chapter)
         except HostError:  # gone since the check saw it: the entry leads to its own feed
             pass
-    position = await ctx.core.progress.aposition(ctx.reader, ref)
-    return Shown(update, ctx, pages, position, file)
+    position = await visit.core.progress.aposition(visit.reader, ref)
+    return Shown(update, visit, pages, position, file)

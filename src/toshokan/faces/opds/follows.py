@@ -91,23 +91,23 @@ async def following(request: Request, reader: str) -> Response:
 def update_entry(shown: Shown) -> AtomEntry:
     """An unread new chapter: streamed from here when its page count is known, else through its
     chapter's own feed (which asks for it), as a series feed lists a chapter."""
-    update, ctx = shown.update, shown.ctx
+    update, visit = shown.update, shown.visit
     title = numbered_title(update.number, update.title, update.scanlator, update.language)
     if shown.pages:
-        links = [stream_link(ctx, update.manga, update.chapter, shown.pages, shown.position)]
+        links = [stream_link(visit, update.manga, update.chapter, shown.pages, shown.position)]
     else:
-        links = [Link("subsection", ctx.url("series", update.manga, update.chapter), ACQUISITION)]
+        links = [Link("subsection", visit.url("series", update.manga, update.chapter), ACQUISITION)]
     if shown.file is not None:
         links.append(acquisition_link(shown.file))
-    links.append(Link("related", ctx.url("series", update.manga), ACQUISITION, "The series"))
+    links.append(Link("related", visit.url("series", update.manga), ACQUISITION, "The series"))
     kind = "A new version" if update.kind == "version" else "A new chapter"
     return AtomEntry(
-        id=f"urn:toshokan:opds:{ctx.slug}:{update.manga}:{update.chapter}",
+        id=f"urn:toshokan:opds:{visit.slug}:{update.manga}:{update.chapter}",
         title=f"{update.series_title}: {title}",
         updated=when(update.found),
         issued=when(update.date),
         language=update.language,
-        content=f"{kind} of {update.series_title} on {ctx.config.name}.",
+        content=f"{kind} of {update.series_title} on {visit.config.name}.",
         links=links,
     )
 

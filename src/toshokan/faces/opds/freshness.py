@@ -36,8 +36,9 @@ from starlette.responses import Response
 
 from toshokan.core import Core
 from toshokan.core.cache import Kind
+from toshokan.core.cache_control import REVALIDATE
 from toshokan.core.http import entry_of
-from toshokan.faces.opds.context import Ctx
+from toshokan.faces.opds.context import CatalogueVisit
 
 #: The kind of the core's cache that holds feeds' validators.
 VALIDATORS = "opds-validators"
@@ -45,11 +46,11 @@ VALIDATORS = "opds-validators"
 #: from are kept by default ([cache] search and chapters).
 SECONDS = 120
 #: What the face keeps through the core's cache.
-KEPT = {VALIDATORS: Kind(ttl=SECONDS)}
+CACHED = {VALIDATORS: Kind(ttl=SECONDS)}
 #: Request headers that say who is asking of a source locked with its own account.
 CREDENTIALS = ("authorization", "x-api-key", "cookie")
 
-Asker = TypeVar("Asker", Ctx, str)
+Asker = TypeVar("Asker", CatalogueVisit, str)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def _validators(response: Response) -> Validators:
         modified=email.utils.formatdate(time.time(), usegmt=True),
         length=len(body),
         media_type=response.headers.get("content-type", ""),
-        cache_control=response.headers.get("cache-control", "no-cache"),
+        cache_control=response.headers.get("cache-control", REVALIDATE),
     )
 
 
@@ -143,14 +144,14 @@ def _ready(value: Validators) -> Callable[[], Awaitable[Validators]]:
     return compute
 
 
-async def _key(core: Core, request: Request, asker: Ctx | str) -> tuple[object, ...]:
+async def _key(core: Core, request: Request, asker: CatalogueVisit | str) -> tuple[object, ...]:
     """Who asks, which feed, which version of the source's answers and of the reader's places."""
     generations: tuple[int, ...]
-    if isinstance(asker, Ctx):
+    if isinstance(asker, CatalogueVisit):
         reader, generations = asker.reader, (core.cache.generation(asker.slug),)
     else:
         reader = asker
-        generations = tuple(core.cache.generation(h.slug) for h in core.host.serving())
+        generations = tuple(core.cache.generation(h.slug) for h in core.sources.serving())
     sent = "\n".join(request.headers.get(name, "") for name in CREDENTIALS)
     who = hashlib.sha256(sent.encode()).hexdigest()[:32]
     latest = await core.progress.arecent(reader, 1)

@@ -22,9 +22,9 @@ from starlette.responses import Response
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import NAVIGATION, Feed, Link
 from toshokan.faces.opds.catalogue import feed_response, search_links
-from toshokan.faces.opds.context import PAGE_SIZE, Ctx, query_of
+from toshokan.faces.opds.context import PAGE_SIZE, CatalogueVisit, query_of
 from toshokan.faces.opds.entries import series_entry
-from toshokan.faces.opds.listing import listed_titles
+from toshokan.faces.opds.listed import listed_titles
 from toshokan.faces.opds.searches import (
     all_titles_search,
     preset_search,
@@ -34,12 +34,12 @@ from toshokan.faces.opds.searches import (
 )
 
 
-async def all_titles(request: Request, ctx: Ctx) -> Response:
-    sort, body = all_titles_search(request, ctx)
+async def all_titles(request: Request, visit: CatalogueVisit) -> Response:
+    sort, body = all_titles_search(request, visit)
     facets = [
         Link(
             atom.REL_FACET,
-            ctx.url("all", query={"sort": str(option)}),
+            visit.url("all", query={"sort": str(option)}),
             NAVIGATION,
             sort_label(option),
             extra={
@@ -47,48 +47,50 @@ async def all_titles(request: Request, ctx: Ctx) -> Response:
                 **({f"{{{atom.OPDS}}}activeFacet": "true"} if str(option) == sort else {}),
             },
         )
-        for option in ctx.config.search.sort
+        for option in visit.config.search.sort
     ]
-    return await search_feed(ctx, body, "All titles", ("all",), [("sort", sort)], facets)
+    return await search_feed(visit, body, "All titles", ("all",), [("sort", sort)], facets)
 
 
-async def preset(request: Request, ctx: Ctx) -> Response:
-    number, name, body = preset_search(request, ctx)
-    return await search_feed(ctx, body, name, ("presets", number), [])
+async def preset(request: Request, visit: CatalogueVisit) -> Response:
+    number, name, body = preset_search(request, visit)
+    return await search_feed(visit, body, name, ("presets", number), [])
 
 
-async def source_search(request: Request, ctx: Ctx) -> Response:
+async def source_search(request: Request, visit: CatalogueVisit) -> Response:
     query = query_of(request)
     title = f"Search: {query}" if query else "All titles"
-    body = query_search(request, ctx, query)
-    return await search_feed(ctx, body, title, ("search",), [("q", query)])
+    body = query_search(request, visit, query)
+    return await search_feed(visit, body, title, ("search",), [("q", query)])
 
 
 async def search_feed(
-    ctx: Ctx,
+    visit: CatalogueVisit,
     body: dict[str, Any],
     title: str,
     where: tuple[str, ...],
     query: list[tuple[str, str]],
     facets: list[Link] | None = None,
 ) -> Response:
-    found = await titles_page(ctx, body)
+    found = await titles_page(visit, body)
     page = int(body["page"])
     shown = [*query, ("page", str(page))]
     feed = Feed(
-        id=f"urn:toshokan:opds:{ctx.slug}:{quote('/'.join([ctx.slug, *where]))}:{urlencode(shown)}",
-        title=f"{ctx.config.name}: {title}",
+        id=f"urn:toshokan:opds:{visit.slug}:{quote('/'.join([visit.slug, *where]))}:{urlencode(shown)}",
+        title=f"{visit.config.name}: {title}",
         links=[
-            Link("self", ctx.url(*where, query=shown), NAVIGATION),
-            Link("start", ctx.root, NAVIGATION),
-            Link("up", ctx.url(), NAVIGATION),
-            *search_links(ctx),
-            *atom.pages(ctx.url(*where), page, found.more, NAVIGATION, query),
+            Link("self", visit.url(*where, query=shown), NAVIGATION),
+            Link("start", visit.root, NAVIGATION),
+            Link("up", visit.url(), NAVIGATION),
+            *search_links(visit),
+            *atom.pages(visit.url(*where), page, found.more, NAVIGATION, query),
             *(facets or []),
         ],
-        entries=[series_entry(ctx, listed) for listed in await listed_titles(ctx, found.results)],
+        entries=[
+            series_entry(visit, listed) for listed in await listed_titles(visit, found.results)
+        ],
         per_page=PAGE_SIZE,
         start_index=(page - 1) * PAGE_SIZE + 1,
         total=found.total,
     )
-    return feed_response(feed, NAVIGATION, found.private or ctx.private)
+    return feed_response(feed, NAVIGATION, found.private or visit.private)

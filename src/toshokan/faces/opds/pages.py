@@ -17,23 +17,23 @@ from starlette.responses import Response
 from toshokan.core.images import picture_response
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import NotFound
-from toshokan.faces.opds.context import Ctx
+from toshokan.faces.opds.context import CatalogueVisit
 
 
-async def page_image(request: Request, ctx: Ctx) -> Response:
+async def page_image(request: Request, visit: CatalogueVisit) -> Response:
     """Page ``n`` (0-based, as PSE counts) as JPEG, at most ``maxWidth`` wide."""
     params = request.path_params
     number = params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > 6:
         raise NotFound("A page number is a whole number from 0.")
-    pages = await ctx.visit.chapter_pages(params["manga"], params["chapter"])
+    pages = await visit.source_visit.chapter_pages(params["manga"], params["chapter"])
     index, count = int(number), pages.count
     if index >= count:
         raise NotFound(f"This chapter has pages 0 to {count - 1}.")
-    ref = ChapterRef(ctx.slug, params["manga"], params["chapter"])
-    read = Position(index, count, index + 1 >= count, time.time(), device=ctx.entry.device)
+    ref = ChapterRef(visit.slug, params["manga"], params["chapter"])
+    read = Position(index, count, index + 1 >= count, time.time(), device=visit.entry.device)
     picture, _ = await asyncio.gather(
         pages.image(index, width=request.query_params.get("maxWidth"), as_jpeg=True),
-        ctx.core.progress.arecord(ctx.reader, ref, read, inferred=True),
+        visit.core.progress.arecord(visit.reader, ref, read, inferred=True),
     )
-    return picture_response(picture, private=ctx.private)
+    return picture_response(picture, private=visit.private)

@@ -13,7 +13,7 @@ from starlette.requests import Request
 
 from toshokan.core.counting import count_results
 from toshokan.errors import NotFound
-from toshokan.faces.opds.context import PAGE_SIZE, Ctx, page_of
+from toshokan.faces.opds.context import PAGE_SIZE, CatalogueVisit, page_of
 from toshokan.models import Entry, SourceConfiguration
 
 SORT_LABELS = {
@@ -54,24 +54,24 @@ def ordered(sort: str) -> dict[str, str]:
     return {"sort": sort, "direction": "asc" if sort == "title" else "desc"}
 
 
-def all_titles_search(request: Request, ctx: Ctx) -> tuple[str, dict[str, Any]]:
+def all_titles_search(request: Request, visit: CatalogueVisit) -> tuple[str, dict[str, Any]]:
     """The sort asked for (or the browsing one), and the search for this page of every title."""
-    sort = request.query_params.get("sort") or browse_sort(ctx.config)
+    sort = request.query_params.get("sort") or browse_sort(visit.config)
     return sort, {"query": "", "page": page_of(request), "limit": PAGE_SIZE, **ordered(sort)}
 
 
-def query_search(request: Request, ctx: Ctx, query: str) -> dict[str, Any]:
+def query_search(request: Request, visit: CatalogueVisit, query: str) -> dict[str, Any]:
     """A reader's query, by relevance; an empty one browses."""
-    sort = search_sort(ctx.config) if query else browse_sort(ctx.config)
+    sort = search_sort(visit.config) if query else browse_sort(visit.config)
     return {"query": query, "page": page_of(request), "limit": PAGE_SIZE, **ordered(sort)}
 
 
-def preset_search(request: Request, ctx: Ctx) -> tuple[str, str, dict[str, Any]]:
+def preset_search(request: Request, visit: CatalogueVisit) -> tuple[str, str, dict[str, Any]]:
     """The preset a feed's path numbers: its number, its name and the search body for this page."""
     number = request.path_params["number"]
-    presets = ctx.config.presets or []
+    presets = visit.config.presets or []
     if not (number.isascii() and number.isdigit()) or int(number) >= len(presets):
-        raise NotFound(f"{ctx.config.name} has {len(presets)} preset(s).")
+        raise NotFound(f"{visit.config.name} has {len(presets)} preset(s).")
     chosen = presets[int(number)]
     body = chosen.request.model_dump(mode="json", exclude_none=True)
     body.update(page=page_of(request), limit=PAGE_SIZE)
@@ -90,7 +90,7 @@ class TitlesPage:
     private: bool
 
 
-async def titles_page(ctx: Ctx, body: dict[str, Any]) -> TitlesPage:
+async def titles_page(visit: CatalogueVisit, body: dict[str, Any]) -> TitlesPage:
     """The page of the list ``body`` asks for, counted when the count is known.
 
     A search tells only whether another page follows, so the count is known
@@ -101,15 +101,15 @@ async def titles_page(ctx: Ctx, body: dict[str, Any]) -> TitlesPage:
     cost as many upstream requests of a remote one, so a remote source's list
     states no count there rather than a guess.
     """
-    answer = await ctx.visit.search(body)
+    answer = await visit.source_visit.search(body)
     found, page, limit = answer.value, int(body["page"]), int(body["limit"])
     total: int | None = None
     if found.results or page == 1:
         total = None if found.more else (page - 1) * limit + len(found.results)
-    elif ctx.holds_files:
+    elif visit.holds_files:
 
         async def ask(number: int) -> tuple[int, bool]:
-            asked = (await ctx.visit.search({**body, "page": number})).value
+            asked = (await visit.source_visit.search({**body, "page": number})).value
             return len(asked.results), asked.more
 
         total = await count_results(ask, limit, before=page)

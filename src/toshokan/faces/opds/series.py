@@ -30,7 +30,7 @@ from toshokan.faces.opds.chapters import (
     page_counts,
     series_page,
 )
-from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
+from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, CatalogueVisit, page_of
 from toshokan.faces.opds.entries import (
     acquisition_link,
     categories,
@@ -41,20 +41,20 @@ from toshokan.faces.opds.entries import (
 )
 
 
-async def series(request: Request, ctx: Ctx) -> Response:
+async def series(request: Request, visit: CatalogueVisit) -> Response:
     manga_slug = request.path_params["manga"]
-    found = await series_page(ctx, manga_slug, page_of(request))
+    found = await series_page(visit, manga_slug, page_of(request))
     manga, page, shown = found.manga, found.page, found.shown
     counts, files, positions = await asyncio.gather(
-        page_counts(ctx, manga_slug, shown),
-        downloads(ctx, manga_slug, shown),
-        ctx.core.progress.apositions(ctx.reader, ctx.slug, manga_slug),
+        page_counts(visit, manga_slug, shown),
+        downloads(visit, manga_slug, shown),
+        visit.core.progress.apositions(visit.reader, visit.slug, manga_slug),
     )
-    url = ctx.url("series", manga_slug)
-    cover = cover_links(ctx, manga.covers[0] if manga.covers else None)
+    url = visit.url("series", manga_slug)
+    cover = cover_links(visit, manga.covers[0] if manga.covers else None)
     entries = [
         chapter_entry(
-            ctx,
+            visit,
             manga,
             manga_slug,
             chapter,
@@ -65,20 +65,20 @@ async def series(request: Request, ctx: Ctx) -> Response:
         for chapter in shown
     ]
     feed = Feed(
-        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:page:{page}",
+        id=f"urn:toshokan:opds:{visit.slug}:{manga_slug}:page:{page}",
         title=manga.title,
         subtitle=manga.synopsis,
-        author=ctx.config.name,
+        author=visit.config.name,
         authors=manga.authors,
-        categories=categories(ctx, manga),
+        categories=categories(visit, manga),
         icon=cover[1].href if cover else None,
         logo=cover[0].href if cover else None,
         updated=atom.timestamp(manga.updatedAt),
         links=[
-            Link("self", ctx.url("series", manga_slug, query={"page": str(page)}), ACQUISITION),
-            Link("start", ctx.root, NAVIGATION),
-            Link("up", ctx.url(), NAVIGATION),
-            *search_links(ctx),
+            Link("self", visit.url("series", manga_slug, query={"page": str(page)}), ACQUISITION),
+            Link("start", visit.root, NAVIGATION),
+            Link("up", visit.url(), NAVIGATION),
+            *search_links(visit),
             *atom.pages(url, page, found.more, ACQUISITION),
             *cover,
             *(
@@ -95,36 +95,36 @@ async def series(request: Request, ctx: Ctx) -> Response:
     return feed_response(feed, ACQUISITION, found.private)
 
 
-async def chapter_feed(request: Request, ctx: Ctx) -> Response:
+async def chapter_feed(request: Request, visit: CatalogueVisit) -> Response:
     """One chapter, with the OPDS-PSE link that streams its pages one by one."""
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
-    chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
-    urls = await ctx.visit.page_list(manga_slug, chapter_slug)
-    download = (await downloads(ctx, manga_slug, [chapter])).get(chapter_slug)
-    ref = ChapterRef(ctx.slug, manga_slug, chapter_slug)
-    position = await ctx.core.progress.aposition(ctx.reader, ref)
-    here = ctx.url("series", manga_slug, chapter_slug)
+    chapter = await listed_chapter(visit, manga_slug, chapter_slug)
+    urls = await visit.source_visit.page_list(manga_slug, chapter_slug)
+    download = (await downloads(visit, manga_slug, [chapter])).get(chapter_slug)
+    ref = ChapterRef(visit.slug, manga_slug, chapter_slug)
+    position = await visit.core.progress.aposition(visit.reader, ref)
+    here = visit.url("series", manga_slug, chapter_slug)
     entry = AtomEntry(
-        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}:pages",
+        id=f"urn:toshokan:opds:{visit.slug}:{manga_slug}:{chapter_slug}:pages",
         title=chapter_title(chapter),
         updated=atom.timestamp(chapter.date),
         issued=atom.timestamp(chapter.date),
         language=chapter.language,
         content=f"{len(urls)} pages",
         links=[
-            stream_link(ctx, manga_slug, chapter_slug, len(urls), position),
-            *first_page_thumbnail(ctx, urls[0] if urls else None),
+            stream_link(visit, manga_slug, chapter_slug, len(urls), position),
+            *first_page_thumbnail(visit, urls[0] if urls else None),
             *([acquisition_link(download)] if download else []),
             Link("alternate", chapter.url, "text/html", "On the source's site"),
         ],
     )
     feed = Feed(
-        id=f"urn:toshokan:opds:{ctx.slug}:{manga_slug}:{chapter_slug}",
+        id=f"urn:toshokan:opds:{visit.slug}:{manga_slug}:{chapter_slug}",
         title=chapter_title(chapter),
         links=[
             Link("self", here, ACQUISITION),
-            Link("start", ctx.root, NAVIGATION),
-            Link("up", ctx.url("series", manga_slug), ACQUISITION),
+            Link("start", visit.root, NAVIGATION),
+            Link("up", visit.url("series", manga_slug), ACQUISITION),
         ],
         entries=[entry],
     )

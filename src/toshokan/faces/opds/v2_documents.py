@@ -6,7 +6,7 @@ from typing import Any
 from starlette.responses import Response
 
 from toshokan.core import with_query
-from toshokan.faces.opds.context import Ctx, cache_control
+from toshokan.faces.opds.context import CatalogueVisit, cache_control
 
 OPDS_JSON = "application/opds+json"
 DIVINA = "application/divina+json"
@@ -31,9 +31,9 @@ def link(href: str, type_: str = OPDS_JSON, rel: str | None = None, **extra: Any
     return found
 
 
-def search_link(ctx: Ctx) -> dict[str, Any]:
+def search_link(visit: CatalogueVisit) -> dict[str, Any]:
     """The source's search as OPDS 2.0 has it: a templated link (``{?query}``)."""
-    return link(ctx.v2_url("search", template="{?query}"), rel="search", templated=True)
+    return link(visit.v2_url("search", template="{?query}"), rel="search", templated=True)
 
 
 def pagination(
@@ -50,9 +50,11 @@ def pagination(
     return links
 
 
-def way_back(ctx: Ctx, url: str, page: int, query: list[tuple[str, str]]) -> dict[str, Any]:
+def way_back(
+    visit: CatalogueVisit, url: str, page: int, query: list[tuple[str, str]]
+) -> dict[str, Any]:
     """What an empty page offers instead of entries (the schema wants a feed to hold something):
     the feed's first page when this one is past its end, else the source's menu."""
     if page > 1:
         return link(with_query(url, [*query, ("page", "1")]), title="First page", rel="first")
-    return link(ctx.v2_url(), title=f"Nothing here: back to {ctx.config.name}", rel="up")
+    return link(visit.v2_url(), title=f"Nothing here: back to {visit.config.name}", rel="up")

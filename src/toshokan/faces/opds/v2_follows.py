@@ -59,21 +59,21 @@ async def following(request: Request, reader: str) -> Response:
 
 
 def update_publication(shown: Shown) -> dict[str, Any]:
-    update, ctx = shown.update, shown.ctx
+    update, visit = shown.update, shown.visit
     title = numbered_title(update.number, update.title, update.scanlator, update.language)
     metadata: dict[str, Any] = {
         "title": f"{update.series_title}: {title}",
-        "identifier": f"urn:toshokan:{ctx.slug}:{update.manga}:{update.chapter}",
+        "identifier": f"urn:toshokan:{visit.slug}:{update.manga}:{update.chapter}",
         "language": update.language,
         "published": when(update.date),
         "modified": when(update.found),
         "belongsTo": {"series": [{"name": update.series_title, "position": update.number}]},
     }
-    manifest = ctx.v2_url("series", update.manga, update.chapter, "manifest.json")
+    manifest = visit.v2_url("series", update.manga, update.chapter, "manifest.json")
     links = [
         link(manifest, DIVINA, rel=OPEN_ACCESS),
-        *progression_links(ctx, update.manga, update.chapter),
-        link(ctx.v2_url("series", update.manga), rel="related", title=update.series_title),
+        *progression_links(visit, update.manga, update.chapter),
+        link(visit.v2_url("series", update.manga), rel="related", title=update.series_title),
     ]
     if shown.file is not None:
         links.append(acquisition(shown.file))

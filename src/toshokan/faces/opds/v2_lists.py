@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from toshokan.core import Urls, with_query
 from toshokan.core.http import entry_of
-from toshokan.faces.opds.context import PAGE_SIZE, Ctx, page_of, query_of
+from toshokan.faces.opds.context import PAGE_SIZE, CatalogueVisit, page_of, query_of
 from toshokan.faces.opds.everywhere import search_everywhere
 from toshokan.faces.opds.searches import (
     all_titles_search,
@@ -45,7 +45,7 @@ async def root(request: Request, reader: str) -> Response:
     core, urls = entry.core, entry.urls
     base = catalogue(urls, "v2")
     navigation = []
-    for hosted in core.host.serving():
+    for hosted in core.sources.serving():
         config = await core.configuration(hosted)
         navigation.append(
             {"href": catalogue(urls, "v2", hosted.slug), "title": config.name, "type": OPDS_JSON}
@@ -76,9 +76,9 @@ async def root_search(request: Request, reader: str) -> Response:
     kept = [("query", query)]
     groups = [
         {
-            "metadata": {"title": found.ctx.config.name},
+            "metadata": {"title": found.visit.config.name},
             "navigation": [
-                link(found.ctx.v2_url("series", t.slug), title=t.title, rel="subsection")
+                link(found.visit.v2_url("series", t.slug), title=t.title, rel="subsection")
                 for t in found.titles
             ],
         }
@@ -104,67 +104,69 @@ async def root_search(request: Request, reader: str) -> Response:
     return json_response(document, OPDS_JSON, private=True)
 
 
-async def source_root(request: Request, ctx: Ctx) -> Response:
-    navigation = [{"href": ctx.v2_url("all"), "title": "All titles", "type": OPDS_JSON}]
+async def source_root(request: Request, visit: CatalogueVisit) -> Response:
+    navigation = [{"href": visit.v2_url("all"), "title": "All titles", "type": OPDS_JSON}]
     navigation += [
-        {"href": ctx.v2_url("presets", str(n)), "title": preset.name, "type": OPDS_JSON}
-        for n, preset in enumerate(ctx.config.presets or [])
+        {"href": visit.v2_url("presets", str(n)), "title": preset.name, "type": OPDS_JSON}
+        for n, preset in enumerate(visit.config.presets or [])
     ]
     document = {
-        "metadata": {"title": ctx.config.name},
+        "metadata": {"title": visit.config.name},
         "links": [
-            link(ctx.v2_url(), rel="self"),
-            link(ctx.v2_root, rel="start"),
-            link(ctx.v2_root, rel="up"),
-            search_link(ctx),
+            link(visit.v2_url(), rel="self"),
+            link(visit.v2_root, rel="start"),
+            link(visit.v2_root, rel="up"),
+            search_link(visit),
         ],
         "navigation": navigation,
     }
-    return json_response(document, OPDS_JSON, ctx.private)
+    return json_response(document, OPDS_JSON, visit.private)
 
 
-async def all_titles(request: Request, ctx: Ctx) -> Response:
-    sort, body = all_titles_search(request, ctx)
+async def all_titles(request: Request, visit: CatalogueVisit) -> Response:
+    sort, body = all_titles_search(request, visit)
     facets = [
         {
             "metadata": {"title": "Sort"},
             "links": [
                 link(
-                    ctx.v2_url("all", query={"sort": str(option)}),
+                    visit.v2_url("all", query={"sort": str(option)}),
                     title=sort_label(option),
                     **({"rel": "self"} if str(option) == sort else {}),
                 )
-                for option in ctx.config.search.sort
+                for option in visit.config.search.sort
             ],
         }
     ]
-    return await titles_feed(ctx, body, "All titles", ctx.v2_url("all"), [("sort", sort)], facets)
+    return await titles_feed(
+        visit, body, "All titles", visit.v2_url("all"), [("sort", sort)], facets
+    )
 
 
-async def preset(request: Request, ctx: Ctx) -> Response:
-    number, name, body = preset_search(request, ctx)
-    return await titles_feed(ctx, body, name, ctx.v2_url("presets", number), [])
+async def preset(request: Request, visit: CatalogueVisit) -> Response:
+    number, name, body = preset_search(request, visit)
+    return await titles_feed(visit, body, name, visit.v2_url("presets", number), [])
 
 
-async def search(request: Request, ctx: Ctx) -> Response:
+async def search(request: Request, visit: CatalogueVisit) -> Response:
     query = query_of(request, "query")
     title = f"Search: {query}" if query else "All titles"
-    body = query_search(request, ctx, query)
-    return await titles_feed(ctx, body, title, ctx.v2_url("search"), [("query", query)])
+    body = query_search(request, visit, query)
+    return await titles_feed(visit, body, title, visit.v2_url("search"), [("query", query)])
 
 
 async def titles_feed(
-    ctx: Ctx,
+    visit: CatalogueVisit,
     body: dict[str, Any],
     title: str,
     url: str,
     query: list[tuple[str, str]],
     facets: list[dict[str, Any]] | None = None,
 ) -> Response:
-    found = await titles_page(ctx, body)
+    found = await titles_page(visit, body)
     page = int(body["page"])
     metadata: dict[str, Any] = {
-        "title": f"{ctx.config.name}: {title}",
+        "title": f"{visit.config.name}: {title}",
         "itemsPerPage": PAGE_SIZE,
         "currentPage": page,
     }
@@ -174,17 +176,17 @@ async def titles_feed(
         "metadata": metadata,
         "links": [
             link(with_query(url, [*query, ("page", str(page))]), rel="self"),
-            link(ctx.v2_root, rel="start"),
-            link(ctx.v2_url(), rel="up"),
-            search_link(ctx),
+            link(visit.v2_root, rel="start"),
+            link(visit.v2_url(), rel="up"),
+            search_link(visit),
             *pagination(url, page, found.more, query),
         ],
         "navigation": [
-            link(ctx.v2_url("series", entry.slug), title=entry.title, rel="subsection")
+            link(visit.v2_url("series", entry.slug), title=entry.title, rel="subsection")
             for entry in found.results
         ]
-        or [way_back(ctx, url, page, query)],
+        or [way_back(visit, url, page, query)],
     }
     if facets:
         document["facets"] = facets
-    return json_response(document, OPDS_JSON, found.private or ctx.private)
+    return json_response(document, OPDS_JSON, found.private or visit.private)

@@ -39,7 +39,7 @@ from starlette.responses import Response
 
 from toshokan.core.cache_control import NO_STORE_HEADERS
 from toshokan.core.progress import ChapterRef, Position
-from toshokan.faces.opds.context import Ctx
+from toshokan.faces.opds.context import CatalogueVisit
 
 OPDS_PROGRESSION = "application/opds-progression+json"
 REL_PROGRESSION = "http://opds-spec.org/progression"
@@ -102,17 +102,19 @@ class Problem(Exception):
         return Response(json.dumps(body), self.status, headers=NO_STORE_HEADERS, media_type=PROBLEM)
 
 
-def progression_links(ctx: Ctx, manga_slug: str, chapter_slug: str) -> list[dict[str, Any]]:
+def progression_links(
+    visit: CatalogueVisit, manga_slug: str, chapter_slug: str
+) -> list[dict[str, Any]]:
     """The links to both documents of a chapter's publication."""
     chapter = ("series", manga_slug, chapter_slug)
     return [
         {
-            "href": ctx.v2_url(*chapter, "progression"),
+            "href": visit.v2_url(*chapter, "progression"),
             "type": OPDS_PROGRESSION,
             "rel": REL_PROGRESSION,
         },
         {
-            "href": ctx.v2_url(*chapter, "readium-progression"),
+            "href": visit.v2_url(*chapter, "readium-progression"),
             "type": READIUM_PROGRESSION,
             "rel": REL_CANTOOK_PROGRESSION,
         },
@@ -158,12 +160,12 @@ def opds_document(position: Position) -> dict[str, Any]:
     }
 
 
-def readium_document(ctx: Ctx, ref: ChapterRef, position: Position) -> dict[str, Any]:
+def readium_document(visit: CatalogueVisit, ref: ChapterRef, position: Position) -> dict[str, Any]:
     return {
         "modified": _modified(position.updated),
         "device": _device(position),
         "locator": {
-            "href": ctx.url("series", ref.manga, ref.chapter, "pages", str(position.page)),
+            "href": visit.url("series", ref.manga, ref.chapter, "pages", str(position.page)),
             "type": "image/jpeg",
             "locations": {
                 "position": position.page + 1,
@@ -191,13 +193,13 @@ async def _body(request: Request, model: type[Body]) -> Body:
         raise Problem(400, "Not a progression document", f"{where}: {first['msg']}") from None
 
 
-def _chapter(request: Request, ctx: Ctx) -> ChapterRef:
+def _chapter(request: Request, visit: CatalogueVisit) -> ChapterRef:
     params = request.path_params
-    return ChapterRef(ctx.slug, params["manga"], params["chapter"])
+    return ChapterRef(visit.slug, params["manga"], params["chapter"])
 
 
-async def _pages(ctx: Ctx, ref: ChapterRef) -> int:
-    urls = await ctx.visit.page_list(ref.manga, ref.chapter)
+async def _pages(visit: CatalogueVisit, ref: ChapterRef) -> int:
+    urls = await visit.source_visit.page_list(ref.manga, ref.chapter)
     if not urls:
         raise Problem(409, "No pages", "This chapter has no pages to be in.")
     return len(urls)
@@ -211,23 +213,23 @@ class _Form:
     #: The ``GET`` answer when the reader has no position in the chapter.
     missing: Callable[[], Response]
     #: The ``GET`` answer for a stored position.
-    document: Callable[[Ctx, ChapterRef, Position], Response]
+    document: Callable[[CatalogueVisit, ChapterRef, Position], Response]
     #: The position a sent document names, in a chapter of so many pages (or :class:`Problem`).
     position: Callable[[Any, int], Position]
     #: The ``PUT`` answer, given the position now stored.
-    stored: Callable[[Ctx, ChapterRef, Position], Response]
+    stored: Callable[[CatalogueVisit, ChapterRef, Position], Response]
 
 
-def _endpoint(form: _Form) -> Callable[[Request, Ctx], Awaitable[Response]]:
-    async def endpoint(request: Request, ctx: Ctx) -> Response:
+def _endpoint(form: _Form) -> Callable[[Request, CatalogueVisit], Awaitable[Response]]:
+    async def endpoint(request: Request, visit: CatalogueVisit) -> Response:
         try:
-            ref = _chapter(request, ctx)
+            ref = _chapter(request, visit)
             if request.method == "GET":
-                position = await ctx.core.progress.aposition(ctx.reader, ref)
-                return form.missing() if position is None else form.document(ctx, ref, position)
+                position = await visit.core.progress.aposition(visit.reader, ref)
+                return form.missing() if position is None else form.document(visit, ref, position)
             sent = await _body(request, form.body)
-            moved = form.position(sent, await _pages(ctx, ref))
-            return await _store(ctx, ref, moved, form.stored)
+            moved = form.position(sent, await _pages(visit, ref))
+            return await _store(visit, ref, moved, form.stored)
         except Problem as problem:
             return problem.response()
 
@@ -267,7 +269,7 @@ def _readium_position(sent: ReadiumProgression, pages: int) -> Position:
     )
 
 
-def _opds_answer(ctx: Ctx, ref: ChapterRef, position: Position) -> Response:
+def _opds_answer(visit: CatalogueVisit, ref: ChapterRef, position: Position) -> Response:
     return _json(opds_document(position), OPDS_PROGRESSION)
 
 
@@ -291,8 +293,8 @@ readium_progression = _endpoint(
     _Form(
         body=ReadiumProgression,
         missing=_no_content,
-        document=lambda ctx, ref, position: _json(
-            readium_document(ctx, ref, position), READIUM_PROGRESSION
+        document=lambda visit, ref, position: _json(
+            readium_document(visit, ref, position), READIUM_PROGRESSION
         ),
         position=_readium_position,
         stored=_no_content,
@@ -301,18 +303,18 @@ readium_progression = _endpoint(
 
 
 async def _store(
-    ctx: Ctx,
+    visit: CatalogueVisit,
     ref: ChapterRef,
     moved: Position,
-    answer: Callable[[Ctx, ChapterRef, Position], Response],
+    answer: Callable[[CatalogueVisit, ChapterRef, Position], Response],
 ) -> Response:
     """Record ``moved`` unless a newer position is stored (409); ``answer`` the stored one."""
-    before = await ctx.core.progress.aposition(ctx.reader, ref)
-    if not await ctx.core.progress.arecord(ctx.reader, ref, moved):
+    before = await visit.core.progress.aposition(visit.reader, ref)
+    if not await visit.core.progress.arecord(visit.reader, ref, moved):
         raise Problem(409, "Stale progression", "A newer position is stored for this chapter.")
-    kept = await ctx.core.progress.aposition(ctx.reader, ref)
+    kept = await visit.core.progress.aposition(visit.reader, ref)
     assert kept is not None  # just stored
-    response = answer(ctx, ref, kept)
+    response = answer(visit, ref, kept)
     if before is None and response.status_code == 200:
         response.status_code = 201
     return response

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from toshokan.core import Download
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.chapters import chapter_title, downloads, listed_chapter, series_page
-from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, Ctx, page_of
+from toshokan.faces.opds.context import CHAPTERS_PER_PAGE, CatalogueVisit, page_of
 from toshokan.faces.opds.v2_documents import (
     DIVINA,
     DIVINA_PROFILE,
@@ -33,20 +33,20 @@ from toshokan.faces.opds.v2_progression import progression_links
 from toshokan.models import Chapter, Manga
 
 
-def images(ctx: Ctx, cover: str | None) -> list[dict[str, Any]]:
+def images(visit: CatalogueVisit, cover: str | None) -> list[dict[str, Any]]:
     if not cover:
         return []
-    pipeline = ctx.core.images
-    base = ctx.caller.base_url
+    pipeline = visit.core.images
+    base = visit.caller.base_url
     return [
-        link(pipeline.signed_url(base, ctx.slug, cover, thumbnail=True), "image/jpeg", width=300),
-        link(pipeline.signed_url(base, ctx.slug, cover), "image/jpeg"),
+        link(pipeline.signed_url(base, visit.slug, cover, thumbnail=True), "image/jpeg", width=300),
+        link(pipeline.signed_url(base, visit.slug, cover), "image/jpeg"),
     ]
 
 
-def described(ctx: Ctx, metadata: dict[str, Any], manga: Manga) -> dict[str, Any]:
+def described(visit: CatalogueVisit, metadata: dict[str, Any], manga: Manga) -> dict[str, Any]:
     """``metadata`` with the series' authors, summary and tags (by the source's names)."""
-    names = {tag.slug: tag.name for tag in ctx.config.search.tags}
+    names = {tag.slug: tag.name for tag in visit.config.search.tags}
     if manga.authors:
         metadata["author"] = manga.authors
     if manga.synopsis:
@@ -62,21 +62,21 @@ def acquisition(file: Download) -> dict[str, Any]:
 
 
 def chapter_publication(
-    ctx: Ctx, manga: Manga, chapter: Chapter, file: Download | None, cover: list[Any]
+    visit: CatalogueVisit, manga: Manga, chapter: Chapter, file: Download | None, cover: list[Any]
 ) -> dict[str, Any]:
     metadata: dict[str, Any] = {
         "title": chapter_title(chapter),
-        "identifier": f"urn:toshokan:{ctx.slug}:{manga.slug}:{chapter.slug}",
+        "identifier": f"urn:toshokan:{visit.slug}:{manga.slug}:{chapter.slug}",
         "language": chapter.language,
         "published": atom.timestamp(chapter.date),
         "modified": atom.timestamp(chapter.date),
         "belongsTo": {"series": [{"name": manga.title, "position": chapter.number}]},
     }
-    described(ctx, metadata, manga)
-    manifest = ctx.v2_url("series", manga.slug, chapter.slug, "manifest.json")
+    described(visit, metadata, manga)
+    manifest = visit.v2_url("series", manga.slug, chapter.slug, "manifest.json")
     links = [
         link(manifest, DIVINA, rel=OPEN_ACCESS),
-        *progression_links(ctx, manga.slug, chapter.slug),
+        *progression_links(visit, manga.slug, chapter.slug),
     ]
     if file is not None:
         links.append(acquisition(file))
@@ -86,13 +86,13 @@ def chapter_publication(
     return publication
 
 
-async def series(request: Request, ctx: Ctx) -> Response:
+async def series(request: Request, visit: CatalogueVisit) -> Response:
     manga_slug = request.path_params["manga"]
-    found = await series_page(ctx, manga_slug, page_of(request))
+    found = await series_page(visit, manga_slug, page_of(request))
     manga, page = found.manga, found.page
-    url = ctx.v2_url("series", manga_slug)
-    cover = images(ctx, manga.covers[0] if manga.covers else None)
-    files = await downloads(ctx, manga_slug, found.shown)
+    url = visit.v2_url("series", manga_slug)
+    cover = images(visit, manga.covers[0] if manga.covers else None)
+    files = await downloads(visit, manga_slug, found.shown)
     document: dict[str, Any] = {
         "metadata": {
             "title": manga.title,
@@ -102,54 +102,55 @@ async def series(request: Request, ctx: Ctx) -> Response:
             "currentPage": page,
         },
         "links": [
-            link(ctx.v2_url("series", manga_slug, query={"page": str(page)}), rel="self"),
-            link(ctx.v2_root, rel="start"),
-            link(ctx.v2_url(), rel="up"),
-            search_link(ctx),
+            link(visit.v2_url("series", manga_slug, query={"page": str(page)}), rel="self"),
+            link(visit.v2_root, rel="start"),
+            link(visit.v2_url(), rel="up"),
+            search_link(visit),
             link(manga.url, "text/html", rel="alternate"),
             *pagination(url, page, found.more, []),
         ],
     }
     if found.shown:
         document["publications"] = [
-            chapter_publication(ctx, manga, chapter, files.get(chapter.slug), cover)
+            chapter_publication(visit, manga, chapter, files.get(chapter.slug), cover)
             for chapter in found.shown
         ]
     else:  # no chapters, or a page past the last: a feed holds something, a way back
-        document["navigation"] = [way_back(ctx, url, page, [])]
+        document["navigation"] = [way_back(visit, url, page, [])]
     return json_response(document, OPDS_JSON, found.private)
 
 
-async def manifest(request: Request, ctx: Ctx) -> Response:
+async def manifest(request: Request, visit: CatalogueVisit) -> Response:
     """A chapter as a DiViNa publication: its pages, in order, from the host's image endpoint,
     and its file when the source offers one: readers that open the manifest for a detail view
     (comiccatcher) take their Download button from its links, as from Komga's."""
     manga_slug, chapter_slug = request.path_params["manga"], request.path_params["chapter"]
-    chapter = await listed_chapter(ctx, manga_slug, chapter_slug)
+    chapter = await listed_chapter(visit, manga_slug, chapter_slug)
     urls, files = await asyncio.gather(
-        ctx.visit.page_list(manga_slug, chapter_slug), downloads(ctx, manga_slug, [chapter])
+        visit.source_visit.page_list(manga_slug, chapter_slug),
+        downloads(visit, manga_slug, [chapter]),
     )
     file = files.get(chapter_slug)
-    here = ctx.v2_url("series", manga_slug, chapter_slug, "manifest.json")
+    here = visit.v2_url("series", manga_slug, chapter_slug, "manifest.json")
     document = {
         "@context": WEBPUB_CONTEXT,
         "metadata": {
             "@type": "http://schema.org/ComicStory",
             "conformsTo": DIVINA_PROFILE,
             "title": chapter_title(chapter),
-            "identifier": f"urn:toshokan:{ctx.slug}:{manga_slug}:{chapter_slug}",
+            "identifier": f"urn:toshokan:{visit.slug}:{manga_slug}:{chapter_slug}",
             "language": chapter.language,
             "published": atom.timestamp(chapter.date),
             "numberOfPages": len(urls),
         },
         "links": [
             link(here, DIVINA, rel="self"),
-            *progression_links(ctx, manga_slug, chapter_slug),
+            *progression_links(visit, manga_slug, chapter_slug),
             *([acquisition(file)] if file is not None else []),
         ],
         "readingOrder": [
             {
-                "href": ctx.url("series", manga_slug, chapter_slug, "pages", str(n)),
+                "href": visit.url("series", manga_slug, chapter_slug, "pages", str(n)),
                 "type": "image/jpeg",
             }
             for n in range(len(urls))

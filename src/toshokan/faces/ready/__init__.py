@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core.cache_control import NO_STORE_HEADERS
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.core.http import entry_of
 
 PATH = "/_/ready"
@@ -39,7 +39,7 @@ FACE = Face(
     routes=ready_routes,
     names=frozenset({"ready"}),
     unbudgeted_routes=(PATH,),
-    needs=frozenset({Need.CORE}),
+    reads=frozenset({AppState.CORE}),
 )
 
 __all__ = ["FACE", "PATH"]

@@ -8,7 +8,7 @@ other face links to them, and any name under ``/_/`` that no face takes is a
 source's, so the edge budgets those paths as images.
 """
 
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.core.http import source_mounts
 from toshokan.core.images import image_mount
 
@@ -19,7 +19,7 @@ FACE = Face(
     names=frozenset({"image"}),
     started_routes=source_mounts,
     image_routes=(r"/_/image(?:/|$)",),
-    needs=frozenset({Need.CORE}),
+    reads=frozenset({AppState.CORE}),
 )
 
 __all__ = ["FACE"]

@@ -1,6 +1,6 @@
 """The spec's JSON interface at ``/``, with its OpenAPI document and Swagger UI docs at ``/_/docs``."""
 
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.faces.spec.docs import DOCS_ASSETS_ROUTE, docs_routes
 from toshokan.faces.spec.errors import EXCEPTION_HANDLERS
 from toshokan.faces.spec.routes import AUTHENTICATE_ROUTE, routes
@@ -14,7 +14,7 @@ FACE = Face(
     image_routes=(DOCS_ASSETS_ROUTE,),
     authenticate_routes=(AUTHENTICATE_ROUTE,),
     exception_handlers=EXCEPTION_HANDLERS,
-    needs=frozenset({Need.CORE, Need.CACHE_CONTROL}),
+    reads=frozenset({AppState.CORE, AppState.CACHE_CONTROL}),
 )
 
 __all__ = ["FACE"]

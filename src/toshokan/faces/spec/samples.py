@@ -85,7 +85,7 @@ class Samples:
 async def take(core: Core, base_url: str, sample: Sample) -> None:
     """Fill ``sample`` step by step, so that a step that fails leaves the earlier ones."""
     sample.answers["manifest"] = json.loads((await core.manifest()).body)
-    serving = core.host.serving()
+    serving = core.sources.serving()
     configs = [(hosted.slug, await core.configuration(hosted)) for hosted in serving]
     open_ones = [(slug, config) for slug, config in configs if not config.auth.required]
     if not (open_ones or configs):

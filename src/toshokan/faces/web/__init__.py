@@ -11,7 +11,7 @@ over the core's readers and progress store, so a place follows the reader from
 one browser to the next.
 """
 
-from toshokan.core.face import Face, Need
+from toshokan.core.face import AppState, Face
 from toshokan.faces.web.address import reader_address
 from toshokan.faces.web.routes import ASSETS_PATH, READER_PATH, web_routes
 
@@ -22,7 +22,7 @@ FACE = Face(
     # "web" holds the reader's own endpoints: its session and each reader's place.
     names=frozenset({"assets", "web"}),
     image_routes=(f"{ASSETS_PATH}/",),
-    needs=frozenset({Need.CORE}),
+    reads=frozenset({AppState.CORE}),
     announce=lambda settings: f"web reader at {reader_address(settings)}",
 )
 

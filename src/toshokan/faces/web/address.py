@@ -2,7 +2,7 @@
 
 from toshokan.config import HostSettings
 from toshokan.core import Urls
-from toshokan.core.host import listen_url
+from toshokan.core.hosted import listen_url
 
 
 def reader_address(settings: HostSettings) -> str:

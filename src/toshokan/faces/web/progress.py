@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from toshokan.core import Core
 from toshokan.core.bodies import read_json
-from toshokan.core.progress import ChapterRef, Position
+from toshokan.core.progress import MAX_DEVICE, ChapterRef, Position
 from toshokan.errors import InvalidRequest
 from toshokan.faces.web.session import answer, invalid_body, reader_of
 
@@ -37,7 +37,7 @@ class Write(BaseModel):
     pages: int = Field(ge=1, le=MAX_PAGES)
     finished: bool = False
     updated: float = Field(ge=0, allow_inf_nan=False)
-    device: str = Field(default="", max_length=128)
+    device: str = Field(default="", max_length=MAX_DEVICE)
 
     @model_validator(mode="after")
     def _page_in_chapter(self) -> "Write":

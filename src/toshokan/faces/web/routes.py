@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from toshokan.core import host_path
-from toshokan.core.cache_control import IMMUTABLE
+from toshokan.core.cache_control import IMMUTABLE, REVALIDATE
 from toshokan.core.hashing import etag_of
 from toshokan.errors import NotFound
 from toshokan.faces.web.assets import MODULES, STATIC, Assets
@@ -23,8 +23,6 @@ READER_RAW = READER_PATH.encode()
 ASSETS_PATH = host_path("assets")
 #: The reader's own JSON endpoints (session, progress), apart from the spec's interface.
 API_PATH = host_path("web")
-#: The shell is small and names the current assets: browsers check it on every visit.
-SHELL_CACHE = "no-cache"
 
 
 def _shell(assets: Assets) -> str:
@@ -53,7 +51,7 @@ def web_routes() -> list[BaseRoute]:
         if request.scope.get("raw_path", READER_RAW) != READER_RAW:
             # "/_%2F" decodes to this path too, yet names something else: not the reader.
             raise NotFound(f"Nothing is at {request.url.path[:200]}.")
-        headers = {"Cache-Control": SHELL_CACHE, "ETag": shell_etag}
+        headers = {"Cache-Control": REVALIDATE, "ETag": shell_etag}
         if request.headers.get("if-none-match") == shell_etag:
             return Response(status_code=304, headers=headers)
         return HTMLResponse(shell, headers=headers)

@@ -87,12 +87,12 @@ def cookie_path(request: Request, core: Core) -> str:
     requests go there). Only then: a request with a cookie is never answered from the edge's
     replayed answers, which the page's requests to open sources otherwise are."""
     root, namespace = cookie_paths(request)
-    return root if any(h.accepts_readers for h in core.host.serving()) else namespace
+    return root if any(h.accepts_readers for h in core.sources.serving()) else namespace
 
 
 def session_answer(core: Core, readers: bool, reader: str | None) -> Response:
     """Who reads here, and the sources a signed-in reader opens with the session alone."""
-    opens = [hosted.slug for hosted in core.host.serving() if hosted.accepts_readers]
+    opens = [hosted.slug for hosted in core.sources.serving() if hosted.accepts_readers]
     return answer({"readers": readers, "reader": reader, "opens": opens})
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from toshokan.errors import HostError
-from toshokan.faces.opds.context import Ctx
+from toshokan.faces.opds.context import CatalogueVisit
 from toshokan.models import Entry, Manga
 
 
@@ -26,14 +26,14 @@ class Listed:
     details: Manga | None = None
 
 
-async def listed_titles(ctx: Ctx, results: Sequence[Entry]) -> list[Listed]:
+async def listed_titles(visit: CatalogueVisit, results: Sequence[Entry]) -> list[Listed]:
     """The results of one page of a search, with their details where the source has them here."""
-    if not ctx.holds_files:  # a remote source: what the search answered, details included
+    if not visit.holds_files:  # a remote source: what the search answered, details included
         return [Listed(e.slug, e.title, e.cover, e.details) for e in results]
 
     async def details(entry: Entry) -> Manga | None:
         try:
-            return (await ctx.visit.manga(entry.slug)).value
+            return (await visit.source_visit.manga(entry.slug)).value
         except HostError:  # gone since the search: listed as the search had it
             return None
 

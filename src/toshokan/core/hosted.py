@@ -1,5 +1,5 @@
-"""The running host: its hosted sources (adapters and their validated configurations) and the
-manifest."""
+"""The sources a host serves (each an adapter and its validated configuration), built from
+the settings, started and stopped together, and the manifest that lists them."""
 
 import contextlib
 import logging
@@ -82,13 +82,14 @@ def describe(slug: str, error: ValidationError) -> str:
     return f"source {slug!r}: {problems}"
 
 
-class Host:
-    """Builds adapters from settings, starts them, and answers what the manifest needs."""
+class HostedSources:
+    """The host's sources by slug, with the services they were given: builds the adapters from
+    the settings, starts and stops them, and answers what the manifest needs."""
 
     def __init__(self, settings: HostSettings, services: HostServices, sources: list[HostedSource]):
         self.settings = settings
         self.services = services
-        self.sources = {s.slug: s for s in sources}
+        self.by_slug = {s.slug: s for s in sources}
 
     @classmethod
     def from_settings(
@@ -97,7 +98,7 @@ class Host:
         services: HostServices | None = None,
         *,
         face_names: Collection[str] = frozenset(),
-    ) -> "Host":
+    ) -> "HostedSources":
         """The configured sources; ``face_names`` are the names the faces take under ``/_/``
         (:func:`toshokan.core.face.names_of`), which no source slug may be."""
         services = services or host_services(settings)
@@ -141,10 +142,10 @@ class Host:
         await self.services.aclose()
 
     def serving(self) -> list[HostedSource]:
-        return [s for s in self.sources.values() if s.status is not SourceStatus.REMOVED]
+        return [s for s in self.by_slug.values() if s.status is not SourceStatus.REMOVED]
 
     def get(self, slug: str) -> HostedSource:
-        hosted = self.sources.get(slug)
+        hosted = self.by_slug.get(slug)
         if hosted is None:
             raise SourceNotFound(f"No source has the slug {slug!r}.")
         if hosted.status is SourceStatus.REMOVED:
@@ -153,7 +154,7 @@ class Host:
 
     def manifest(self) -> HostManifest:
         entries = {}
-        for slug, hosted in sorted(self.sources.items()):
+        for slug, hosted in sorted(self.by_slug.items()):
             if hosted.status is SourceStatus.REMOVED:
                 digest = content_hash(
                     {"slug": slug, "status": "removed", "version": hosted.source.version}
