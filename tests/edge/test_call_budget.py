@@ -6,18 +6,16 @@ access log at info, metrics, request ids, the rate limiter. The request goes to 
 application as uvicorn hands it over, so only the host's own calls are counted.
 """
 
-import logging
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from asgi_lifespan import LifespanManager
 
-from tests.helpers.calls import count_calls, within_budget
+from tests.helpers.calls import access_log, count_calls, within_budget
 from toshokan.config import load_settings
-from toshokan.logs import BatchedLines, LineFormatter, RequestIds, write_deferred
+from toshokan.logs import write_deferred
 from toshokan.serving import served_app
 from toshokan.sources.local.demo import write_demo_library
 
@@ -58,28 +56,6 @@ def request_scope(path: str) -> dict[str, Any]:
         "query_string": b"",
         "state": {},
     }
-
-
-@contextmanager
-def access_log() -> Iterator[list[str]]:
-    """The access log at info, as the host configures it: one handler of the host's, writing
-    to a list, and no other (pytest's capturing handlers are put back after)."""
-    write_deferred()  # lines of earlier tests, to their own handlers
-    lines: list[str] = []
-    handler = BatchedLines(write=lines.append)
-    handler.addFilter(RequestIds())
-    handler.setFormatter(LineFormatter())
-    logger = logging.getLogger("toshokan.access")
-    handlers, level = logger.handlers, logger.level
-    logger.handlers = [handler]
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-    try:
-        yield lines
-    finally:
-        logger.handlers = handlers
-        logger.setLevel(level)
-        logger.propagate = True
 
 
 @pytest.fixture

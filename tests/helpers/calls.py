@@ -14,6 +14,7 @@ workers, which a page hands its archive reads to), for as long as a count runs.
 change that adds work says where it went.
 """
 
+import logging
 import sys
 import threading
 from collections import Counter
@@ -25,6 +26,7 @@ from types import FrameType
 from typing import Any
 
 import toshokan
+from toshokan.logs import BatchedLines, LineFormatter, RequestIds, write_deferred
 
 #: Where the host's own code lives; a frame whose file is under it is "ours".
 OURS = str(Path(toshokan.__file__).resolve().parent)
@@ -110,3 +112,25 @@ def within_budget(calls: Calls, budget: int, what: str) -> None:
         f"{what} made {calls.total} calls, over its budget of {budget}: a change added work to "
         f"it. If the work is worth it, raise the budget with the reason.\n{calls.breakdown()}"
     )
+
+
+@contextmanager
+def access_log() -> Iterator[list[str]]:
+    """The access log at info, as the host configures it: one handler of the host's, writing
+    to a list, and no other (pytest's capturing handlers are put back after)."""
+    write_deferred()  # lines of earlier tests, to their own handlers
+    lines: list[str] = []
+    handler = BatchedLines(write=lines.append)
+    handler.addFilter(RequestIds())
+    handler.setFormatter(LineFormatter())
+    logger = logging.getLogger("toshokan.access")
+    handlers, level = logger.handlers, logger.level
+    logger.handlers = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield lines
+    finally:
+        logger.handlers = handlers
+        logger.setLevel(level)
+        logger.propagate = True
