@@ -137,8 +137,7 @@ async def _book_dto(
     return book_of_chapter(ref, chapter, number, title, len(urls), place)
 
 
-async def book_pages(request: Request, reading: Reading) -> Response:
-    ref = book_of(request.path_params["id"])
+async def book_pages(request: Request, reading: Reading, ref: ChapterRef) -> Response:
     visit = await content.visit_of(reading, ref.source)
     urls = await content.page_urls(reading, visit, ref)
     return as_json(
@@ -149,8 +148,7 @@ async def book_pages(request: Request, reading: Reading) -> Response:
     )
 
 
-async def page_image(request: Request, reading: Reading) -> Response:
-    ref = book_of(request.path_params["id"])
+async def page_image(request: Request, reading: Reading, ref: ChapterRef) -> Response:
     number = request.path_params["number"]
     if not (number.isascii() and number.isdigit()) or len(number) > MAX_PAGE_DIGITS:
         raise NotFound("A page number is a whole number from 1.")
@@ -162,9 +160,8 @@ async def page_image(request: Request, reading: Reading) -> Response:
     return picture(image)
 
 
-async def book_thumbnail(request: Request, reading: Reading) -> Response:
+async def book_thumbnail(request: Request, reading: Reading, ref: ChapterRef) -> Response:
     """The book's first page, small."""
-    ref = book_of(request.path_params["id"])
     visit = await content.visit_of(reading, ref.source)
     image = await content.first_page_small(reading, visit, ref)
     if image is None:

@@ -50,6 +50,8 @@ class Reading:
     reader: str
     #: The app, as its ``User-Agent`` names it: kept with each place the reader records.
     device: str
+    #: The source a request about one book is about, entered with the reader (``book_route``).
+    visit: Visit | None = None
 
     @property
     def signed_as(self) -> str:
@@ -60,6 +62,8 @@ class Reading:
 
 async def visit_of(reading: Reading, slug: str) -> Visit:
     """One source, as this reader may open it (401 from the core when it stays locked)."""
+    if reading.visit is not None and reading.visit.slug == slug:
+        return reading.visit
     return await reading.core.visit(slug, reading.caller, PASSING)
 
 

@@ -16,7 +16,7 @@ from toshokan.faces.komga import (
     series,
     tracker,
 )
-from toshokan.faces.komga.answers import PREFIX, Handler, komga_route
+from toshokan.faces.komga.answers import PREFIX, BookHandler, Handler, book_route, komga_route
 
 V1 = f"{PREFIX}/api/v1"
 V2 = f"{PREFIX}/api/v2"
@@ -41,9 +41,6 @@ GET: list[tuple[str, Handler]] = [
     (f"{V1}/books/{{id}}", books.one_book),
     (f"{V1}/books/{{id}}/next", books.next_book),
     (f"{V1}/books/{{id}}/previous", books.previous_book),
-    (f"{V1}/books/{{id}}/pages", books.book_pages),
-    (f"{V1}/books/{{id}}/pages/{{number}}", books.page_image),
-    (f"{V1}/books/{{id}}/thumbnail", books.book_thumbnail),
     (f"{V1}/collections", collections.list_collections),
     (f"{V1}/collections/{{id}}", collections.one_collection),
     (f"{V1}/collections/{{id}}/series", collections.collection_series),
@@ -65,12 +62,19 @@ GET: list[tuple[str, Handler]] = [
     (f"{V2}/users/me", series.me),
     (f"{V2}/series/{{id}}/read-progress/tachiyomi", tracker.tachiyomi_progress),
 ]
+#: Routes about one book's pages: the book's source entered with the reader (``book_route``).
+BOOK_GET: list[tuple[str, BookHandler]] = [
+    (f"{V1}/books/{{id}}/pages", books.book_pages),
+    (f"{V1}/books/{{id}}/pages/{{number}}", books.page_image),
+    (f"{V1}/books/{{id}}/thumbnail", books.book_thumbnail),
+]
 
 
 def komga_routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = [
         Route(path, komga_route(handler), methods=["GET"]) for path, handler in GET
     ]
+    routes += [Route(path, book_route(handler), methods=["GET"]) for path, handler in BOOK_GET]
     routes += [
         Route(f"{V1}/series/list", komga_route(series.search_series), methods=["POST"]),
         Route(f"{V1}/books/list", komga_route(books.search_books), methods=["POST"]),
