@@ -14,11 +14,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Urls
-from toshokan.core.http import entry_of
+from toshokan.core.http import Entry
 from toshokan.core.progress import IMPLICIT_READER
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import NAVIGATION, AtomEntry, Feed, Link
-from toshokan.faces.opds.context import CatalogueVisit, cache_control, page_of, query_of
+from toshokan.faces.opds.context import (
+    CatalogueVisit,
+    cache_control,
+    page_of,
+    query_of,
+    signed_reader,
+)
 from toshokan.faces.opds.entries import series_entry
 from toshokan.faces.opds.everywhere import search_everywhere
 from toshokan.faces.opds.follows import follows_entries
@@ -46,8 +52,8 @@ def everywhere_template(urls: Urls) -> str:
     return catalogue(urls, "_search", template=SEARCH_TEMPLATE)
 
 
-async def root(request: Request, reader: str) -> Response:
-    entry = entry_of(request)
+async def root(request: Request, entry: Entry) -> Response:
+    reader = signed_reader(entry)
     core, urls = entry.core, entry.urls
     entries = follows_entries(urls)
     for hosted in core.sources.serving():
@@ -88,8 +94,7 @@ async def root(request: Request, reader: str) -> Response:
     return feed_response(feed, NAVIGATION, private=False)
 
 
-async def root_opensearch(request: Request, reader: str) -> Response:
-    entry = entry_of(request)
+async def root_opensearch(request: Request, entry: Entry) -> Response:
     body = atom.opensearch_description(
         entry.core.settings.host.name,
         "Search every source of this host.",
@@ -98,9 +103,9 @@ async def root_opensearch(request: Request, reader: str) -> Response:
     return Response(body, media_type=atom.OPENSEARCH_TYPE)
 
 
-async def root_search(request: Request, reader: str) -> Response:
+async def root_search(request: Request, entry: Entry) -> Response:
     """One search over every source that lets this caller in; a source that fails is skipped."""
-    entry = entry_of(request)
+    reader = signed_reader(entry)
     urls = entry.urls
     query, page = query_of(request), page_of(request)
     answered = await search_everywhere(entry, reader, query, page)

@@ -136,19 +136,24 @@ def source_route(
     return endpoint
 
 
-def signed_in(handler: Callable[[Request, str], Awaitable[Response]]) -> Callable[..., Any]:
+def signed_in(handler: Callable[[Request, Entry], Awaitable[Response]]) -> Callable[..., Any]:
     """A page of no one source (the catalogue's root, its search) for the reader who asks: with
-    readers on the host, only for one of them."""
+    readers on the host, only for one of them (:func:`signed_reader`)."""
 
     async def endpoint(request: Request) -> Response:
         try:
             entry = await enter(request, signing=BY_CREDENTIALS)
         except NotAReader as refused:
             return refused_reader(request, refused)
-        assert entry.reader is not None  # a signing was given
-        return await handler(request, entry.reader)
+        return await handler(request, entry)
 
     return endpoint
+
+
+def signed_reader(entry: Entry) -> str:
+    """The reader a :func:`signed_in` page is for."""
+    assert entry.reader is not None  # signed_in enters with a signing
+    return entry.reader
 
 
 def refused_reader(request: Request, refused: NotAReader) -> Response:

@@ -13,11 +13,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Urls
-from toshokan.core.http import entry_of
+from toshokan.core.http import Entry
 from toshokan.faces.opds import atom
 from toshokan.faces.opds.atom import ACQUISITION, NAVIGATION, AtomEntry, Feed, Link
 from toshokan.faces.opds.chapters import numbered_title
-from toshokan.faces.opds.context import cache_control
+from toshokan.faces.opds.context import cache_control, signed_reader
 from toshokan.faces.opds.entries import acquisition_link, stream_link
 from toshokan.faces.opds.followed import UPDATES_PER_PAGE, Shown, followed, unread_updates
 from toshokan.faces.opds.signin import catalogue
@@ -51,8 +51,8 @@ def follows_entries(urls: Urls) -> list[AtomEntry]:
     ]
 
 
-async def following(request: Request, reader: str) -> Response:
-    entry = entry_of(request)
+async def following(request: Request, entry: Entry) -> Response:
+    reader = signed_reader(entry)
     urls = entry.urls
     entries = []
     for follow in await followed(entry, reader):
@@ -112,8 +112,8 @@ def update_entry(shown: Shown) -> AtomEntry:
     )
 
 
-async def updates(request: Request, reader: str) -> Response:
-    entry = entry_of(request)
+async def updates(request: Request, entry: Entry) -> Response:
+    reader = signed_reader(entry)
     urls = entry.urls
     found = await unread_updates(request, entry, reader)
     here = catalogue(urls, UPDATES)

@@ -37,8 +37,8 @@ from starlette.responses import Response
 from toshokan.core import Core
 from toshokan.core.cache import Kind
 from toshokan.core.cache_control import REVALIDATE
-from toshokan.core.http import entry_of
-from toshokan.faces.opds.context import CatalogueVisit
+from toshokan.core.http import Entry
+from toshokan.faces.opds.context import CatalogueVisit, signed_reader
 
 #: The kind of the core's cache that holds feeds' validators.
 VALIDATORS = "opds-validators"
@@ -50,7 +50,7 @@ CACHED = {VALIDATORS: Kind(ttl=SECONDS)}
 #: Request headers that say who is asking of a source locked with its own account.
 CREDENTIALS = ("authorization", "x-api-key", "cookie")
 
-Asker = TypeVar("Asker", CatalogueVisit, str)
+Asker = TypeVar("Asker", CatalogueVisit, Entry)
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def validated(
     feed whose validators are remembered is answered without calling it."""
 
     async def endpoint(request: Request, asker: Asker) -> Response:
-        core = entry_of(request).core
+        core = asker.core
         key = await _key(core, request, asker)
         known: Validators | None = core.cache.peek(VALIDATORS, key)
         if known is not None:
@@ -144,13 +144,13 @@ def _ready(value: Validators) -> Callable[[], Awaitable[Validators]]:
     return compute
 
 
-async def _key(core: Core, request: Request, asker: CatalogueVisit | str) -> tuple[object, ...]:
+async def _key(core: Core, request: Request, asker: CatalogueVisit | Entry) -> tuple[object, ...]:
     """Who asks, which feed, which version of the source's answers and of the reader's places."""
     generations: tuple[int, ...]
     if isinstance(asker, CatalogueVisit):
         reader, generations = asker.reader, (core.cache.generation(asker.slug),)
     else:
-        reader = asker
+        reader = signed_reader(asker)
         generations = tuple(core.cache.generation(h.slug) for h in core.sources.serving())
     sent = "\n".join(request.headers.get(name, "") for name in CREDENTIALS)
     who = hashlib.sha256(sent.encode()).hexdigest()[:32]

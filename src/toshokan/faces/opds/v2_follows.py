@@ -9,8 +9,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Urls, with_query
-from toshokan.core.http import entry_of
+from toshokan.core.http import Entry
 from toshokan.faces.opds.chapters import numbered_title
+from toshokan.faces.opds.context import signed_reader
 from toshokan.faces.opds.followed import UPDATES_PER_PAGE, Shown, followed, unread_updates
 from toshokan.faces.opds.follows import FOLLOWING, UPDATES, when
 from toshokan.faces.opds.signin import catalogue
@@ -34,8 +35,8 @@ def follows_navigation(urls: Urls) -> list[dict[str, Any]]:
     ]
 
 
-async def following(request: Request, reader: str) -> Response:
-    entry = entry_of(request)
+async def following(request: Request, entry: Entry) -> Response:
+    reader = signed_reader(entry)
     urls = entry.urls
     root = catalogue(urls, "v2")
     navigation = []
@@ -80,8 +81,8 @@ def update_publication(shown: Shown) -> dict[str, Any]:
     return {"metadata": metadata, "links": links}
 
 
-async def updates(request: Request, reader: str) -> Response:
-    entry = entry_of(request)
+async def updates(request: Request, entry: Entry) -> Response:
+    reader = signed_reader(entry)
     urls = entry.urls
     root = catalogue(urls, "v2")
     found = await unread_updates(request, entry, reader)

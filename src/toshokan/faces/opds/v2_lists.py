@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toshokan.core import Urls, with_query
-from toshokan.core.http import entry_of
-from toshokan.faces.opds.context import PAGE_SIZE, CatalogueVisit, page_of, query_of
+from toshokan.core.http import Entry
+from toshokan.faces.opds.context import PAGE_SIZE, CatalogueVisit, page_of, query_of, signed_reader
 from toshokan.faces.opds.everywhere import search_everywhere
 from toshokan.faces.opds.searches import (
     all_titles_search,
@@ -40,8 +40,7 @@ from toshokan.faces.opds.v2_documents import (
 from toshokan.faces.opds.v2_follows import follows_navigation
 
 
-async def root(request: Request, reader: str) -> Response:
-    entry = entry_of(request)
+async def root(request: Request, entry: Entry) -> Response:
     core, urls = entry.core, entry.urls
     base = catalogue(urls, "v2")
     navigation = []
@@ -65,10 +64,10 @@ def everywhere_link(urls: Urls) -> dict[str, Any]:
     return link(template, rel="search", templated=True, title="Search every source")
 
 
-async def root_search(request: Request, reader: str) -> Response:
+async def root_search(request: Request, entry: Entry) -> Response:
     """``/_/opds/v2/_search?query=``: a page of every source's search, each title a navigation
     link to its series (up to ``PER_SOURCE`` of each source), grouped by source."""
-    entry = entry_of(request)
+    reader = signed_reader(entry)
     urls = entry.urls
     query, page = query_of(request, "query"), page_of(request)
     answered = await search_everywhere(entry, reader, query, page)
