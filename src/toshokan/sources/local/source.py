@@ -441,13 +441,7 @@ class LocalLibrary(Source[LocalSettings]):
         ]
 
     async def pages(self, manga_slug: str, chapter_slug: str, ctx: RequestContext) -> list[str]:
-        if not (is_slug(manga_slug) and is_slug(chapter_slug)):
-            raise ChapterNotFound()
-        index = self._require_index()
-        row = await asyncio.to_thread(index.chapter, manga_slug, chapter_slug)
-        if row is None:
-            exists = await asyncio.to_thread(index.series_by_slug, manga_slug)
-            raise ChapterNotFound() if exists is not None else MangaNotFound()
+        row = await self._chapter_row(manga_slug, chapter_slug)
         names = json.loads(row["pages"])
         version = version_of(row["sig"])
         return [
@@ -461,6 +455,11 @@ class LocalLibrary(Source[LocalSettings]):
         self, manga_slug: str, chapter_slug: str, ctx: RequestContext
     ) -> OwnPages | None:
         """Read by the code the page route serves them with, from one look at the chapter."""
+        return self.pages_server.own_pages(await self._chapter_row(manga_slug, chapter_slug))
+
+    async def _chapter_row(self, manga_slug: str, chapter_slug: str) -> sqlite3.Row:
+        """The chapter's row in the index; ``CHAPTER_NOT_FOUND``, or ``MANGA_NOT_FOUND`` when
+        the series is not there either."""
         if not (is_slug(manga_slug) and is_slug(chapter_slug)):
             raise ChapterNotFound()
         index = self._require_index()
@@ -468,7 +467,7 @@ class LocalLibrary(Source[LocalSettings]):
         if row is None:
             exists = await asyncio.to_thread(index.series_by_slug, manga_slug)
             raise ChapterNotFound() if exists is not None else MangaNotFound()
-        return self.pages_server.own_pages(row)
+        return row
 
     async def download(
         self, manga_slug: str, chapter_slug: str, ctx: RequestContext
