@@ -23,6 +23,17 @@ T = TypeVar("T")
 READER = click.option(
     "--reader", "reader", help="The reader (default: the one implicit reader of a host without)."
 )
+#: The keep filters, the same for one series kept and for every series of a source.
+LANGUAGES = click.option(
+    "--language", "languages", multiple=True, help="Keep chapters in this language (repeatable)."
+)
+GROUPS = click.option(
+    "--group",
+    "groups",
+    multiple=True,
+    help="Prefer this group's version of a chapter (repeatable, in order; default any group, "
+    "one version a number).",
+)
 
 
 def _config() -> Path | None:
@@ -105,16 +116,8 @@ def follows_group() -> None:
 @click.argument("manga")
 @READER
 @click.option("--keep", is_flag=True, help="Keep a copy of each new chapter in the local library.")
-@click.option(
-    "--language", "languages", multiple=True, help="Keep chapters in this language (repeatable)."
-)
-@click.option(
-    "--group",
-    "groups",
-    multiple=True,
-    help="Prefer this group's version of a chapter (repeatable, in order; default any group, "
-    "one version a number).",
-)
+@LANGUAGES
+@GROUPS
 @click.option(
     "--backfill",
     type=click.IntRange(0, 1000),
@@ -165,16 +168,8 @@ def follows_add(
 )
 @click.argument("source")
 @READER
-@click.option(
-    "--language", "languages", multiple=True, help="Keep chapters in this language (repeatable)."
-)
-@click.option(
-    "--group",
-    "groups",
-    multiple=True,
-    help="Prefer this group's version of a chapter (repeatable, in order; default any group, "
-    "one version a number).",
-)
+@LANGUAGES
+@GROUPS
 @click.option("--only-unread", is_flag=True, help="Keep only chapters the reader has not read.")
 @click.option("--off", is_flag=True, help="Stop keeping every series followed from SOURCE.")
 def follows_keep(

@@ -159,6 +159,23 @@ class Downloads:
             raise InvalidRequest(f"backfill is 0 to {MAX_BACKFILL} chapters.")
         if not await self.core.follows.is_following(reader, source, manga):
             raise NotFound(f"You do not follow {source}/{manga[:80]}: follow it to keep it.")
+        keep = await self._kept(reader, source, manga, languages, groups, backfill, only_unread)
+        # What its checks recorded already is queued now; the rest as checks find it.
+        await self.runner.series(source, manga)
+        return keep
+
+    async def _kept(
+        self,
+        reader: str,
+        source: str,
+        manga: str,
+        languages: Sequence[str],
+        groups: Sequence[str],
+        backfill: int,
+        only_unread: bool,
+    ) -> Keep:
+        """Store the reader's keep of ``manga`` (or of every series) with these filters, kept
+        since it was first asked for."""
         before = await in_thread(self.store.keep_of, reader, source, manga)
         keep = Keep(
             reader,
@@ -171,8 +188,6 @@ class Downloads:
             before.since if before is not None else time.time(),
         )
         await in_thread(self.store.keep, keep)
-        # What its checks recorded already is queued now; the rest as checks find it.
-        await self.runner.series(source, manga)
         return keep
 
     def _may_keep(self, reader: str, source: str) -> None:
@@ -226,18 +241,7 @@ class Downloads:
         backfill: what existed before is asked for series by series."""
         self._may_keep(reader, source)
         _check_filters(languages, groups)
-        before = await in_thread(self.store.keep_of, reader, source, EVERY_SERIES)
-        keep = Keep(
-            reader,
-            source,
-            EVERY_SERIES,
-            tuple(dict.fromkeys(v.strip() for v in languages)),
-            tuple(dict.fromkeys(g.strip() for g in groups)),
-            0,
-            only_unread,
-            before.since if before is not None else time.time(),
-        )
-        await in_thread(self.store.keep, keep)
+        keep = await self._kept(reader, source, EVERY_SERIES, languages, groups, 0, only_unread)
         for manga in await in_thread(self.store.followed_from, reader, source):
             await self.runner.series(source, manga)
         return keep
