@@ -86,6 +86,50 @@ def test_additions_removals_and_renames(demo_root: Path, tmp_path: Path) -> None
     assert scanner.scan().series == 6
 
 
+def test_a_rescan_notices_what_leaves_the_folder_listing_alike(
+    demo_root: Path, tmp_path: Path
+) -> None:
+    """A rescan looks only at the series whose chapters' names and signatures changed;
+    changes that keep a folder's own time or a file's size are changes all the same."""
+    scanner = scanner_for(demo_root, tmp_path)
+    scanner.scan()
+    series = demo_root / "Iron Garden"
+    chapter = series / "Iron Garden Ch.002 [Gearworks].cbz"
+    # Rewritten in place to the same size: only its time says so.
+    stat = chapter.stat()
+    chapter.write_bytes(chapter.read_bytes())
+    os.utime(chapter, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert chapter.stat().st_size == stat.st_size
+    report = scanner.scan()
+    assert (report.read, report.updated) == (1, 1)
+
+    # Renamed, keeping its size and time (as mv does).
+    renamed = series / "Iron Garden Ch.002 [Gearworks] v2.cbz"
+    chapter.rename(renamed)
+    report = scanner.scan()
+    assert (report.added, report.removed, report.chapters) == (1, 1, 23)
+    relpaths = {row[0] for row in scanner.index.reader().execute("SELECT relpath FROM chapters")}
+    assert f"Iron Garden/{renamed.name}" in relpaths
+    assert f"Iron Garden/{chapter.name}" not in relpaths
+
+
+def test_a_series_that_comes_back_unchanged_is_read_again(tmp_path: Path) -> None:
+    """A series gone from the folder is forgotten whole, what it was listed as included:
+    brought back as it was, it is read afresh, not taken as already known."""
+    root = tmp_path / "lib"
+    cbz(root / "Good" / "Ch.1.cbz")
+    (root / "Broken" / "Ch.1.cbz").parent.mkdir(parents=True)
+    (root / "Broken" / "Ch.1.cbz").write_bytes(b"this is not a zip")
+    scanner = scanner_for(root, tmp_path)
+    assert "Broken/Ch.1.cbz" in reasons(scanner.scan().skipped)
+    (root / "Broken").rename(tmp_path / "Broken")
+    assert "Broken/Ch.1.cbz" not in reasons(scanner.scan().skipped)
+    (tmp_path / "Broken").rename(root / "Broken")  # the same file, size and time
+    report = scanner.scan()
+    assert report.read == 1
+    assert "Broken/Ch.1.cbz" in reasons(report.skipped)
+
+
 def test_scoped_rescan_only_touches_named_entries(demo_root: Path, tmp_path: Path) -> None:
     scanner = scanner_for(demo_root, tmp_path)
     scanner.scan()

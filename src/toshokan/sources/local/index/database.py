@@ -113,6 +113,10 @@ CREATE INDEX IF NOT EXISTS chapters_mtime ON chapters(mtime);
 -- What a rescan compares against the walk, read off this index alone: the table's
 -- rows carry page lists and metadata, ten times the bytes.
 CREATE INDEX IF NOT EXISTS chapters_state ON chapters(relpath, sig);
+-- Each series' chapters as a scan last applied them, digested (update.listing_of): a
+-- rescan compares the walk's listing of a series with this, and looks at the chapter rows
+-- of those that differ only. Whatever else changes chapters' signatures empties it.
+CREATE TABLE IF NOT EXISTS listings(relpath TEXT PRIMARY KEY, listing TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS problems(
     relpath TEXT NOT NULL,
     severity TEXT NOT NULL,
@@ -179,6 +183,7 @@ def _forget_signatures_if_page_types_changed(db: sqlite3.Connection) -> None:
         return
     db.execute("UPDATE chapters SET sig = ''")
     db.execute("UPDATE problems SET sig = '' WHERE severity = 'skipped'")
+    db.execute("DELETE FROM listings")
     db.execute("INSERT OR REPLACE INTO meta VALUES('page_types', ?)", (page_types,))
 
 
@@ -229,6 +234,7 @@ class Index:
             if version not in (None, SCHEMA_VERSION):
                 # An index from another version is a cache: drop it and rescan.
                 for table in (
+                    "listings",
                     "slug_claims",
                     "series_fts",
                     "series_terms",
@@ -240,6 +246,8 @@ class Index:
                 ):
                     db.execute(f"DROP TABLE IF EXISTS {table}")
             db.executescript(SCHEMA)
+            if migration is not None:  # it may have cleared signatures the listings vouch for
+                db.execute("DELETE FROM listings")
             db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
             _forget_signatures_if_page_types_changed(db)
             if root is not None:

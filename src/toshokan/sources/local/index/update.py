@@ -12,6 +12,7 @@ or the rest of the library would look deleted.
 """
 
 import functools
+import hashlib
 import itertools
 import json
 import sqlite3
@@ -49,6 +50,9 @@ class ScanCancelled(Exception):
     """The scan was stopped (the host is stopping, Ctrl-C); every chapter read so far is
     committed, what vanished or changed is left for the next scan."""
 
+
+#: Top-level names whose chapters a scan looks up by name; past this, all in one query.
+RANGE_QUERIES = 200
 
 #: Called with (chapters read so far, chapters to read in this scan).
 Progress = Callable[[int, int], None]
@@ -116,6 +120,11 @@ class IndexUpdate:
         #: relpath -> signature of stored chapters not yet seen in this walk; what is
         #: left at the end vanished.
         self.unseen_sigs: dict[str, str] = {}
+        #: Top-level name -> :func:`listing_of` its series, as the index holds it and as found.
+        self.stored_listings: dict[str, str] = {}
+        self.found_listings: dict[str, str] = {}
+        #: Top-level names whose chapters are compared one by one (the rest are unchanged).
+        self.changed_listings: set[str] = set()
         #: relpath -> signature of chapters skipped last time, not worth reopening unchanged.
         self.skipped_sigs: dict[str, str] = {}
         #: Paths with a problem recorded by a chapter read (skipped or warned about).
@@ -128,13 +137,16 @@ class IndexUpdate:
         self.publishes = 0
 
     def run(self) -> ScanReport:
-        self._load_stored_state()
         ordered = sorted(self.found.values(), key=lambda s: s.relpath)
-        # One pass over every chapter found: what it leaves in unseen_sigs vanished, and
-        # only chapters that changed go further (an unchanged rescan ends here).
+        self._load_stored_state(ordered)
+        # One pass over every chapter of the series whose listing changed: what it leaves
+        # in unseen_sigs vanished, and only chapters that changed go further (an unchanged
+        # rescan has none to look at).
         to_read: list[tuple[FoundSeries, FoundChapter, bool]] = []
         unseen, skipped = self.unseen_sigs.pop, self.skipped_sigs.get
         for series in ordered:
+            if series.relpath not in self.changed_listings:
+                continue
             for chapter in series.chapters:
                 stored_sig = unseen(chapter.relpath, None)
                 # Unchanged, or skipped last time and still the same file: not read again.
@@ -169,28 +181,40 @@ class IndexUpdate:
         self._remove_vanished_series()
         self._rebuild_changed_series()
         self._refresh_library_rows()
+        self._record_listings()
         self.db.execute("COMMIT")
         self._fill_report()
         return self.report
 
     # -- before: what the index holds now ----------------------------------------
 
-    def _load_stored_state(self) -> None:
+    def _load_stored_state(self, ordered: list[FoundSeries]) -> None:
         db = self.db
         self.stored_series = {
             row["relpath"]: row
-            for row in db.execute("SELECT id, relpath, meta_sig, series_json FROM series")
-            if in_scope(row["relpath"], self.only)
+            for row in db.execute("SELECT id, relpath, meta_sig FROM series")
+            if self.only is None or in_scope(row["relpath"], self.only)
         }
-        # Only (relpath, signature) pairs, read off a covering index straight into a
-        # dict: a whole library is 100,000 rows and an unchanged rescan needs no more.
+        self._compare_listings(ordered)
+        # Only the chapters under the top-level names whose listing changed (or that are
+        # gone) are compared one by one: their (relpath, signature) pairs, read off a
+        # covering index.
+        changed = self.changed_listings
         chapters = db.cursor()
         chapters.row_factory = None
-        chapters.execute("SELECT relpath, sig FROM chapters")
-        if self.only is None:
-            self.unseen_sigs = dict(chapters)
+        if not changed:
+            self.unseen_sigs = {}
+        elif len(changed) <= RANGE_QUERIES:
+            for name in sorted(changed):
+                chapters.execute(
+                    "SELECT relpath, sig FROM chapters WHERE relpath = ? "
+                    "OR (relpath >= ? AND relpath < ?)",
+                    (name, f"{name}/", f"{name}0"),  # "0" follows "/": all of name/...
+                )
+                self.unseen_sigs.update(chapters)
         else:
-            self.unseen_sigs = {r: sig for r, sig in chapters if in_scope(r, self.only)}
+            chapters.execute("SELECT relpath, sig FROM chapters")
+            self.unseen_sigs = {r: sig for r, sig in chapters if _top(r) in changed}
         self.skipped_sigs = {
             row["relpath"]: row["sig"]
             for row in db.execute("SELECT relpath, sig FROM problems WHERE severity = 'skipped'")
@@ -198,6 +222,38 @@ class IndexUpdate:
         }
         self.series_ids = {row["relpath"]: row["id"] for row in self.stored_series.values()}
         self.problem_paths = set(_chapter_problem_paths(db))
+
+    def _compare_listings(self, ordered: list[FoundSeries]) -> None:
+        """Which top-level names' chapters must be compared one by one: a series found with
+        another listing than when it was last applied (or never applied), and a name the
+        index knows that is gone."""
+        self.stored_listings = {
+            name: listing
+            for name, listing in self.db.execute("SELECT relpath, listing FROM listings")
+            if self.only is None or name in self.only
+        }
+        self.found_listings = {series.relpath: listing_of(series) for series in ordered}
+        stored = self.stored_listings.get
+        self.changed_listings = {
+            name for name, listing in self.found_listings.items() if stored(name) != listing
+        }
+        self.changed_listings.update(
+            name for name in self.stored_series if name not in self.found_listings
+        )
+
+    def _record_listings(self) -> None:
+        """The listing of every series this scan applied, for the next scan to compare; a
+        name no longer found forgets its own. Written with the scan's last commit only, so
+        a cancelled scan leaves the next one to compare what it did not finish."""
+        found = self.found_listings
+        self.db.executemany(
+            "INSERT OR REPLACE INTO listings VALUES(?, ?)",
+            [(name, found[name]) for name in self.changed_listings if name in found],
+        )
+        self.db.executemany(
+            "DELETE FROM listings WHERE relpath = ?",
+            [(name,) for name in self.stored_listings if name not in found],
+        )
 
     def _stored(self, relpath: str) -> StoredChapter | None:
         row = self.db.execute(
@@ -400,6 +456,24 @@ class IndexUpdate:
         ):
             target = report.warnings if row["severity"] == "warning" else report.skipped
             target.append((row["relpath"], row["reason"]))
+
+
+def listing_of(series: FoundSeries) -> str:
+    """A digest of a series' chapters as found: paths and signatures, in the walk's order.
+
+    Stored for each series a scan applied (table ``listings``): at the end of that scan the
+    index held each of these chapters at that signature (read, or skipped as unusable), so
+    an equal listing later means none of them changed, came or went, and the series needs
+    no look at its rows. Anything else that changes chapters' signatures (a migration,
+    new page types) empties the table.
+    """
+    listing = "\n".join([f"{chapter.relpath}\t{chapter.sig}" for chapter in series.chapters])
+    return hashlib.blake2b(listing.encode(), digest_size=16).hexdigest()
+
+
+def _top(relpath: str) -> str:
+    """The top-level name (series) a path lies under."""
+    return relpath.split("/", 1)[0]
 
 
 def _date_of(record: dict[str, Any]) -> float:
