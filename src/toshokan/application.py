@@ -37,15 +37,39 @@ class EdgedStarlette(Starlette):
         super().__init__(**options)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        # Starlette's own call, inlined: a layer less on every request. A configuration error
-        # at start-up goes to the server as one line for the operator (Starlette's message
-        # is the whole traceback).
-        scope["app"] = self
+        await self.edge()(scope, receive, send)
+
+    def edge(self) -> ASGIApp:
+        """The application as a server calls it: the edge, which hands Starlette what it does
+        not answer itself. Served as it is (:func:`toshokan.serving.served_app`), a request
+        the edge answers (a replayed one) passes no layer of Starlette's own."""
         if self.middleware_stack is None:
             self.middleware_stack = self.build_middleware_stack()
-        if scope["type"] == "lifespan":
-            send = self._plain_startup_errors(send)
-        await self.middleware_stack(scope, receive, send)
+        return self.middleware_stack
+
+    def build_middleware_stack(self) -> ASGIApp:
+        core = self.core
+        return Edge(
+            self._behind_the_edge(super().build_middleware_stack()),
+            core.settings,
+            self.faces,
+            core.cache,
+            core.cluster.counters,
+            metrics=self.metrics,
+            labels=self.labels,
+        )
+
+    def _behind_the_edge(self, stack: ASGIApp) -> ASGIApp:
+        """Starlette's own call, inlined. A configuration error at start-up goes to the server
+        as one line for the operator (Starlette's message is the whole traceback)."""
+
+        async def starlette(scope: Scope, receive: Receive, send: Send) -> None:
+            scope["app"] = self
+            if scope["type"] == "lifespan":
+                send = self._plain_startup_errors(send)
+            await stack(scope, receive, send)
+
+        return starlette
 
     def _plain_startup_errors(self, send: Send) -> Send:
         async def send_plain(message: Message) -> None:
@@ -56,20 +80,8 @@ class EdgedStarlette(Starlette):
 
         return send_plain
 
-    def build_middleware_stack(self) -> ASGIApp:
-        core = self.core
-        return Edge(
-            super().build_middleware_stack(),
-            core.settings,
-            self.faces,
-            core.cache,
-            core.cluster.counters,
-            metrics=self.metrics,
-            labels=self.labels,
-        )
 
-
-def create_app(settings: HostSettings, sources: HostedSources | None = None) -> Starlette:
+def create_app(settings: HostSettings, sources: HostedSources | None = None) -> EdgedStarlette:
     """The ASGI application for ``settings``; adapters start when it starts."""
     faces = FACES
     sources = sources or HostedSources.from_settings(settings, face_names=names_of(faces))

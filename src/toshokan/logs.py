@@ -44,8 +44,10 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
+from itertools import repeat
+from operator import mul, sub
 from typing import Any, cast
 
 from pythonjsonlogger.json import JsonFormatter
@@ -69,6 +71,10 @@ PAUSE_SECONDS = 0.0001
 PAUSES_AT_MOST = 0.05
 #: Records kept at most; past it the thread logging writes them itself (a stalled stream).
 MAX_KEPT = 16_384
+#: Texts of seconds a :class:`LineFormatter` keeps for the lines of batches.
+KEPT_TIMES = 64
+#: How a handler writes the times of lines: their ``asctime`` and ``msecs``, each line's.
+Stamps = Callable[[Sequence[float]], tuple[Iterable[str], Iterable[float]]]
 
 
 class Deferred:
@@ -77,8 +83,8 @@ class Deferred:
 
     ``keep`` costs an append: the record is made from the parts (``make``),
     passed to the logger's handlers like any other and written later (or,
-    for handlers that write only its time and message, just those of an
-    info record: ``message``),
+    for handlers that write only the line its time and message make, the text
+    of a batch of such lines at once: ``text``),
     :data:`FLUSH_SECONDS` after the first part kept at most, by a thread of
     its own. So its caller pays neither the record nor its formatting nor the
     write. A line of any other logger written through :class:`BatchedLines`
@@ -92,11 +98,11 @@ class Deferred:
         self,
         logger: logging.Logger,
         make: Callable[[Any], logging.LogRecord],
-        message: Callable[[Any], tuple[float, str]],
+        text: Callable[[list[Any], Stamps, str], str],
     ):
         self.logger = logger
         self.make = make
-        self.message = message
+        self.text = text
         self._kept: deque[Any] = deque()
         self._armed = False
         _DEFERRED.append(self)
@@ -139,15 +145,16 @@ class Deferred:
         make, count = self.make, len(kept)
         batched = self._handlers()
         if batched is not None and all(handler.plain() for handler in batched):
-            # Lines the host's own handlers would write from the records, made without them.
-            message, popleft = self.message, kept.popleft
-            level, name = logging.getLevelName(logging.INFO), self.logger.name
+            # Lines the host's own handlers would write from the records, made without them,
+            # a chunk of lines at a time.
+            text, popleft = self.text, kept.popleft
+            head = f" {logging.getLevelName(logging.INFO)} {self.logger.name}: "
             pauses_until = time.monotonic() + PAUSES_AT_MOST
             while count > 0:
-                messages = [message(popleft()) for _ in range(min(count, PAUSE_EVERY))]
-                count -= len(messages)
+                chunk = [popleft() for _ in range(min(count, PAUSE_EVERY))]
+                count -= len(chunk)
                 for handler in batched:
-                    handler.take_messages(level, name, messages)
+                    handler.take_text(text(chunk, handler.stamps(), head))
                 if count > 0 and time.monotonic() < pauses_until:
                     # The event loop waiting for the interpreter's lock gets it now rather
                     # than after the interpreter's switch interval (5 ms, every request in
@@ -247,15 +254,15 @@ class BatchedLines(logging.Handler):
             type(f) is RequestIds for f in self.filters
         )
 
-    def take_messages(
-        self, levelname: str, name: str, messages: Iterable[tuple[float, str]]
-    ) -> None:
-        """The lines of records of logger ``name`` at ``levelname``, given as their time and
-        message, as :meth:`take` writes them for a :meth:`plain` handler."""
-        formatter = cast(LineFormatter, self.formatter)
+    def stamps(self) -> Stamps:
+        """How this :meth:`plain` handler writes the times of lines (its formatter's)."""
+        return cast(LineFormatter, self.formatter).stamps
+
+    def take_text(self, text: str) -> None:
+        """Lines made as :meth:`take` would write them for a :meth:`plain` handler, one text."""
         self.acquire()
         try:
-            self._lines.extend(formatter.lines(levelname, name, messages))
+            self._lines.append(text)
         finally:
             self.release()
 
@@ -302,6 +309,7 @@ class LineFormatter(logging.Formatter):
         super().__init__(LOG_FORMAT)
         self._second = -1
         self._text = ""
+        self._texts: dict[int, str] = {}
 
     def format(self, record: logging.LogRecord) -> str:
         if record.exc_info or record.exc_text or record.stack_info:
@@ -310,19 +318,20 @@ class LineFormatter(logging.Formatter):
         record.asctime = asctime = self.formatTime(record)
         return f"{asctime} {record.levelname} {record.name}: {message}"
 
-    def lines(
-        self, levelname: str, name: str, messages: Iterable[tuple[float, str]]
-    ) -> Iterator[str]:
-        """The lines :meth:`format` makes of records of ``name`` at ``levelname`` with these
-        times and messages, without the records."""
-        middle = f" {levelname} {name}: "
-        for created, message in messages:
-            second = int(created)
-            if second != self._second:
-                self._text = time.strftime(self.default_time_format, self.converter(second))
-                self._second = second
-            # A record's msecs, as logging makes it from its time.
-            yield f"{self._text},{int((created - second) * 1000):03d}{middle}{message}"
+    def stamps(self, times: Sequence[float]) -> tuple[Iterable[str], Iterable[float]]:
+        """The text of the time and the milliseconds :meth:`format` writes for records made at
+        each of ``times`` (``asctime``, and ``msecs`` to be written as ``%03d`` writes it, which
+        drops the fraction as ``int`` does), without the records, a batch of lines at once."""
+        seconds = list(map(int, times))
+        texts = self._texts
+        missing = set(seconds).difference(texts)
+        if len(texts) + len(missing) > KEPT_TIMES:
+            texts.clear()
+            missing = set(seconds)
+        for second in missing:
+            texts[second] = time.strftime(self.default_time_format, self.converter(second))
+        # A record's msecs, as logging makes it from its time: (created - second) * 1000.
+        return map(texts.__getitem__, seconds), map(mul, map(sub, times, seconds), repeat(1000))
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         if datefmt is not None:

@@ -309,7 +309,8 @@ def one_startup_at_a_time(app: Any, lock_path: Path) -> Any:
 
 
 def served_app(settings: HostSettings) -> Any:
+    """The application a server runs for ``settings``: its edge, Starlette behind it."""
     from toshokan.application import create_app
 
     BoundedHttpTools.configure(settings)
-    return create_app(settings)
+    return create_app(settings).edge()

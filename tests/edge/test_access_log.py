@@ -96,8 +96,8 @@ async def test_lines_are_buffered_until_flushed(caplog, access_lines):
     caplog.set_level(logging.INFO, logger="toshokan.access")
     lines, handler = access_lines
     log = AccessLog()
-    log.line("1.2.3.4", "GET", "/a", 200, 0.001, "r-a")
-    log.line("1.2.3.4", "GET", "/b", 200, 0.001, "r-b")
+    log.line("1.2.3.4", "GET", "/a", 200, 0.001, b"r-a")
+    log.line("1.2.3.4", "GET", "/b", 200, 0.001, b"r-b")
     assert lines == []
     handler.flush()
     assert len(lines) == 1 and lines[0].count("\n") == 2

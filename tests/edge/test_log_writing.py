@@ -72,7 +72,7 @@ async def test_lines_keep_their_order_with_the_host_s_other_lines(make_host, wri
 def test_lines_are_written_without_anything_else_to_write_them(written):
     """The writer thread writes them: a quiet host's last requests are not held back."""
     logging.getLogger("toshokan.access").setLevel(logging.INFO)
-    AccessLog().line("192.0.2.1", "GET", "/quiet", 200, 0.002, "r-quiet")
+    AccessLog().line("192.0.2.1", "GET", "/quiet", 200, 0.002, b"r-quiet")
     deadline = time.monotonic() + 10
     while not written and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -134,15 +134,17 @@ def test_ids_never_repeat_across_processes_or_a_forked_child() -> None:
         for _ in range(3)
     ]
     ids = [i for pair in made for i in pair]
+    assert all(i.startswith("b'") for i in ids)
+    ids = [i[2:-1] for i in ids]
     assert len(set(ids)) == 6 and all(len(i) == 32 and i.isalnum() for i in ids)
     assert len({i[:16] for i in ids}) == 3  # a prefix of its own for each process
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # the child's ids, never its parent's next ones
-        os.write(write, f"{new_request_id()} {new_request_id()}".encode())
+        os.write(write, new_request_id() + b" " + new_request_id())
         os._exit(0)
     os.waitpid(child, 0)
-    from_child = os.read(read, 200).decode().split()
+    from_child = os.read(read, 200).split()
     os.close(read)
     os.close(write)
     from_parent = [new_request_id(), new_request_id()]
@@ -182,7 +184,7 @@ def test_the_host_s_own_lines_are_logging_s_lines(path: str) -> None:
         propagate, level, logger.propagate = logger.propagate, logger.level, False
         logger.setLevel(logging.INFO)
         try:
-            AccessLog().line("192.0.2.1", "GET", path, 404, 0.01234, "r-same")
+            AccessLog().line("192.0.2.1", "GET", path, 404, 0.01234, b"r-same")
             write_deferred()
         finally:
             logger.removeHandler(handler)

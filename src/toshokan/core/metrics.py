@@ -20,20 +20,21 @@ figures to files in one directory (``prometheus-client``'s multiprocess
 mode, :func:`toshokan.serving.share_metrics_between_processes`), and a scrape of any worker reads and
 sums them all: one scrape, one host.
 
-A request's figures cost the edge an append: a counter's and a histogram's
-updates take a lock each and the histogram walks its buckets in Python, which
-was a third of what the edge spent on a replayed answer. The appended
-requests are added to the collectors in batches, grouped by labels (one
-update per series and bucket), when ``REQUEST_BATCH`` of them wait and before
-every scrape, so a scrape counts every request answered before it. With
-several processes a scrape of one reads the others' files, so each process
-adds every request at once there.
+A request's figures cost the edge two additions to plain numbers: a
+counter's and a histogram's updates take a lock each and the histogram walks
+its buckets in Python, which was a third of what the edge spent on a
+replayed answer. Each series keeps its requests by latency bucket and their
+seconds summed, as plain numbers the edge adds to on the event loop; what
+was added since is folded into the collectors before every scrape (a
+counter's and a bucket's increment each), so a scrape counts every request
+answered before it and its text is the collectors' own. With several
+processes a scrape of one reads the others' files, so each process folds a
+request in at once there.
 """
 
 import os
 import threading
 from bisect import bisect_left
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -71,8 +72,8 @@ LATENCY_BUCKETS = (
     10,
     30,
 )
-#: Requests whose figures wait to be added to the collectors, at most.
-REQUEST_BATCH = 256
+#: Where a tally keeps its seconds summed, after one count a latency bucket (+Inf last).
+SUM = len(LATENCY_BUCKETS) + 1
 
 
 class HostMetrics:
@@ -84,12 +85,14 @@ class HostMetrics:
     def __init__(self) -> None:
         self._series: dict[tuple[str, str, str, int], tuple[Any, Any]] = {}
         self._failed_reasons: set[str] = set()
-        # Appended on the event loop's thread, taken on it or on a scrape's: a deque's append
-        # and popleft are atomic, and the lock keeps a scrape from reading before an addition
-        # under way elsewhere is done.
-        self._answered: deque[tuple[str, str, str, int, float]] = deque()
-        self._adding = threading.Lock()
-        self._batch = 1 if MULTIPROCESS_DIR_ENV in os.environ else REQUEST_BATCH
+        # By series: requests by latency bucket, then their seconds summed. Added to on the
+        # event loop's thread, read by a scrape's: each addition is one (atomic) store, and a
+        # scrape folds in what it finds, the rest at the next.
+        self._tallies: dict[tuple[str, str, str, int], list[float]] = {}
+        # What the collectors hold of each tally, as of the last fold.
+        self._folded: dict[tuple[str, str, str, int], list[float]] = {}
+        self._folding = threading.Lock()
+        self._shared = MULTIPROCESS_DIR_ENV in os.environ
         self.registry = registry = CollectorRegistry()
         self.requests = Counter(
             "toshokan_requests",
@@ -242,46 +245,46 @@ class HostMetrics:
         observers.add(self)
 
     def request(self, face: str, route: str, method: str, status: int, seconds: float) -> None:
-        """Count one answered request (added to the collectors with its batch)."""
-        answered = self._answered
-        answered.append((face, route, method, status, seconds))
-        if len(answered) >= self._batch:
-            self.add_answered()
+        """Count one answered request."""
+        key = (face, route, method if method in METHODS else "other", status)
+        tally = self._tallies.get(key)
+        if tally is None:
+            tally = self._tallies[key] = [0] * SUM + [0.0]
+        # The first bucket whose bound is at least ``seconds``, as observe() finds it.
+        tally[bisect_left(LATENCY_BUCKETS, seconds)] += 1
+        tally[SUM] += seconds
+        if self._shared:
+            self._fold_series(key, tally)
 
     def add_answered(self) -> None:
-        """Add the requests answered so far to the request collectors, a series at a time."""
-        with self._adding:
-            answered = self._answered
-            tallies: dict[tuple[str, str, str, int], list[float]] = {}
-            while answered:
-                face, route, method, status, seconds = answered.popleft()
-                key = (face, route, method, status)
-                tally = tallies.get(key)
-                if tally is None:
-                    # count, sum of seconds, then one count a latency bucket (+Inf last)
-                    tally = tallies[key] = [0, 0.0] + [0] * (len(LATENCY_BUCKETS) + 1)
-                tally[0] += 1
-                tally[1] += seconds
-                # The first bucket whose bound is at least ``seconds``, as observe() finds it.
-                tally[2 + bisect_left(LATENCY_BUCKETS, seconds)] += 1
-            for key, tally in tallies.items():
-                count, latency = self._series_of(*key)
-                count.inc(tally[0])
-                # prometheus-client observes one value at a time; a batch adds to its sum and
-                # buckets (the values observe() adds to) once each.
-                latency._sum.inc(tally[1])
-                for bucket, observed in zip(latency._buckets, tally[2:], strict=True):
-                    if observed:
-                        bucket.inc(observed)
+        """Fold the requests answered since the last fold into the request collectors."""
+        for key, tally in list(self._tallies.items()):
+            self._fold_series(key, tally)
+
+    def _fold_series(self, key: tuple[str, str, str, int], tally: list[float]) -> None:
+        with self._folding:
+            now = tally[:]  # one copy: the event loop may add to the tally meanwhile
+            before = self._folded.get(key)
+            if before == now:
+                return
+            before = before or [0] * SUM + [0.0]
+            count, latency = self._series_of(*key)
+            count.inc(sum(now[:SUM]) - sum(before[:SUM]))
+            # prometheus-client observes one value at a time; a fold adds to its sum and
+            # buckets (the values observe() adds to) once each.
+            latency._sum.inc(now[SUM] - before[SUM])
+            for bucket, observed, folded in zip(latency._buckets, now, before, strict=False):
+                if observed != folded:
+                    bucket.inc(observed - folded)
+            self._folded[key] = now
 
     def _series_of(self, face: str, route: str, method: str, status: int) -> tuple[Any, Any]:
-        named = method if method in METHODS else "other"
-        key = (face, route, named, status)
+        key = (face, route, method, status)
         series = self._series.get(key)
         if series is None:
             # Looked up once per label set: labels() validates and locks.
             series = self._series[key] = (
-                self.requests.labels(face, route, named, status),
+                self.requests.labels(face, route, method, status),
                 self.latency.labels(face, route),
             )
         return series

@@ -22,17 +22,21 @@ copy of one made the usual way once per thread (again in a forked process)
 on the thread that answered, with only the time and the line's parts its
 own: the same fields with the same values, none of those look-ups. With the
 host's own handler and text format no record is made at all: the writer
-thread writes the line's time and message as that format would.
+thread writes the lines that format would, a batch at a time, each of their
+fields for the whole batch at once and one format for all the lines
+(:func:`_text`).
 """
 
 import asyncio
 import logging
 import os
-import threading
-import time
+from itertools import chain, repeat
+from operator import mul
+from threading import get_ident
+from time import time
 from typing import Any
 
-from toshokan.logs import Deferred
+from toshokan.logs import Deferred, Stamps
 
 logger = logging.getLogger("toshokan.access")
 MAX_PATH = 1000
@@ -77,42 +81,68 @@ def _template() -> dict[str, Any]:
 
 
 class AccessLog:
-    def enabled(self) -> bool:
-        return logger.isEnabledFor(logging.INFO)
-
     def line(
-        self, client: str, method: str, path: str, status: int, seconds: float, request_id: str
+        self, client: str, method: str, path: str, status: int, seconds: float, request_id: bytes
     ) -> None:
-        """One request's line, ending with its id. ``client``, ``method`` and ``request_id``
-        come escaped: the server parsed the method as a token, the edge escapes a forwarded
-        client address when it takes it and takes an inbound id only when it is sane."""
-        thread = threading.get_ident()
+        """One request's line, ending with its id (as its header carries it). ``client``,
+        ``method`` and ``request_id`` come escaped: the server parsed the method as a token,
+        the edge escapes a forwarded client address when it takes it and takes an inbound id
+        only when it is sane. Nothing is kept while the access logger is not enabled at
+        info."""
+        if not _enabled(logging.INFO):
+            return
+        thread = get_ident()
         if thread not in _templates:
             _templates[thread] = _template()
         task = _task_name() if NAMES_TASKS else None
-        # Strings and numbers only: the garbage collector stops tracking such a tuple at once,
-        # so lines waiting to be written never make it walk the whole heap.
-        _KEPT.keep((time.time(), thread, task, client, method, path, status, seconds, request_id))
+        # Strings, bytes and numbers only: the garbage collector stops tracking such a tuple
+        # at once, so lines waiting to be written never make it walk the whole heap.
+        _keep((time(), thread, task, client, method, path, status, seconds, request_id))
 
 
-def _message(parts: tuple[Any, ...]) -> tuple[float, str]:
-    """The time and message of the access record of one request's kept parts, for handlers
-    that write nothing else of it (:meth:`toshokan.logs.BatchedLines.plain`)."""
-    now, _, _, client, method, path, status, seconds, request_id = parts
+def _text(kept: list[tuple[Any, ...]], stamps: Stamps, head: str) -> str:
+    """The lines of the access records of these requests' kept parts, for handlers that write
+    nothing else of them (:meth:`toshokan.logs.BatchedLines.plain`): ``stamps`` gives each
+    line's time as that handler writes it, ``head`` what comes between it and the message.
+
+    Made a batch at a time, each step over every line at once in C (one format for all),
+    which costs a fraction of making each line on its own.
+    """
+    times, _, _, clients, methods, paths, statuses, seconds, ids = zip(*kept, strict=True)
+    if max(map(len, paths)) > MAX_PATH or not _clean("".join(paths)):
+        paths = tuple(map(_shown, paths))
+    texts, msecs = stamps(times)
+    line = "%s,%03d" + head.replace("%", "%%") + FORMAT
+    # "%.1f" rounds as round(ms, 1) does: the record's ms, to the same digit.
+    fields = zip(
+        texts,
+        msecs,
+        clients,
+        methods,
+        paths,
+        statuses,
+        map(mul, seconds, repeat(1000)),
+        map(bytes.decode, ids),
+        strict=False,  # the maps are as long as the columns
+    )
+    return "\n".join([line] * len(kept)) % tuple(chain.from_iterable(fields))
+
+
+def _clean(text: str) -> bool:
+    return text.isprintable() and '"' not in text and "\\" not in text
+
+
+def _shown(path: str) -> str:
+    """``path`` as its line shows it: cut at :data:`MAX_PATH`, escaped."""
     if len(path) > MAX_PATH:
         path = path[:MAX_PATH] + "..."
-    if not (path.isprintable() and '"' not in path and "\\" not in path):
-        path = escaped(path)
-    # "%.1f" rounds as round(ms, 1) does: the record's ms, to the same digit.
-    return now, FORMAT % (client, method, path, status, seconds * 1000, request_id)
+    return path if _clean(path) else escaped(path)
 
 
 def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
     """The access record of one request's kept parts."""
     now, thread, task, client, method, path, status, seconds, request_id = parts
-    if len(path) > MAX_PATH:
-        path = path[:MAX_PATH] + "..."
-    path, ms = escaped(path), round(seconds * 1000, 1)
+    path, ms, request_id = _shown(path), round(seconds * 1000, 1), request_id.decode()
     record = logging.LogRecord.__new__(logging.LogRecord)
     record.__dict__ = {
         **_templates[thread],
@@ -133,7 +163,9 @@ def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
 
 
 #: The process's access lines, kept until the log's writer thread writes them.
-_KEPT = Deferred(logger, _record, _message)
+_KEPT = Deferred(logger, _record, _text)
+_keep = _KEPT.keep
+_enabled = logger.isEnabledFor
 
 
 def _task_name() -> str | None:

@@ -25,6 +25,7 @@ import logging
 import re
 import time
 from collections.abc import Hashable, Iterable, Sequence
+from time import monotonic, perf_counter
 from typing import TYPE_CHECKING
 
 from starlette.requests import ClientDisconnect
@@ -43,7 +44,7 @@ from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import FULL, LIGHT, LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored, body_key
 from toshokan.edge.request_ids import new_request_id
-from toshokan.edge.routes import LABELS, RouteLabels
+from toshokan.edge.routes import LABELS, UNROUTED, RouteLabels
 from toshokan.errors import error_body
 from toshokan.logs import REQUEST_ID
 from toshokan.models.auth import AUTH_HEADERS
@@ -58,6 +59,15 @@ CREDENTIALS = frozenset(
     | {name.lower().encode() for names in AUTH_HEADERS.values() for name in names}
 )
 PRIVATE = CREDENTIALS | FORWARDED | {b"forwarded"}
+#: Every header the edge reads besides ``host``; a request's others are only counted.
+NOTED = PRIVATE | {
+    b"origin",
+    b"if-none-match",
+    b"if-modified-since",
+    b"content-length",
+    b"x-request-id",
+    b"access-control-request-method",
+}
 REPLAYED_METHODS = frozenset({"GET", "POST"})
 BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: On every answer: a browser must not guess a type other than the one the host declares
@@ -135,6 +145,14 @@ class Edge:
         self.max_body = limits.max_body_bytes
         self.body_timeout = server.body_timeout
         self.log = AccessLog()
+        # The budget of each kind counted in this process (or none): a replayed answer's,
+        # counted without awaiting anything.
+        by_kind = {BudgetKind.REQUESTS: self.requests, BudgetKind.IMAGES: self.images}
+        self._fast_budgets: dict[BudgetKind, LocalBudget | None] = {}
+        for kind in BudgetKind:
+            limiter = by_kind.get(kind)
+            if limiter is None or isinstance(limiter, LocalBudget):
+                self._fast_budgets[kind] = limiter
         self.replay = ReplayTable(settings.cache.max_entries if cache is not None else 0)
         if cache is not None:
             cache.on_invalidate(self.replay.invalidate)
@@ -163,48 +181,17 @@ class Edge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
-        request_id = _request_id(scope["headers"])
-        token = REQUEST_ID.set(request_id)
-        try:
-            status = await self._handle(
-                scope, receive, send, (b"x-request-id", request_id.encode())
-            )
-            unpaid = scope.get(UNPAID)
-            if unpaid is not None and status not in (304, 429):
-                limiter, who = unpaid
-                await limiter.hit(who, FULL - LIGHT)  # the rest of a full answer's cost
-            seconds = time.perf_counter() - started
-            if self.metrics is not None:
-                face, route = self.labels.of(scope.get(RESOLVED, scope))
-                self.metrics.request(face, route, scope["method"], status, seconds)
-            if self.log.enabled():
-                # The client a trusted proxy forwarded for, when it did; else the peer.
-                client = scope.get("toshokan.client") or scope.get("client")
-                self.log.line(
-                    client[0] if client else "-",
-                    scope["method"],
-                    scope["path"],
-                    status,
-                    seconds,
-                    request_id,
-                )
-        finally:
-            REQUEST_ID.reset(token)
-
-    async def _handle(
-        self, scope: Scope, receive: Receive, send: Send, echo: tuple[bytes, bytes]
-    ) -> int:
-        """Answer one request, ``echo`` (its id) on the answer; the status the access log
-        shows."""
-        origin = if_none_match = host = declared = None
-        private = preflight = forwarded = since = False
+        started = perf_counter()
+        inbound = origin = if_none_match = host = declared = None
+        private = preflight = since = forwarded = False
         size = 0
         headers: Headers = scope["headers"]
         for name, value in headers:
             size += len(name) + len(value)
             if name == b"host":
                 host = value
+            elif name not in NOTED:
+                continue
             elif name == b"origin":
                 origin = value
             elif name == b"if-none-match":
@@ -213,14 +200,96 @@ class Edge:
                 since = True
             elif name == b"content-length":
                 declared = value
+            elif name == b"x-request-id":
+                if inbound is None:
+                    inbound = value
             elif name == b"access-control-request-method":
                 preflight = True
-            elif name in PRIVATE:
+            else:
                 private = True
-                if name in FORWARDED:
-                    client = scope.get("client")
-                    if client and self.proxies.trusts(client[0]):
-                        forwarded = True
+                forwarded = forwarded or name in FORWARDED
+        # The id a proxy or client gave the request, when it is sane; else a new one.
+        request_id = (
+            inbound
+            if inbound is not None and SANE_REQUEST_ID.fullmatch(inbound)
+            else new_request_id()
+        )
+        echo = (b"x-request-id", request_id)
+        method: str = scope["method"]
+        path: str = scope["path"]
+        client = scope.get("client")
+        status = 0
+        if (
+            method == "GET"
+            and not private
+            and origin is None
+            and if_none_match is None
+            and not since
+            and declared is None
+            and len(headers) <= self.max_headers
+            and size <= self.max_header_bytes
+        ):
+            # What most requests to a host are, a plain GET of a cached public answer, in one
+            # pass: the steps of _handle that such a request takes, and no others.
+            now = monotonic()
+            key = (method, scope["scheme"], host, path, scope["query_string"], b"")
+            stored = self.replay.get(key, now)
+            budgets = self._fast_budgets
+            if stored is not None and stored.budget in budgets:
+                limiter = budgets[stored.budget]
+                who = client[0] if client else "unknown"
+                wait = None if limiter is None else limiter.take(who, now, FULL)
+                if wait is None:
+                    await send(
+                        {
+                            "type": "http.response.start",
+                            "status": 200,
+                            "headers": [*stored.headers, echo],
+                        }
+                    )
+                    await send({"type": "http.response.body", "body": stored.body})
+                    status, labels = 200, stored.labels
+                else:
+                    status, labels = (
+                        await _answer(send, self._refused(wait, False), [echo]),
+                        UNROUTED,
+                    )
+        if not status:
+            if forwarded and not (client and self.proxies.trusts(client[0])):
+                forwarded = False
+            facts = (host, origin, if_none_match, since, declared, preflight, private, forwarded)
+            token = REQUEST_ID.set(request_id.decode())
+            try:
+                status = await self._handle(scope, receive, send, echo, size, facts)
+                unpaid = scope.get(UNPAID)
+                if unpaid is not None and status not in (304, 429):
+                    limiter, who = unpaid
+                    await limiter.hit(who, FULL - LIGHT)  # the rest of a full answer's cost
+            finally:
+                REQUEST_ID.reset(token)
+            labels = self.labels.of(scope.get(RESOLVED, scope))
+            # The client a trusted proxy forwarded for, when it did; else the peer.
+            client = scope.get("toshokan.client") or client
+        seconds = perf_counter() - started
+        if self.metrics is not None:
+            self.metrics.request(labels[0], labels[1], method, status, seconds)
+        self.log.line(client[0] if client else "-", method, path, status, seconds, request_id)
+
+    async def _handle(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        echo: tuple[bytes, bytes],
+        size: int,
+        facts: tuple[
+            bytes | None, bytes | None, bytes | None, bool, bytes | None, bool, bool, bool
+        ],
+    ) -> int:
+        """Answer one request, ``echo`` (its id) on the answer, from what its headers said
+        (``size``, ``facts``); the status the access log shows."""
+        host, origin, if_none_match, since, declared, preflight, private, forwarded = facts
+        headers: Headers = scope["headers"]
         # Headers every answer gets besides its own: CORS's (a call skipped for what most
         # requests are, with no origin), then the request's id.
         added = [*self.cors.headers(origin), echo] if origin is not None else [echo]
@@ -266,18 +335,7 @@ class Edge:
             else:
                 wait = await limiter.hit(who, cost)
             if wait is not None:
-                seconds = max(1, round(wait))
-                return await _answer(
-                    send,
-                    error_answer(
-                        429,
-                        "RATE_LIMITED",
-                        f"Too many requests from this address; retry in {seconds} s.",
-                        [(b"retry-after", str(seconds).encode())],
-                        auth_form=auth_form,
-                    ),
-                    added,
-                )
+                return await _answer(send, self._refused(wait, auth_form), added)
 
         if reaches_no_route(path):
             nowhere = error_answer(404, "NOT_FOUND", f"Nothing is at {path[:200]!r}.")
@@ -314,7 +372,7 @@ class Edge:
         key: Hashable = None
         if not private and method in REPLAYED_METHODS and self.replay.max_entries:
             key = (method, scope["scheme"], host, path, scope["query_string"], body_key(body))
-            stored = self.replay.get(key)
+            stored = self.replay.get(key, time.monotonic())
             if stored is not None:
                 scope[LABELS] = stored.labels
                 if (
@@ -413,6 +471,17 @@ class Edge:
             SERVED.reset(token)
         return status
 
+    def _refused(self, wait: float, auth_form: bool) -> tuple[int, Headers, bytes]:
+        """The 429 of a client whose budget is spent, for ``wait`` seconds."""
+        seconds = max(1, round(wait))
+        return error_answer(
+            429,
+            "RATE_LIMITED",
+            f"Too many requests from this address; retry in {seconds} s.",
+            [(b"retry-after", str(seconds).encode())],
+            auth_form=auth_form,
+        )
+
     def _keep(
         self,
         key: Hashable,
@@ -430,7 +499,8 @@ class Edge:
         json_body = _is_json(headers)
         etag = next((v for k, v in headers if k == b"etag"), None)
         if public and json_body and etag is not None:
-            self.replay.put(key, Stored(entry, headers, body, etag, labels))
+            budget = self.budget_of(key[3])  # type: ignore[index]
+            self.replay.put(key, Stored(entry, headers, body, etag, labels, budget))
 
     async def _read_body(self, receive: Receive) -> bytes | int:
         """The whole body within the size and time bounds; 413, 408 or GONE when not."""
@@ -451,16 +521,6 @@ class Edge:
                         return b"".join(chunks)
         except TimeoutError:
             return 408
-
-
-def _request_id(headers: Headers) -> str:
-    """The id a proxy or client gave the request, when it is sane; else a new one."""
-    for name, value in headers:
-        if name == b"x-request-id":
-            if SANE_REQUEST_ID.fullmatch(value):
-                return value.decode()
-            break
-    return new_request_id()
 
 
 def _is_json(headers: Headers) -> bool:

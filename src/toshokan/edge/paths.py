@@ -15,13 +15,15 @@ is a source's own, whose routes serve pages, covers and files.
 
 import re
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 from toshokan.core.face import Face, names_of
 from toshokan.models.base import SOURCE_SLUG_REGEX
 
 
-class BudgetKind(Enum):
+class BudgetKind(StrEnum):
+    """A str's hash, not Enum's own (a Python call): the edge looks a replayed answer's up."""
+
     REQUESTS = "requests"
     IMAGES = "images"
     EXEMPT = "exempt"

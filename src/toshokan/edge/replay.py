@@ -20,6 +20,7 @@ import time
 from collections.abc import Hashable
 
 from toshokan.core.served import CacheEntry
+from toshokan.edge.paths import BudgetKind
 
 Headers = list[tuple[bytes, bytes]]
 #: Bodies longer than this are keyed by their digest, so keys stay small.
@@ -28,7 +29,7 @@ RECHECK_SECONDS = 0.1
 
 
 class Stored:
-    __slots__ = ("body", "checked_until", "entry", "etag", "headers", "labels")
+    __slots__ = ("body", "budget", "checked_until", "entry", "etag", "headers", "labels")
 
     def __init__(
         self,
@@ -37,6 +38,7 @@ class Stored:
         body: bytes,
         etag: bytes,
         labels: tuple[str, str],
+        budget: BudgetKind,
     ):
         self.entry = entry
         #: The face and route template of the request that was answered: a replay counts there.
@@ -45,6 +47,8 @@ class Stored:
         self.headers = headers
         self.body = body
         self.etag = etag
+        #: The client's budget a replay of it spends (the path's).
+        self.budget = budget
 
 
 def body_key(body: bytes) -> bytes:
@@ -60,11 +64,11 @@ class ReplayTable:
     def __len__(self) -> int:
         return len(self._stored)
 
-    def get(self, key: Hashable) -> Stored | None:
+    def get(self, key: Hashable, now: float) -> Stored | None:
+        """The answer kept under ``key``, if it still stands at ``now`` (``time.monotonic``)."""
         stored = self._stored.get(key)
         if stored is None:
             return None
-        now = time.monotonic()
         if now < stored.checked_until:
             return stored
         if stored.entry.alive():

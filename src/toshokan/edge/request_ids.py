@@ -6,19 +6,21 @@ process (again in a forked child, which would otherwise repeat its parent's
 ids) make two processes sharing a prefix as unlikely as a collision of random
 ids is for any log; the counter never repeats within a process. Reading
 ``os.urandom`` for every request instead is a system call per request. An id
-is 32 hexadecimal digits, as a random one was.
+is 32 hexadecimal digits, as a random one was, made as the bytes the answer's
+header carries (the access log's writer thread decodes them, off the request
+path).
 """
 
 import itertools
 import os
 
-_prefix = ""
+_template = b""
 _counter = itertools.count()
 
 
 def _draw() -> None:
-    global _prefix, _counter
-    _prefix = os.urandom(8).hex()
+    global _template, _counter
+    _template = os.urandom(8).hex().encode() + b"%016x"
     _counter = itertools.count()
 
 
@@ -26,6 +28,6 @@ _draw()
 os.register_at_fork(after_in_child=_draw)
 
 
-def new_request_id() -> str:
+def new_request_id() -> bytes:
     """An id no other request of this host has had."""
-    return f"{_prefix}{next(_counter):016x}"
+    return _template % next(_counter)
