@@ -83,12 +83,17 @@ def cpu_seconds(pid: int) -> float:
     (granian serves from a worker process its main process started)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    children = {
-        int(child)
-        for task in Path(f"/proc/{pid}/task").iterdir()
-        for child in (task / "children").read_text().split()
-    }
+    children = {int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in _of(task)}
     return own + sum(cpu_seconds(child) for child in children)
+
+
+def _of(task: Path) -> list[str]:
+    """The child processes a thread started; none once the thread is gone (the log writer's
+    come and go)."""
+    try:
+        return (task / "children").read_text().split()
+    except FileNotFoundError:
+        return []
 
 
 def measured(run: Callable[[Load], Result], load: Load, pid: int) -> Run:
