@@ -81,6 +81,10 @@ class HostMetrics:
 
     #: The media type of :meth:`exposition`.
     content_type = CONTENT_TYPE_LATEST
+    #: A tally's layout (:meth:`tally`): one count a latency bucket, then at ``sum_at`` the
+    #: seconds summed.
+    buckets = LATENCY_BUCKETS
+    sum_at = SUM
 
     def __init__(self) -> None:
         self._series: dict[tuple[str, str, str, int], tuple[Any, Any]] = {}
@@ -255,6 +259,19 @@ class HostMetrics:
         tally[SUM] += seconds
         if self._shared:
             self._fold_series(key, tally)
+
+    def tally(self, face: str, route: str, method: str, status: int) -> list[float] | None:
+        """The plain numbers of one series, for a caller that counts many requests of it
+        itself, as :meth:`request` does (the edge, for a replayed answer); ``None`` when each
+        request must be counted by :meth:`request` (several processes: each folds a request
+        in at once)."""
+        if self._shared:
+            return None
+        key = (face, route, method if method in METHODS else "other", status)
+        tally = self._tallies.get(key)
+        if tally is None:
+            tally = self._tallies[key] = [0] * SUM + [0.0]
+        return tally
 
     def add_answered(self) -> None:
         """Fold the requests answered since the last fold into the request collectors."""

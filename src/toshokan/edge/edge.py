@@ -24,6 +24,7 @@ import json
 import logging
 import re
 import time
+from bisect import bisect_left
 from collections.abc import Hashable, Iterable, Sequence
 from time import monotonic, perf_counter
 from typing import TYPE_CHECKING
@@ -127,6 +128,10 @@ class Edge:
     ):
         self.app = app
         self.metrics = metrics
+        # How a tally of the figures is laid out (toshokan.core.metrics is imported only
+        # where the figures are on: prometheus-client reads its settings when imported).
+        self._buckets: Sequence[float] = metrics.buckets if metrics is not None else ()
+        self._sum_at = metrics.sum_at if metrics is not None else 0
         self.labels = labels or RouteLabels()
         paths = PathBudgets(faces)
         self.budget_of = paths.of
@@ -219,6 +224,7 @@ class Edge:
         path: str = scope["path"]
         client = scope.get("client")
         status = 0
+        tally = None
         if (
             method == "GET"
             and not private
@@ -248,7 +254,7 @@ class Edge:
                         }
                     )
                     await send({"type": "http.response.body", "body": stored.body})
-                    status, labels = 200, stored.labels
+                    status, labels, tally = 200, stored.labels, stored.tally
                 else:
                     status, labels = (
                         await _answer(send, self._refused(wait, False), [echo]),
@@ -271,7 +277,10 @@ class Edge:
             # The client a trusted proxy forwarded for, when it did; else the peer.
             client = scope.get("toshokan.client") or client
         seconds = perf_counter() - started
-        if self.metrics is not None:
+        if tally is not None:  # a replayed answer's figures: metrics.count, in line
+            tally[bisect_left(self._buckets, seconds)] += 1
+            tally[self._sum_at] += seconds
+        elif self.metrics is not None:
             self.metrics.request(labels[0], labels[1], method, status, seconds)
         self.log.line(client[0] if client else "-", method, path, status, seconds, request_id)
 
@@ -499,8 +508,14 @@ class Edge:
         json_body = _is_json(headers)
         etag = next((v for k, v in headers if k == b"etag"), None)
         if public and json_body and etag is not None:
-            budget = self.budget_of(key[3])  # type: ignore[index]
-            self.replay.put(key, Stored(entry, headers, body, etag, labels, budget))
+            method, path = key[0], key[3]  # type: ignore[index]
+            tally = (
+                self.metrics.tally(*labels, method, 200)
+                if self.metrics is not None and method == "GET"
+                else None
+            )
+            stored = Stored(entry, headers, body, etag, labels, self.budget_of(path), tally)
+            self.replay.put(key, stored)
 
     async def _read_body(self, receive: Receive) -> bytes | int:
         """The whole body within the size and time bounds; 413, 408 or GONE when not."""

@@ -29,7 +29,7 @@ RECHECK_SECONDS = 0.1
 
 
 class Stored:
-    __slots__ = ("body", "budget", "checked_until", "entry", "etag", "headers", "labels")
+    __slots__ = ("body", "budget", "checked_until", "entry", "etag", "headers", "labels", "tally")
 
     def __init__(
         self,
@@ -39,6 +39,7 @@ class Stored:
         etag: bytes,
         labels: tuple[str, str],
         budget: BudgetKind,
+        tally: list[float] | None = None,
     ):
         self.entry = entry
         #: The face and route template of the request that was answered: a replay counts there.
@@ -49,6 +50,8 @@ class Stored:
         self.etag = etag
         #: The client's budget a replay of it spends (the path's).
         self.budget = budget
+        #: The figures a replay of it to a GET adds to (toshokan.core.metrics), if kept so.
+        self.tally = tally
 
 
 def body_key(body: bytes) -> bytes:
