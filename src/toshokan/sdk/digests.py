@@ -9,6 +9,7 @@ so a library's scan can name every file without reading it whole.
 """
 
 import hashlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,10 +25,20 @@ def partial_md5(path: Path | str) -> str:
 
 def partial_md5_of(stream: BinaryIO) -> str:
     """:func:`partial_md5` of a file already open (read from wherever it stands; moved)."""
+
+    def samples() -> Iterable[bytes]:
+        for offset in OFFSETS:
+            stream.seek(offset)
+            yield stream.read(SAMPLE)
+
+    return md5_of_samples(samples())
+
+
+def md5_of_samples(samples: Iterable[bytes]) -> str:
+    """:func:`partial_md5` of the file whose :data:`SAMPLE` bytes at each of :data:`OFFSETS`
+    these are, in order (read no further than the first empty one)."""
     digest = hashlib.md5()
-    for offset in OFFSETS:
-        stream.seek(offset)
-        sample = stream.read(SAMPLE)
+    for sample in samples:
         if not sample:
             break
         digest.update(sample)

@@ -8,6 +8,7 @@ raises: an unparseable name is a chapter with no number, which the rest of the
 source treats as 0 (the spec's value for oneshots).
 """
 
+import functools
 import os
 import re
 import unicodedata
@@ -176,8 +177,12 @@ class NameInfo:
         return self.number if self.number is not None else self.volume
 
 
+@functools.lru_cache(maxsize=8192)
 def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
-    """Sort key giving ``2.jpg`` before ``10.jpg`` (and ``a2`` before ``a10``)."""
+    """Sort key giving ``2.jpg`` before ``10.jpg`` (and ``a2`` before ``a10``).
+
+    Remembered: page names repeat from one archive to the next (``001.jpg``), and a
+    scan sorts the pages of every chapter it reads."""
     parts = _NATURAL.split(name.lower())
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
 

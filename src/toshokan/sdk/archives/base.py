@@ -6,6 +6,7 @@ and only names that were listed as safe pages are ever opened.
 """
 
 import io
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -78,6 +79,11 @@ class Listing:
     pages: list[Member]
     comicinfo: bytes | None
     warnings: list[str] = field(default_factory=list)
+
+
+#: A name safe_member_name keeps as it is and _junk does not refuse for a hidden part: no
+#: backslash, NUL or colon, no part empty or starting with a dot (so no "." or "..").
+_PLAIN_NAME = re.compile(r"[^/\\\x00:.][^/\\\x00:]*(?:/[^/\\\x00:.][^/\\\x00:]*)*")
 
 
 def safe_member_name(name: str) -> str | None:
@@ -176,11 +182,14 @@ class ChapterReader(ABC):
         comicinfo_name: str | None = None
         unsafe = 0
         for raw, size, is_link in self.members():
-            name = safe_member_name(raw)
+            # Most names are plain ("001.jpg", "Vol 1/002.png"): already what
+            # safe_member_name makes of them, and no part of them hidden junk.
+            plain = _PLAIN_NAME.fullmatch(raw) is not None
+            name = raw if plain else safe_member_name(raw)
             if name is None or is_link:
                 unsafe += 1
                 continue
-            if _junk(name):
+            if (not plain or "__MACOSX" in name) and _junk(name):
                 continue
             if name.rsplit("/", 1)[-1].lower() == "comicinfo.xml":
                 if comicinfo_name is None or "/" not in name:

@@ -20,8 +20,10 @@ from toshokan.sdk.archives import (
     ChapterReader,
     Listing,
     Member,
+    UnusualZip,
     archive_kind_of_content,
     open_chapter,
+    scan_zip,
 )
 from toshokan.sdk.names import NameInfo, format_number, parse_chapter_name
 from toshokan.sources.local.comicinfo import ComicInfo, MetadataError, parse_comicinfo
@@ -38,6 +40,10 @@ from toshokan.sources.local.slugs import chapter_base_slug
 BOOK_KINDS = ("pdf", "epub")
 #: Kinds whose files are told apart by their first bytes when the extension is wrong.
 ARCHIVE_KINDS = ("zip", "rar", "7z")
+
+
+#: What a chapter without a usable ComicInfo.xml says: nothing (only read, never changed).
+_NO_COMICINFO = ComicInfo()
 
 
 class ChapterReading(NamedTuple):
@@ -95,7 +101,7 @@ def read_chapter(
     warnings = list(listing.warnings)
     if not listing.pages:
         return ChapterReading(None, "contains no images", warnings)
-    info = ComicInfo()
+    info = _NO_COMICINFO
     if listing.comicinfo is not None:
         try:
             info = parse_comicinfo(listing.comicinfo, max_bytes=comicinfo_limit)
@@ -109,6 +115,11 @@ def read_chapter(
 
 def _listing(real: str, kind: str, root: Path, comicinfo_limit: int) -> tuple[Listing, str | None]:
     """The chapter's listing and KOReader's id of its file, named while it is open."""
+    if kind == "zip":
+        try:
+            return scan_zip(real, comicinfo_limit=comicinfo_limit)
+        except (UnusualZip, OSError):
+            pass  # read by zipfile, whose checks and messages then apply
     try:
         with open_chapter(Path(real), kind, root) as reader:
             listing = reader.listing(comicinfo_limit=comicinfo_limit)

@@ -13,6 +13,7 @@ path, the newcomer gets a disambiguator derived from its own path
 (``re-zero-3f9a1c``), which no other series' coming or going can change.
 """
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -55,6 +56,13 @@ def series_base_slug(title: str) -> str:
     return slugify(transliterate(title), fallback="series")
 
 
+@functools.lru_cache(maxsize=1024)
+def _group_slug(group: str) -> str:
+    """A scanlation group's part of a slug: one group names most chapters of a series,
+    so a scan transliterates each group once, not once a chapter."""
+    return slugify(transliterate(group), fallback="", max_length=30)
+
+
 def chapter_base_slug(
     *,
     number: float | None,
@@ -76,7 +84,7 @@ def chapter_base_slug(
         head = slugify(transliterate(stem), fallback="chapter", max_length=40)
     parts = [head]
     if group:
-        parts.append(slugify(transliterate(group), fallback="", max_length=30))
+        parts.append(_group_slug(group))
     if language and language.lower() != default_language.lower():
         parts.append(slugify(language, fallback="", max_length=10))
     slug = "-".join(p for p in parts if p)

@@ -1,0 +1,278 @@
+"""A zip chapter as a scan reads it: one read of the archive, no :class:`zipfile.ZipFile`.
+
+A first scan opens every archive of a library once, for its page names and sizes,
+the first bytes of each page and its ComicInfo.xml. Building a ``ZipFile`` for that
+(an object per entry, a read per header) cost a scan more than everything else it
+does with an archive. Here the central directory is parsed with :mod:`struct` out
+of one read of the archive's tail (of the whole file, when it is small, as most
+chapters' are not but a small library's are), and pages' headers and
+ComicInfo.xml come out of the same bytes or one positioned read each.
+
+Only the plain case is read this way, and it answers exactly what
+:class:`~toshokan.sdk.archives.zips.ZipReader` would. Anything else (an archive
+comment, zip64, an archive glued to other bytes, a directory past
+:data:`MAX_DIRECTORY_BYTES`, a damaged record, a ComicInfo.xml that is compressed
+oddly or does not check out) raises :class:`UnusualZip`, and the scan reads that
+archive with ``ZipReader``, whose checks and error messages then apply.
+"""
+
+import os
+import stat
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+from typing import NamedTuple
+
+from toshokan.sdk.archives.base import ArchiveError, ChapterReader, Listing, TooLarge
+from toshokan.sdk.archives.zips import _LOCAL_HEADER, DIRECT_READ_BYTES, HEAD_BYTES, _inflated
+from toshokan.sdk.digests import OFFSETS, SAMPLE, md5_of_samples
+
+#: The end of central directory record without a comment, and a central directory entry.
+_END = struct.Struct("<4s4H2LH")
+_ENTRY = struct.Struct("<4s4B4HL2L5H2L")
+_ZIP64_LOCATOR = b"PK\x06\x07"
+#: Archives up to this size are read whole in one go: their pages' headers, ComicInfo.xml
+#: and KOReader's samples are then all in hand.
+WHOLE_FILE_BYTES = 256 * 1024
+#: Otherwise this much of the archive's end is read, which holds the central directory
+#: of a chapter of a few hundred pages.
+TAIL_BYTES = 64 * 1024
+#: A larger central directory (about 40,000 entries) is left to ``ZipReader``.
+MAX_DIRECTORY_BYTES = 4 * 1024 * 1024
+#: Bytes read past a page's local header at once: its name, a usual extra field, the
+#: first bytes of the page (a deflated one needs more of them to inflate 16).
+_HEAD_READ = _LOCAL_HEADER.size + 512 + 512
+#: Newest zip version zipfile reads; a newer one is for zipfile to refuse.
+_MAX_EXTRACT_VERSION = 63
+
+
+class UnusualZip(Exception):
+    """Not an archive this reader answers for: read it with ``ZipReader``."""
+
+
+class _Entry(NamedTuple):
+    """What a scan needs of a central directory entry."""
+
+    name: str
+    name_bytes: bytes
+    flags: int
+    method: int
+    crc: int
+    compressed: int
+    size: int
+    offset: int
+    link: bool
+
+
+class ZipScan(ChapterReader):
+    """A zip archive's directory, page heads and small entries, for one scan's listing."""
+
+    def __init__(self, path: Path | str):
+        super().__init__(Path(path))
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            raise UnusualZip() from None
+        self._fd = fd
+        try:
+            self._read_directory()
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def _read_directory(self) -> None:
+        size = os.fstat(self._fd).st_size
+        start = 0 if size <= WHOLE_FILE_BYTES else size - TAIL_BYTES
+        self._file_size = size
+        self._start = start
+        self._data = os.pread(self._fd, size - start, start)
+        data = self._data
+        if len(data) != size - start or size < _END.size:
+            raise UnusualZip()
+        end = len(data) - _END.size
+        signature, disk, disk_dir, _, _, directory_size, directory_at, comment = _END.unpack_from(
+            data, end
+        )
+        if signature != b"PK\x05\x06" or comment or disk or disk_dir:
+            raise UnusualZip()  # no record where an archive without a comment has it
+        if end >= 20 and data[end - 20 : end - 16] == _ZIP64_LOCATOR:
+            raise UnusualZip()
+        if directory_at + directory_size != start + end or directory_size > MAX_DIRECTORY_BYTES:
+            raise UnusualZip()  # bytes before the archive, or a directory not where it says
+        at = directory_at - start
+        if at < 0:
+            directory = os.pread(self._fd, directory_size, directory_at)
+            at = 0
+            if len(directory) != directory_size:
+                raise UnusualZip()
+        else:
+            directory = data
+        self._entries = self._parse(directory, at, at + directory_size)
+        #: The last entry of each name, as zipfile's look-up has it.
+        self._by_name = {entry.name: entry for entry in self._entries}
+
+    def _parse(self, directory: bytes, at: int, stop: int) -> list[_Entry]:
+        entries: list[_Entry] = []
+        unpack, entry_size = _ENTRY.unpack_from, _ENTRY.size
+        while at < stop:
+            if at + entry_size > stop:
+                raise UnusualZip()
+            (
+                signature,
+                _,
+                _,
+                version,
+                _,
+                flags,
+                method,
+                _,
+                _,
+                crc,
+                compressed,
+                size,
+                named,
+                extra,
+                comment,
+                _,
+                _,
+                attributes,
+                offset,
+            ) = unpack(directory, at)
+            if signature != b"PK\x01\x02" or version > _MAX_EXTRACT_VERSION:
+                raise UnusualZip()
+            if 0xFFFFFFFF in (compressed, size, offset):
+                raise UnusualZip()  # zip64 values
+            name_at = at + entry_size
+            name_bytes = directory[name_at : name_at + named]
+            if extra:
+                _check_extra(directory[name_at + named : name_at + named + extra])
+            at = name_at + named + extra + comment
+            if at > stop:
+                raise UnusualZip()
+            try:
+                # ASCII reads the same in both encodings, and decodes fastest.
+                name = name_bytes.decode(
+                    "ascii" if name_bytes.isascii() else "utf-8" if flags & 0x800 else "cp437"
+                )
+            except UnicodeDecodeError:
+                raise UnusualZip() from None
+            if not name or "\x00" in name:
+                raise UnusualZip()  # zipfile cuts the name short, or fails on it
+            link = stat.S_ISLNK(attributes >> 16)
+            entries.append(
+                _Entry(name, name_bytes, flags, method, crc, compressed, size, offset, link)
+            )
+        return entries
+
+    def _bytes(self, offset: int, count: int) -> bytes:
+        """``count`` bytes at ``offset`` (fewer at the end of the file), from what was read
+        when it holds them."""
+        start = offset - self._start
+        if start >= 0 and (start + count <= len(self._data) or not self._start):
+            return self._data[start : start + count]
+        return os.pread(self._fd, count, offset)
+
+    def members(self) -> list[tuple[str, int, bool]]:
+        return [
+            (entry.name, entry.size, entry.link)
+            for entry in self._entries
+            if not entry.name.endswith("/")
+        ]
+
+    def heads(self, names: list[str]) -> dict[str, bytes] | None:
+        """:meth:`ZipReader.heads`, off the bytes already read where they hold the page."""
+        by_name = self._by_name
+        heads: dict[str, bytes] = {}
+        header_size = _LOCAL_HEADER.size
+        for name in names:
+            entry = by_name[name]
+            chunk = self._bytes(entry.offset, _HEAD_READ)
+            if len(chunk) < header_size:
+                heads[name] = b""
+                continue
+            magic, _, flags, method, _, _, _, packed, _, named, extra = _LOCAL_HEADER.unpack_from(
+                chunk
+            )
+            if magic != b"PK\x03\x04":
+                heads[name] = b""
+            elif flags & 0x1 or method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                continue
+            else:
+                start = header_size + named + extra
+                want = min(packed, 512 if method else HEAD_BYTES)
+                data = chunk[start : start + want]
+                if len(data) < want and len(chunk) == _HEAD_READ:
+                    data = self._bytes(entry.offset + start, want)
+                heads[name] = _inflated(data) if method else data
+        return heads
+
+    def read(self, name: str, limit: int) -> bytes:
+        """A small entry (ComicInfo.xml) as ``ZipReader`` reads it off its local header."""
+        entry = self._by_name.get(name)
+        if entry is None:
+            raise UnusualZip()
+        if entry.size > limit:
+            raise TooLarge(f"entry is larger than {limit} bytes")
+        if entry.flags & 0x1:
+            raise ArchiveError("entry is encrypted")
+        if (
+            entry.size > DIRECT_READ_BYTES
+            or entry.compressed > DIRECT_READ_BYTES
+            or entry.method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+        ):
+            raise UnusualZip()
+        named = len(entry.name_bytes)
+        chunk = self._bytes(entry.offset, _LOCAL_HEADER.size + named)
+        if len(chunk) < _LOCAL_HEADER.size:
+            raise UnusualZip()
+        magic, *_, local_named, extra = _LOCAL_HEADER.unpack_from(chunk)
+        if magic != b"PK\x03\x04" or local_named != named:
+            raise UnusualZip()
+        if chunk[_LOCAL_HEADER.size :] != entry.name_bytes:
+            raise UnusualZip()
+        packed = self._bytes(entry.offset + _LOCAL_HEADER.size + named + extra, entry.compressed)
+        if len(packed) != entry.compressed:
+            raise UnusualZip()
+        try:
+            data = (
+                zlib.decompressobj(-15).decompress(packed, entry.size + 1)
+                if entry.method
+                else packed
+            )
+        except zlib.error:
+            raise UnusualZip() from None
+        if len(data) != entry.size or zlib.crc32(data) != entry.crc:
+            raise UnusualZip()
+        return data
+
+    def partial_md5(self) -> str:
+        if not self._start:  # the whole file is in hand
+            data = self._data
+            return md5_of_samples(data[offset : offset + SAMPLE] for offset in OFFSETS)
+        fd = self._fd
+        return md5_of_samples(os.pread(fd, SAMPLE, offset) for offset in OFFSETS)
+
+
+def _check_extra(extra: bytes) -> None:
+    """Refuse what zipfile reads differently in an entry's extra field: zip64 sizes, or a
+    field that runs past its end (zipfile's error is the one to show)."""
+    at = 0
+    while len(extra) - at >= 4:
+        kind, length = struct.unpack_from("<HH", extra, at)
+        if kind == 0x0001 or at + 4 + length > len(extra):
+            raise UnusualZip()
+        at += 4 + length
+
+
+def scan_zip(path: Path | str, *, comicinfo_limit: int) -> tuple[Listing, str | None]:
+    """The listing of a plain zip chapter and KOReader's id of its file (None without
+    pages); raises :class:`UnusualZip` when ``ZipReader`` must read it instead."""
+    with ZipScan(path) as reader:
+        listing = reader.listing(comicinfo_limit=comicinfo_limit)
+        return listing, reader.partial_md5() if listing.pages else None
