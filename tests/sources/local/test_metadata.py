@@ -6,7 +6,13 @@ import pytest
 
 from tests.helpers.local_sources import SourceFactory
 from toshokan.sdk import RequestContext
-from toshokan.sources.local.comicinfo import MAX_LIST_ITEMS, MetadataError, parse_comicinfo
+from toshokan.sources.local.comicinfo import (
+    MAX_LIST_ITEMS,
+    MetadataError,
+    _parsed_children,
+    _plain_children,
+    parse_comicinfo,
+)
 from toshokan.sources.local.seriesjson import SeriesJsonError, parse_series_json
 
 from .helpers import cbz, comicinfo, jpeg
@@ -201,3 +207,50 @@ async def test_cover_file_preferred(tmp_path: Path, make_source: SourceFactory) 
     source = await make_source(root)
     row = source._require_index().series_by_slug("s")
     assert row is not None and row["cover_relpath"] == "S/cover.png"
+
+
+#: ComicInfo.xml files as tools write them (read without the XML parser's calls), and
+#: files that only the parser reads right: an entity, a comment, a nested element, a
+#: carriage return, another encoding, a repeated attribute, a declaration it refuses...
+PLAIN_FILES = [
+    b"<ComicInfo><Series>Crane</Series><Number>1</Number><Empty/></ComicInfo>",
+    b'<?xml version="1.0" encoding="utf-8"?>\n<ComicInfo xmlns:xsd="http://www.w3.org/2001/'
+    b'XMLSchema" xmlns:xsi="x">\n  <Series>Kaze \xc3\xa9t\xc3\xa9</Series>\n'
+    b"  <Summary>  two\n lines  </Summary>\n  <Series>second</Series>\n</ComicInfo>\n",
+    b"<?xml version='1.0' standalone='yes'?><ComicInfo ><Title >a > b \"q\"</Title ></ComicInfo >",
+    b"\n <ComicInfo><Genre>\tA,\tB </Genre><Tags></Tags></ComicInfo>",
+]
+PARSER_FILES = [
+    b"<ComicInfo><Summary>a &amp; b</Summary></ComicInfo>",
+    b"<ComicInfo><!-- note --><Series>x</Series></ComicInfo>",
+    b"<ComicInfo><Series>x<b>bold</b> y</Series></ComicInfo>",
+    b"<ComicInfo><Summary>one\r\ntwo</Summary></ComicInfo>",
+    b"<ComicInfo><Series><![CDATA[x]]></Series></ComicInfo>",
+    b"<ComicInfo><Series>x]]>y</Series></ComicInfo>",
+    b'<?xml version="1.0" encoding="latin-1"?><ComicInfo><Series>\xe9</Series></ComicInfo>',
+    b"<ComicInfo><Series>\xe9</Series></ComicInfo>",
+    b'<ComicInfo a="1" a="2"><Series>x</Series></ComicInfo>',
+    b'<?xml version="9.9"?><ComicInfo><Series>x</Series></ComicInfo>',
+    b' <?xml version="1.0"?><ComicInfo><Series>x</Series></ComicInfo>',
+    b"<ComicInfo><Series>a\x01b</Series></ComicInfo>",
+    b"<ComicInfo><Series>x</Series></ComicInfo><Other/>",
+    b"<ComicInfo><Series>x</Serie></ComicInfo>",
+    b'<ComicInfo><Series lang="en">x</Series></ComicInfo>',
+    b"<ComicInfo><ns:Series>x</ns:Series></ComicInfo>",
+    b"<ComicInfo>loose text<Series>x</Series></ComicInfo>",
+    b"\xef\xbb\xbf<ComicInfo><Series>x</Series></ComicInfo>",
+    b"<ComicInfo/>",
+    b"<Other><Series>x</Series></Other>",
+]
+
+
+@pytest.mark.parametrize("data", PLAIN_FILES + PARSER_FILES)
+def test_plain_comicinfo_reads_as_the_xml_parser_reads_it(data: bytes) -> None:
+    plain = _plain_children(data)
+    assert (plain is not None) == (data in PLAIN_FILES)
+    try:
+        parsed = _parsed_children(data)
+    except Exception:  # the parser refuses it: so must the plain reading
+        assert plain is None
+    else:
+        assert plain is None or plain == parsed

@@ -10,6 +10,7 @@ the text of ``<ComicInfo>``'s children: building a tree for each (as ElementTree
 and defusedxml do) was a fifth of reading a chapter.
 """
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from xml.parsers import expat
@@ -23,6 +24,30 @@ MAX_ITEM_LENGTH = 200
 
 _WRITER_ROLES = ("Writer",)
 _ARTIST_ROLES = ("Penciller", "Artist", "Inker", "Colorist", "Letterer", "CoverArtist")
+#: Every element read; blanks (whitespace only) count as absent.
+_USED = frozenset(
+    (
+        *_WRITER_ROLES,
+        *_ARTIST_ROLES,
+        "Series",
+        "Number",
+        "Volume",
+        "Title",
+        "Summary",
+        "Genre",
+        "Tags",
+        "Year",
+        "Month",
+        "Day",
+        "LanguageISO",
+        "AgeRating",
+        "Publisher",
+        "ScanInformation",
+        "Web",
+        "AlternateSeries",
+        "Manga",
+    )
+)
 
 
 class MetadataError(Exception):
@@ -53,14 +78,6 @@ class ComicInfo:
     manga: str | None = None
 
 
-def _text(fields: dict[str, str], tag: str) -> str | None:
-    text = fields.get(tag)
-    if text is None:
-        return None
-    value = " ".join(text.split()) if tag != "Summary" else text.strip()
-    return value or None
-
-
 class _Refused(Exception):
     """A DTD (or an entity) in a file that has no use for one: refused as hostile."""
 
@@ -69,9 +86,59 @@ def _forbidden(*_: object) -> None:
     raise _Refused()
 
 
+#: XML's white space (``\s`` is wider); a name with no prefix; a text without markup, an
+#: entity, a carriage return (the parser would change it) or a character XML refuses; an
+#: attribute's value in either quotes.
+_WS = r"[ \t\n]"
+_NAME = r"[A-Za-z_][A-Za-z0-9_.-]*"
+_TEXT = r"[^<&\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*"
+_VALUE = r"""(?:"[^"<&\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*"|'[^'<&\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]*')"""
+_ATTRIBUTE = rf"{_WS}+(?P<attribute>{_NAME}(?::{_NAME})?){_WS}*={_WS}*{_VALUE}"
+_DECLARATION = (
+    rf"""<\?xml{_WS}+version{_WS}*={_WS}*(?:"1\.0"|'1\.0')"""
+    rf"""(?:{_WS}+encoding{_WS}*={_WS}*(?:"(?i:utf-8)"|'(?i:utf-8)'))?"""
+    rf"""(?:{_WS}+standalone{_WS}*={_WS}*(?:"(?:yes|no)"|'(?:yes|no)'))?{_WS}*\?>"""
+)
+_CHILD = rf"<(?P<tag>{_NAME}){_WS}*>(?P<text>{_TEXT})</(?P=tag){_WS}*>|<(?P<empty>{_NAME}){_WS}*/>"
+#: A plain ComicInfo.xml: an optional declaration, ``<ComicInfo>`` with attributes at
+#: most, and children holding text only, with nothing else but white space.
+_PLAIN = re.compile(
+    rf"(?:{_DECLARATION})?{_WS}*<ComicInfo(?P<attributes>(?:{_ATTRIBUTE.replace('?P<attribute>', '')})*)"
+    rf"{_WS}*>(?P<body>(?:{_WS}*(?:{_CHILD}))*){_WS}*</ComicInfo{_WS}*>{_WS}*"
+)
+_ATTRIBUTES = re.compile(_ATTRIBUTE)
+_CHILDREN = re.compile(_CHILD)
+
+
+def _plain_children(data: bytes) -> tuple[str, dict[str, str]] | None:
+    """:func:`_children` of a plain file, read with two patterns instead of the parser's
+    calls for every element and text; None when the file is anything else (an entity,
+    a comment, a nested element, another encoding...), for the parser to read."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    found = _PLAIN.fullmatch(text)
+    if found is None or "]]>" in text:
+        return None
+    names = _ATTRIBUTES.findall(found["attributes"])
+    if len(set(names)) != len(names):
+        return None  # the parser refuses a repeated attribute
+    fields: dict[str, str] = {}
+    for name, value, empty in _CHILDREN.findall(found["body"]):
+        fields.setdefault(name or empty, value)
+    return "ComicInfo", fields
+
+
 def _children(data: bytes) -> tuple[str, dict[str, str]]:
     """The root element's name, and the text of each of its children (the first of each
     name, the text before any element inside it, as ElementTree's ``text`` is)."""
+    plain = _plain_children(data)
+    return plain if plain is not None else _parsed_children(data)
+
+
+def _parsed_children(data: bytes) -> tuple[str, dict[str, str]]:
+    """:func:`_children` by the XML parser, with no DTD allowed."""
     parser = expat.ParserCreate()
     parser.buffer_text = True
     for handler in (
@@ -177,32 +244,42 @@ def parse_comicinfo(data: bytes, *, max_bytes: int = MAX_COMICINFO_BYTES) -> Com
         raise MetadataError(f"ComicInfo.xml is malformed ({error})") from None
     if root != "ComicInfo":
         raise MetadataError(f"ComicInfo.xml has root <{root[:40]}>, not <ComicInfo>")
+    # Only the fields present are cleaned: a usual file has ten of the twenty-odd read.
+    text: dict[str, str] = {}
+    for tag, value in fields.items():
+        if tag in _USED:
+            cleaned = value.strip() if tag == "Summary" else " ".join(value.split())
+            if cleaned:
+                text[tag] = cleaned
+    get = text.get
     writers: list[str] = []
     for role in _WRITER_ROLES:
-        writers += split_list(_text(fields, role))
+        writers += split_list(get(role))
     artists: list[str] = []
     for role in _ARTIST_ROLES:
-        artists += [a for a in split_list(_text(fields, role)) if a not in artists]
+        if role in text:
+            artists += [a for a in split_list(text[role]) if a not in artists]
     artists = artists[:MAX_LIST_ITEMS]
-    year = _int(_text(fields, "Year"))
-    language = _text(fields, "LanguageISO")
+    year = _int(get("Year"))
+    language = get("LanguageISO")
+    web = get("Web")
     return ComicInfo(
-        series=_text(fields, "Series"),
-        number=_float(_text(fields, "Number")),
-        volume=_float(_text(fields, "Volume")),
-        title=_text(fields, "Title"),
-        summary=_text(fields, "Summary"),
+        series=get("Series"),
+        number=_float(get("Number")),
+        volume=_float(get("Volume")),
+        title=get("Title"),
+        summary=get("Summary"),
         writers=writers,
         artists=artists,
-        genres=split_list(_text(fields, "Genre")),
-        tags=split_list(_text(fields, "Tags")),
+        genres=split_list(get("Genre")),
+        tags=split_list(get("Tags")),
         language=language.replace("_", "-")[:20] if language else None,
-        date=_date(year, _int(_text(fields, "Month")), _int(_text(fields, "Day"))),
+        date=_date(year, _int(get("Month")), _int(get("Day"))) if year is not None else None,
         year=year if year and 1 <= year <= 9999 else None,
-        age_rating=_text(fields, "AgeRating"),
-        publisher=_text(fields, "Publisher"),
-        scanlator=_text(fields, "ScanInformation"),
-        web=next(iter(split_list((_text(fields, "Web") or "").replace(" ", ","))), None),
-        alternate_series=_text(fields, "AlternateSeries"),
-        manga=_text(fields, "Manga"),
+        age_rating=get("AgeRating"),
+        publisher=get("Publisher"),
+        scanlator=get("ScanInformation"),
+        web=next(iter(split_list(web.replace(" ", ","))), None) if web else None,
+        alternate_series=get("AlternateSeries"),
+        manga=get("Manga"),
     )
