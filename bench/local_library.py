@@ -28,6 +28,7 @@ import contextlib
 import io
 import os
 import random
+import resource
 import shutil
 import socket
 import sys
@@ -454,21 +455,39 @@ def bench_scan(root: Path, scanner: "Scanner") -> None:
     """A full scan into an empty index, next to the one-thread reading floor."""
     # Best of two: the first read may find the files out of the page cache (another
     # program read its own since), and the scan after it always finds them in.
+    floor_cpu = time.process_time()
     opened, first_rate = floor_read(root)
     floor_rate = max(first_rate, floor_read(root)[1])
+    floor_cpu = (time.process_time() - floor_cpu) / 2
     started = time.perf_counter()
+    main_cpu, children_cpu = time.process_time(), _children_cpu()
     report = scanner.scan()
     full = time.perf_counter() - started
+    main_cpu = time.process_time() - main_cpu
+    children_cpu = _children_cpu() - children_cpu
     rate = report.chapters / full
     print(
         f"full scan: {report.chapters} chapters, {report.series} series in {full:.1f} s "
         f"({rate:,.0f} chapters/s; {scanner.workers} reading processes); "
         f"skipped {len(report.skipped)}"
     )
+    per_chapter = 1e6 / max(1, report.chapters)
+    print(
+        f"  CPU a chapter: {(main_cpu + children_cpu) * per_chapter:.0f} us "
+        f"({main_cpu * per_chapter:.0f} us in the scan's process, "
+        f"{children_cpu * per_chapter:.0f} us in the reading processes)"
+    )
     print(
         f"  floor, zipfile open + ComicInfo.xml read of {opened} archives in one thread: "
-        f"{floor_rate:,.0f} chapters/s  (scan = {rate / floor_rate:.2f}x floor)"
+        f"{floor_rate:,.0f} chapters/s, CPU {floor_cpu * 1e6 / max(1, opened):.0f} us a chapter  "
+        f"(scan = {rate / floor_rate:.2f}x floor)"
     )
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the child processes ended so far (the scan's reading processes)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def bench_rescan(root: Path, scanner: "Scanner") -> None:
