@@ -225,8 +225,10 @@ class Edge:
         client = scope.get("client")
         status = 0
         tally = None
+        missed: Hashable = None  # the replay key the one pass looked up and did not find
         if (
             method == "GET"
+            and self.replay.max_entries
             and not private
             and origin is None
             and if_none_match is None
@@ -241,7 +243,9 @@ class Edge:
             key = (method, scope["scheme"], host, path, scope["query_string"], b"")
             stored = self.replay.get(key, now)
             budgets = self._fast_budgets
-            if stored is not None and stored.budget in budgets:
+            if stored is None:
+                missed = key
+            elif stored.budget in budgets:
                 limiter = budgets[stored.budget]
                 who = client[0] if client else "unknown"
                 wait = None if limiter is None else limiter.take(who, now, FULL)
@@ -266,7 +270,7 @@ class Edge:
             facts = (host, origin, if_none_match, since, declared, preflight, private, forwarded)
             token = REQUEST_ID.set(request_id.decode())
             try:
-                status = await self._handle(scope, receive, send, echo, size, facts)
+                status = await self._handle(scope, receive, send, echo, size, facts, missed)
                 unpaid = scope.get(UNPAID)
                 if unpaid is not None and status not in (304, 429):
                     limiter, who = unpaid
@@ -294,9 +298,11 @@ class Edge:
         facts: tuple[
             bytes | None, bytes | None, bytes | None, bool, bytes | None, bool, bool, bool
         ],
+        missed: Hashable,
     ) -> int:
         """Answer one request, ``echo`` (its id) on the answer, from what its headers said
-        (``size``, ``facts``); the status the access log shows."""
+        (``size``, ``facts``); the status the access log shows. ``missed`` is the replay key
+        the one pass of :meth:`__call__` just looked up in vain, if it did."""
         host, origin, if_none_match, since, declared, preflight, private, forwarded = facts
         headers: Headers = scope["headers"]
         # Headers every answer gets besides its own: CORS's (a call skipped for what most
@@ -378,8 +384,13 @@ class Edge:
             body = read
             receive = _replaying(body, receive)
 
-        key: Hashable = None
-        if not private and method in REPLAYED_METHODS and self.replay.max_entries:
+        key: Hashable = missed
+        if (
+            missed is None
+            and not private
+            and method in REPLAYED_METHODS
+            and self.replay.max_entries
+        ):
             key = (method, scope["scheme"], host, path, scope["query_string"], body_key(body))
             stored = self.replay.get(key, time.monotonic())
             if stored is not None:

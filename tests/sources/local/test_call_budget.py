@@ -31,9 +31,9 @@ SERIES, CHAPTERS = 4, 5
 #: confirm nothing else changed. Nothing is opened or written. A few to spare; 20 more is a
 #: regression.
 RESCAN_BUDGET = 340
-#: Calls of a page of a chapter already served once (170 when this was written, the access
-#: log at info), on the event loop and the archive threads: the edge (bounds, route, request
-#: id, figures, access line parts), the route's checks, the chapter's row from the index (one thread hop), the
+#: Calls of a page of a chapter already served once (172 when this was written, the access
+#: log at info), on the event loop and the archive threads: the edge (bounds, the one look in
+#: its replay table, route, request id, figures, access line parts), the route's checks, the chapter's row from the index (one thread hop), the
 #: archive's directory from the cache, the page read whole on an archive thread, its type
 #: sniffed, and the answer's headers (ETag, Last-Modified). A few to spare; 20 more is a
 #: regression.
