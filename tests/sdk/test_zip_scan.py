@@ -172,3 +172,32 @@ def test_zip64_and_a_damaged_comicinfo_are_left_to_zipfile(tmp_path: Path) -> No
     )  # CRC no longer holds
     with pytest.raises(UnusualZip):
         scan_zip(path, comicinfo_limit=LIMIT)
+
+
+class _Unseekable(io.RawIOBase):
+    """A pipe-like file: zipfile writes each entry's sizes after its data, in a data
+    descriptor, and 0 in its local header, as streaming zip writers (Java's
+    ZipOutputStream, many download tools) do."""
+
+    def __init__(self, target: io.BufferedWriter):
+        self.target = target
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        return self.target.write(data)
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_a_streamed_chapter_has_no_damaged_pages(tmp_path: Path, compression: int) -> None:
+    path = tmp_path / "streamed.cbz"
+    with path.open("wb") as file, zipfile.ZipFile(_Unseekable(file), "w", compression) as archive:
+        for n in range(1, 4):
+            archive.writestr(f"{n:02d}.jpg", jpeg())
+        archive.writestr("ComicInfo.xml", COMICINFO)
+    with zipfile.ZipFile(path) as check:
+        assert all(info.flag_bits & 0x8 for info in check.infolist())
+    listing = same_as_zipfile(path)
+    assert [m.name for m in listing.pages] == ["01.jpg", "02.jpg", "03.jpg"]
+    assert listing.warnings == [] and listing.comicinfo == COMICINFO

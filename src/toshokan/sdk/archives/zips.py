@@ -80,8 +80,8 @@ class ZipReader(ChapterReader):
                     if len(header) < _LOCAL_HEADER.size:
                         heads[name] = b""
                         continue
-                    magic, _, flags, method, _, _, _, packed, _, named, extra = (
-                        _LOCAL_HEADER.unpack(header)
+                    magic, _, flags, method, _, _, _, _, _, named, extra = _LOCAL_HEADER.unpack(
+                        header
                     )
                     if magic != b"PK\x03\x04":
                         heads[name] = b""
@@ -89,7 +89,9 @@ class ZipReader(ChapterReader):
                         continue  # encrypted, or a method not checked cheaply: read when served
                     else:
                         raw.seek(named + extra, 1)
-                        data = raw.read(min(packed, 512 if method else HEAD_BYTES))
+                        # The directory's size: a local header written before its data
+                        # (a streamed zip, with a data descriptor after it) says 0.
+                        data = raw.read(min(info.compress_size, 512 if method else HEAD_BYTES))
                         heads[name] = _inflated(data) if method else data
         except (OSError, KeyError):
             return None

@@ -196,16 +196,16 @@ class ZipScan(ChapterReader):
             if len(chunk) < header_size:
                 heads[name] = b""
                 continue
-            magic, _, flags, method, _, _, _, packed, _, named, extra = _LOCAL_HEADER.unpack_from(
-                chunk
-            )
+            magic, _, flags, method, _, _, _, _, _, named, extra = _LOCAL_HEADER.unpack_from(chunk)
             if magic != b"PK\x03\x04":
                 heads[name] = b""
             elif flags & 0x1 or method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                 continue
             else:
                 start = header_size + named + extra
-                want = min(packed, 512 if method else HEAD_BYTES)
+                # The directory's size, as ZipReader.heads takes it (a streamed zip's local
+                # header says 0).
+                want = min(entry.compressed, 512 if method else HEAD_BYTES)
                 data = chunk[start : start + want]
                 if len(data) < want and len(chunk) == _HEAD_READ:
                     data = self._bytes(entry.offset + start, want)
