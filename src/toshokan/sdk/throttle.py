@@ -10,10 +10,13 @@ bookkeeping. What is ours is only the waiting: :meth:`Throttle.acquire`
 sleeps until ``limits`` reports the window's reset time, then checks again.
 
 Every :class:`Throttle` of one ``name`` (an upstream's host plus a budget
-name) draws on one counter in one process-wide memory storage. The storage
-is process-wide rather than per event loop because the upstream counts the
-process's IP address, not its loops. Tests, which each run on a fresh loop,
-therefore call :func:`reset` to start from a full budget (``tests/conftest.py``).
+name) draws on one counter in one memory storage of the process's event loop.
+The host does all its upstream work on one loop; a loop run after another in
+one process (a command run after another, as the tests run them) counts
+afresh, as the next command's process would: ``limits``' memory storage binds
+its locks to the loop that first waited on them, and one used by a later loop
+fails there. Tests call :func:`reset` to start from a full budget
+(``tests/conftest.py``).
 
 A host of several processes or replicas counts every budget once for all of
 them: at start-up it hands the throttle a :class:`SharedCounts` (the counters
@@ -168,7 +171,9 @@ class _State:
     """The process's counters, granted pauses and chosen windows, replaced by :func:`reset`."""
 
     def __init__(self) -> None:
-        self.strategy = MovingWindowRateLimiter(storage_from_string("async+memory://"))
+        self.strategies: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, MovingWindowRateLimiter
+        ] = weakref.WeakKeyDictionary()
         self.shared: SharedCounts | None = None
         self.windows: dict[str, tuple[Window, ...]] = {}
         self.paused_until: dict[str, float] = {}
@@ -203,6 +208,16 @@ class _Line:
 def _line(name: str) -> _Line:
     lines = _state.lines.setdefault(asyncio.get_running_loop(), {})
     return lines.setdefault(name, _Line())
+
+
+def _counts() -> MovingWindowRateLimiter:
+    """The running loop's counters (in memory)."""
+    loop = asyncio.get_running_loop()
+    counts = _state.strategies.get(loop)
+    if counts is None:
+        counts = MovingWindowRateLimiter(storage_from_string("async+memory://"))
+        _state.strategies[loop] = counts
+    return counts
 
 
 _state = _State()
@@ -301,7 +316,7 @@ class Throttle:
                     shared.failed(error)
                     continue
             else:
-                reset_at = await self._take(_state.strategy, background)
+                reset_at = await self._take(_counts(), background)
             if reset_at is None:
                 return
             seconds = max(0.001, reset_at - time.time())
