@@ -244,3 +244,39 @@ async def test_background_work_starved_for_longer_than_its_patience_is_late(
         async with upstream_deadline(0.3):
             await budget.acquire()
     assert 0.7 <= time.monotonic() - started < 2.0  # its deadline, moved by its patience
+
+
+async def test_background_work_never_takes_the_slots_a_budget_keeps_for_its_readers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A budget declared with two fifths for readers (one reader's action spending two of its
+    requests in a row) leaves them both, however much background work asks. The window is an
+    hour, so nothing frees during the test, and background work is given no patience: a request
+    of it that would have to wait fails at its deadline instead of waiting."""
+    monkeypatch.setattr(throttle, "BACKGROUND_PATIENCE", 0.0)
+    budget = Throttle("test readers' share", 5, 3600, readers_share=0.4)
+    assert reserved(5, budget.readers_share) == 2
+    with background():
+        for _ in range(3):
+            await budget.acquire()  # background work's share of the window, at once
+        for _ in range(4):
+            with pytest.raises(UpstreamTimeout):
+                async with upstream_deadline(0.05):
+                    await budget.acquire()  # the readers' two slots are not background work's
+    async with upstream_deadline(30):  # an hour's wait, were a slot taken, fails here instead
+        await budget.acquire()
+        await budget.acquire()  # a reader's second request, in the same window
+    with pytest.raises(UpstreamTimeout):
+        async with upstream_deadline(0.05):
+            await budget.acquire()  # and the window is full now
+
+
+def test_a_budget_declares_the_readers_share_once() -> None:
+    first = Throttle("test declared share", 10, 1, readers_share=0.3)
+    assert reserved(10, first.readers_share) == 3
+    later = Throttle("test declared share", 10, 1)  # the first declaration stands, as its windows
+    assert later.readers_share == 0.3
+    assert Throttle.per_second("test per second share", 5, readers_share=0.4).readers_share == 0.4
+    for share in (0, 1, 1.5, -0.2):
+        with pytest.raises(ValueError):
+            Throttle("test bad share", 5, 1, readers_share=share)

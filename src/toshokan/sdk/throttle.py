@@ -27,13 +27,17 @@ A pause an upstream asks of one process pauses that budget in every process.
 Readers come before background work. Upstream work the host does for nobody waiting
 (checks of followed series, downloads of kept chapters) runs inside :func:`background`,
 and its requests then wait behind every reader's request queued for the same budget in
-the process, and never take more than four fifths of any window: a fifth of it, at least
+the process, and never take the readers' share of any window: that share of it, at least
 one slot (:func:`reserved`), stays the readers' in every process of the host, which is
 what keeps the rule whole across replicas sharing :class:`SharedCounts`, where nobody
-knows who waits elsewhere. Background work is counted twice, in the window and in a
-window of its own of the other four fifths, so readers using their fifth do not shrink
-background work's share either: a queue of downloads runs at that share's full rate
-beside a reader (readers asking for more than their fifth share the rest first come).
+knows who waits elsewhere. The share is the budget's own, set where it is declared
+(``readers_share``, a fifth unless said): a budget of which one reader's action spends
+several requests in a row (MangaDex's API: a chapter, then its page list) leaves readers
+that many, or the last of them waits for the next window behind background work that
+took the rest. Background work is counted twice, in the window and in a window of its
+own of what the readers' share leaves, so readers using their share do not shrink
+background work's either: a queue of downloads runs at its share's full rate beside a
+reader (readers asking for more than their share share the rest first come).
 Background work's wait for its turn moves its deadline later (it is nobody's wait):
 see :func:`toshokan.sdk.deadline.postpone`.
 
@@ -66,8 +70,8 @@ log = logging.getLogger(__name__)
 Window = tuple[int, int]
 
 
-#: The share of every window background work leaves to readers (at least one slot of a
-#: window of two or more).
+#: The share of every window background work leaves to readers unless the budget says
+#: otherwise (at least one slot of a window of two or more).
 READERS_SHARE = 0.2
 
 _background: ContextVar[bool] = ContextVar("toshokan_background", default=False)
@@ -100,9 +104,10 @@ BACKGROUND_PATIENCE = 120.0
 READERS_TURN = 1.0
 
 
-def reserved(count: int) -> int:
-    """Slots of every window of ``count`` that background work never takes."""
-    return max(1, int(count * READERS_SHARE)) if count > 1 else 0
+def reserved(count: int, share: float = READERS_SHARE) -> int:
+    """Slots of a window of ``count`` that background work never takes, for readers'
+    ``share`` of it: at least one of two or more, never all of them."""
+    return max(1, int(count * share)) if count > 1 else 0
 
 
 class BudgetPaused(Exception):
@@ -168,14 +173,15 @@ class SharedCounts(Protocol):
 
 
 class _State:
-    """The process's counters, granted pauses and chosen windows, replaced by :func:`reset`."""
+    """The process's counters, granted pauses and chosen budgets, replaced by :func:`reset`."""
 
     def __init__(self) -> None:
         self.strategies: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, MovingWindowRateLimiter
         ] = weakref.WeakKeyDictionary()
         self.shared: SharedCounts | None = None
-        self.windows: dict[str, tuple[Window, ...]] = {}
+        #: Each budget's windows and readers' share, as its first throttle fixed them.
+        self.budgets: dict[str, tuple[tuple[Window, ...], float]] = {}
         self.paused_until: dict[str, float] = {}
         # asyncio locks and events belong to one loop, so the queues are per loop.
         self.lines: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Line]] = (
@@ -229,45 +235,67 @@ def share(counts: SharedCounts | None) -> None:
 
 
 def reset() -> None:
-    """Forget every count, pause and window: a full budget for everyone (for tests and benches)."""
+    """Forget every count, pause and budget: a full budget for everyone (for tests and benches)."""
     global _state
     _state = _State()
 
 
 class Throttle:
-    """The process-wide budget ``name``: at most ``count`` requests in any ``period`` seconds.
+    """The process-wide budget ``name``: at most ``count`` requests in any ``period`` seconds
+    (and as many as each of ``more`` says in its window).
 
-    The first throttle of a name fixes its windows; a later one asking for
-    different windows is told so in the log rather than silently given a
-    second allowance.
+    ``readers_share`` (above 0, below 1) is the part of every window that background work
+    leaves to readers (:func:`reserved`): at least as many slots as one reader's action
+    spends of the budget in a row. The first throttle of a name fixes its windows and share;
+    a later one asking for others is told so in the log rather than silently given a second
+    allowance.
     """
 
-    def __init__(self, name: str, count: int, period: int = 1, *more: Window):
+    def __init__(
+        self,
+        name: str,
+        count: int,
+        period: int = 1,
+        *more: Window,
+        readers_share: float = READERS_SHARE,
+    ):
         wanted = ((count, period), *more)
         if any(c < 1 or p < 1 for c, p in wanted):
             raise ValueError(f"throttle windows must be positive whole numbers, not {wanted}")
-        windows = _state.windows.setdefault(name, wanted)
-        if windows != wanted:
-            log.warning("rate limit for %s is already %s; ignoring %s", name, windows, wanted)
+        if not 0 < readers_share < 1:
+            raise ValueError(f"a readers' share is above 0 and below 1, not {readers_share}")
+        windows, share = _state.budgets.setdefault(name, (wanted, readers_share))
+        if (windows, share) != (wanted, readers_share):
+            log.warning(
+                "rate limit for %s is already %s with readers' share %s; ignoring %s with %s",
+                name,
+                windows,
+                share,
+                wanted,
+                readers_share,
+            )
         self.name = name
         self.windows = windows
+        self.readers_share = share
         self._items: tuple[RateLimitItem, ...] = tuple(
             RateLimitItemPerSecond(c, p, namespace="upstream") for c, p in windows
         )
         #: Background work's own count: at most what the readers' share leaves of each window.
         self._background_items: tuple[RateLimitItem, ...] = tuple(
-            RateLimitItemPerSecond(c - reserved(c), p, namespace="upstream-background")
+            RateLimitItemPerSecond(c - reserved(c, share), p, namespace="upstream-background")
             for c, p in windows
         )
 
     @classmethod
-    def per_second(cls, name: str, rate: float) -> "Throttle":
+    def per_second(
+        cls, name: str, rate: float, *, readers_share: float = READERS_SHARE
+    ) -> "Throttle":
         """The budget ``name`` for a (possibly fractional) rate per second."""
         first, *more = windows_for_rate(rate)
-        return cls(name, *first, *more)
+        return cls(name, *first, *more, readers_share=readers_share)
 
     def __repr__(self) -> str:
-        return f"Throttle({self.name!r}, windows={self.windows})"
+        return f"Throttle({self.name!r}, windows={self.windows}, readers={self.readers_share})"
 
     async def acquire(self) -> None:
         """Wait for a free slot in every window, then take it; first come first served per loop,
@@ -352,7 +380,7 @@ class Throttle:
         """Take a slot in every window: None when taken, else when to look again (epoch).
 
         Background work also takes one of its own share of each window (all but the readers'
-        :func:`reserved` slots), so readers' requests never leave it less than that share and
+        :func:`reserved` slots of the budget's ``readers_share``), so readers' requests never leave it less than that share and
         it never leaves readers less than theirs."""
         items = self._background_items + self._items if background else self._items
         # Nobody else of this loop takes a turn between test and hit; another process's hit in

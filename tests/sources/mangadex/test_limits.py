@@ -18,6 +18,7 @@ import pytest
 
 from toshokan.models import SearchRequest
 from toshokan.sdk import AllOf, RequestContext, Throttle, throttle, windows_for_rate
+from toshokan.sdk.throttle import reserved
 from toshokan.sources.mangadex import MangaDex, limits
 
 from .fake import FakeMangaDex
@@ -102,6 +103,19 @@ async def test_page_lists_also_hold_the_at_home_rate(
     await asyncio.gather(*(source.pages(manga.id, c.id, CTX) for c in chapters))
     assert time.monotonic() - started >= 2 * 1  # 6 at-home requests, 2 per 1 s
     assert most_in_any_window([r.at for r in fake.calls("^/at-home/")], 0.8) <= 2
+
+
+async def test_a_readers_page_list_fits_in_what_background_work_leaves_readers(
+    make_source: Callable[..., MangaDex],
+) -> None:
+    """A reader opening a chapter asks two API requests in a row (the chapter, then its page
+    list) and one page list: background work (checks, downloads) leaves readers both API
+    requests of any second, and keeps 32 of the 40 page lists a minute for kept chapters."""
+    source = make_source()
+    api, at_home = source._api_budget, source._at_home_budget
+    assert api.windows == ((5, 1),) and at_home.windows == ((40, 60),)
+    assert reserved(5, api.readers_share) == 2
+    assert 40 - reserved(40, at_home.readers_share) == 32
 
 
 async def test_concurrent_feed_pages_stay_within_the_rate(
