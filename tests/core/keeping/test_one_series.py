@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cluster.upstream import served
+from tests.core.follows.receiver import Receiver
 from tests.core.keeping.kept import pirates, settled, until
 from tests.faces.kosync.koreader import KOReader, book_digest
 from tests.sources.mangadex.fake import FakeMangaDex
@@ -131,3 +133,63 @@ async def test_a_copy_followed_before_its_tie_is_known_is_followed_once_after(
     assert (await host.client.delete(copy)).status_code == 204
     assert await followed(host) == []
     assert await asyncio.to_thread(host.core.follows.store.series, "local", local_manga) is None
+
+
+async def test_news_of_a_copy_followed_before_its_tie_is_known_come_from_its_original_once(
+    host: ServedHost, fake: FakeMangaDex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader follows the kept series the library serves before its tie is known, and asks
+    to hear of it alone on their phone (a target limited to the library's series), and of it
+    and its original on a webhook: once the follows merge into the original, both targets are
+    limited to the original, and a chapter MangaDex publishes then is told once to each."""
+    keeper = host.core.keeper
+    monkeypatch.setattr(keeper, "_settle_soon", lambda: None)  # the tie waits for settle()
+    manga_id, chapter_ids = pirates(fake)
+    kept = await keeper.keep("mangadex", manga_id, chapter_ids[0])
+    assert keeper.library is not None
+    source = keeper.library.source
+
+    async def indexed() -> str | None:
+        found = await source.chapter_of_file(kept.tie.document)
+        return None if found is None else found.manga_slug
+
+    local_manga = await until(indexed)
+    copy, original = f"local/{local_manga}", f"mangadex/{manga_id}"
+    receiver = Receiver()
+    with served(receiver.app()) as service:
+        port = service.rsplit(":", 1)[1]
+        assert (await host.client.put(f"/_/follows/series/{copy}")).status_code == 201
+        for hook, series in (("phone", [copy]), ("webhook", [copy, original])):
+            made = await host.client.post(
+                "/_/follows/targets",
+                json={"url": f"json://127.0.0.1:{port}/{hook}", "series": series},
+            )
+            assert made.status_code == 201 and sorted(made.json()["series"]) == sorted(series)
+
+        assert await keeper.settle() == 1
+        assert await followed(host) == [("mangadex", manga_id)]
+        targets = (await host.client.get("/_/follows/targets")).json()["targets"]
+        assert [t["series"] for t in targets] == [[original], [original]]
+        # A target set now, naming the library's series, names its original too.
+        later = await host.client.post(
+            "/_/follows/targets",
+            json={"url": f"json://127.0.0.1:{port}/later", "series": [copy]},
+        )
+        assert later.json()["series"] == [original]
+
+        await host.core.follows.check_here(("mangadex", manga_id))  # what exists, not news
+        before = fake.chapters[chapter_ids[-1]]
+        new = fake.add_chapter(
+            fake.manga[manga_id],
+            "4",
+            volume="1",
+            title="Chapter 4",
+            publish_at=before.publish_at + timedelta(hours=1),
+            groups=before.groups,
+        )
+        host.core.cache.invalidate("mangadex")
+        _, outcomes = await host.core.follows.check_here(("mangadex", manga_id))
+        assert [(o.new, [c.slug for c in o.chapters]) for o in outcomes] == [(1, [new.id])]
+    told = sorted(m.path for m in receiver.messages)
+    assert told == ["/later", "/phone", "/webhook"]
+    assert all("Chapter 4" in m.body["message"] for m in receiver.messages)

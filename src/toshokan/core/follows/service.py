@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 from toshokan.core.answers import check_slug
 from toshokan.core.follows.checks import Checker, Outcome, upstream_work
 from toshokan.core.follows.found import FoundStore, Update
-from toshokan.core.follows.notify import HOST_WIDE, Target, Targets
+from toshokan.core.follows.notify import HOST_WIDE, MAX_SERIES, Target, Targets
 from toshokan.core.follows.rounds import Rounds, groups
 from toshokan.core.follows.store import Followed, FollowStore
+from toshokan.core.ids import JOINED, MANGA
 from toshokan.core.jobs import Jobs, in_thread
 from toshokan.core.progress import ChapterRef, Position
 from toshokan.errors import InvalidRequest, MangaNotFound, NotFound
@@ -284,8 +285,18 @@ class Follows:
     # -- notification targets ------------------------------------------------------------------
 
     async def add_target(self, reader: str | None, url: str, series: Sequence[str] = ()) -> Target:
-        """Keep an Apprise URL for ``reader`` (None: the host's, told of every series)."""
+        """Keep an Apprise URL for ``reader`` (None: the host's, told of every series); a kept
+        series among ``series`` is its original, as a follow of it is (and as a target set
+        before the copy was known as one becomes: :func:`~.store.merge_series`)."""
+        if len(series) <= MAX_SERIES:
+            series = [await self._target_series(named) for named in series]
         return await in_thread(self.targets.add, reader or HOST_WIDE, url, series)
+
+    async def _target_series(self, named: str) -> str:
+        slugs = MANGA.unpack(JOINED, named)
+        if slugs is None:
+            return named  # refused as it is named
+        return MANGA.pack(JOINED, *await self.followed_as(*slugs))
 
     async def targets_of(self, reader: str | None) -> list[Target]:
         return await in_thread(self.targets.of, reader or HOST_WIDE)

@@ -13,12 +13,14 @@ per interval however often its job was queued or run again.
 The methods block (a database call); async code runs them in a worker thread.
 """
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toshokan.core.database import Database
+from toshokan.core.ids import JOINED, MANGA
 
 #: Seconds a lease outlives the upstream deadline of the check that holds it.
 LEASE_MARGIN = 15.0
@@ -276,7 +278,9 @@ def _forget_unfollowed(cursor: Any) -> None:
 def merge_series(cursor: Any, copy: tuple[str, str], original: tuple[str, str]) -> int:
     """The follows of ``copy`` (a kept series, followed before it was known as one) become
     follows of its ``original``: each reader follows the one series once (their earlier
-    follow's date kept). How many follows moved. In the caller's transaction."""
+    follow's date kept), and hears of it where they chose to hear of the copy. How many
+    follows moved. In the caller's transaction."""
+    _retarget(cursor, copy, original)
     cursor.execute("SELECT count(*) FROM follows WHERE source = ? AND manga = ?", copy)
     moved = int(cursor.fetchone()[0])
     if not moved:
@@ -297,6 +301,27 @@ def merge_series(cursor: Any, copy: tuple[str, str], original: tuple[str, str]) 
     cursor.execute("DELETE FROM follows WHERE source = ? AND manga = ?", copy)
     _forget_unfollowed(cursor)
     return moved
+
+
+def _retarget(cursor: Any, copy: tuple[str, str], original: tuple[str, str]) -> None:
+    """Notification targets limited to ``copy`` are limited to its ``original`` instead (once,
+    if they named both): the copy's news are the original's now, found by the original's
+    checks. ``series`` is as :class:`~toshokan.core.follows.notify.Targets` keeps it, a JSON
+    list of ``source/manga``, sorted."""
+    was, becomes = MANGA.pack(JOINED, *copy), MANGA.pack(JOINED, *original)
+    # A pattern that matches every list naming the copy (and maybe a few more: ``_`` matches
+    # any character), so that targets of other series are not read at every tie.
+    cursor.execute(
+        "SELECT id, series FROM notify_targets WHERE series LIKE ?", (f"%{json.dumps(was)}%",)
+    )
+    for target, listed in cursor.fetchall():
+        series = set(json.loads(listed))
+        if was in series:
+            series = (series - {was}) | {becomes}
+            cursor.execute(
+                "UPDATE notify_targets SET series = ? WHERE id = ?",
+                (json.dumps(sorted(series)), target),
+            )
 
 
 def forget_reader(cursor: Any, reader: str) -> None:
