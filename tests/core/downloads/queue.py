@@ -84,7 +84,7 @@ async def downloads(host: ServedHost) -> list[Download]:
 
 
 async def settled(
-    host: ServedHost, count: int, states: tuple[str, ...] = ("done",)
+    host: ServedHost, count: int, states: tuple[str, ...] = ("done",), seconds: float = 30.0
 ) -> list[Download]:
     """The downloads once ``count`` of them are in ``states``."""
 
@@ -92,24 +92,39 @@ async def settled(
         rows = await downloads(host)
         return rows if sum(d.state in states for d in rows) >= count else None
 
-    return await until(enough)
+    return await until(enough, seconds)
 
 
 def cbz_files(library: Path) -> list[str]:
     return sorted(str(p.relative_to(library)) for p in library.rglob("*.cbz"))
 
 
-def _mount(*arguments: str) -> bool:
+def _mount(*arguments: str) -> None:
+    """Mount, or skip the test when mounting is refused (not root, or root without the right to
+    mount, as in many containers); any other failure fails the test."""
+    import os
     import subprocess
 
-    done = subprocess.run(["mount", *arguments], capture_output=True, check=False)
-    return done.returncode == 0
+    import pytest
+
+    if os.geteuid() != 0:
+        pytest.skip(f"mounting is refused: not root (uid {os.geteuid()})")
+    done = subprocess.run(["mount", *arguments], capture_output=True, text=True, check=False)
+    said = done.stderr.strip()
+    if done.returncode != 0 and any(
+        refusal in said.lower()
+        for refusal in ("permission denied", "not permitted", "must be superuser")
+    ):
+        pytest.skip(f"mounting is refused: {said.splitlines()[0]}")
+    assert done.returncode == 0, f"mount {' '.join(arguments)}: {said}"
 
 
 def _umount(folder: Path) -> None:
+    """Unmount ``folder``; lazily (once nothing holds it) when a process still holds a file."""
     import subprocess
 
-    subprocess.run(["umount", str(folder)], capture_output=True, check=False)
+    if subprocess.run(["umount", str(folder)], capture_output=True, check=False).returncode:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=True)
 
 
 @contextmanager
@@ -117,8 +132,6 @@ def read_only(folder: Path) -> Iterator[None]:
     """``folder`` and everything in it cannot be written while the block runs: a read-only bind
     mount for root (whom permissions do not stop), the permission bits for anyone else."""
     import os
-
-    import pytest
 
     if os.geteuid() != 0:
         folders = [folder, *(p for p in folder.rglob("*") if p.is_dir())]
@@ -130,10 +143,9 @@ def read_only(folder: Path) -> Iterator[None]:
             for each in folders:
                 each.chmod(0o755)
         return
-    if not _mount("--bind", str(folder), str(folder)):
-        pytest.skip("root here cannot mount: a read-only folder cannot be made")
+    _mount("--bind", str(folder), str(folder))
     try:
-        assert _mount("-o", "remount,bind,ro", str(folder)), "the bind mount stays writable"
+        _mount("-o", "remount,bind,ro", str(folder))
         yield
     finally:
         _umount(folder)
@@ -141,11 +153,9 @@ def read_only(folder: Path) -> Iterator[None]:
 
 @contextmanager
 def small_disk(folder: Path, size: str = "4m") -> Iterator[None]:
-    """``folder`` (empty) on a file system of its own of ``size`` while the block runs."""
-    import pytest
-
-    if not _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)):
-        pytest.skip("no tmpfs can be mounted here: a full disk cannot be made")
+    """``folder`` (empty) on a file system of its own of ``size`` (a tmpfs) while the block runs;
+    the test is skipped where mounting is refused."""
+    _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder))
     try:
         yield
     finally:

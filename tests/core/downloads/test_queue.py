@@ -3,6 +3,8 @@ library once; a reader's filters choose what is kept; the folder's and the upstr
 give the promised state, and nothing already kept is touched."""
 
 import asyncio
+import io
+import zipfile
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -224,6 +226,8 @@ def fill(folder: Path) -> Path:
 async def test_a_full_disk_pauses_the_queue_until_there_is_room_again(
     servers: ImageServers, fake: FakeMangaDex, library: Path, tmp_path: Path
 ) -> None:
+    """A real full disk (a small tmpfs as the library, filled): the chapter that does not fit
+    pauses the queue with one line, leaves nothing partial, and is kept whole once there is room."""
     with small_disk(library):
         async with keeping_host(servers, library, tmp_path / "data", None) as host:
             manga = pirates(fake)
@@ -231,7 +235,7 @@ async def test_a_full_disk_pauses_the_queue_until_there_is_room_again(
             (first,) = await settled(host, 1)
             before = await asyncio.to_thread(kept_files, library)
             filler = await asyncio.to_thread(fill, library)
-            publish(fake, manga, "4", groups=[next(iter(fake.groups))])
+            fourth = publish(fake, manga, "4", groups=[next(iter(fake.groups))])
             await check_now(host, manga)
 
             async def paused() -> str | None:
@@ -239,12 +243,38 @@ async def test_a_full_disk_pauses_the_queue_until_there_is_room_again(
 
             detail = await until(paused)
             assert detail.startswith("downloads paused: the keep folder is full")
-            listing = await host.core.downloads.listing(None)
-            assert listing.queue.paused == "no-space"
-            assert [d.state for d in listing.downloads if d.number == 4.0] == ["queued"]
+            assert "No space left on device" in detail
+            listing = (await host.client.get("/_/downloads")).json()
+            assert listing["queue"]["paused"] == "no-space"
+            assert detail == f"downloads paused: {listing['queue']['message']}"
+            assert [d["state"] for d in listing["downloads"] if d["number"] == 4.0] == ["queued"]
+            assert detail in (await host.client.get("/mangadex/health")).text
+            # Nothing partial where the library looks, nothing left aside, nothing kept touched.
             assert await asyncio.to_thread(kept_files, library) == before
-            await asyncio.to_thread(filler.unlink)
-            rows = await settled(host, 2)
+            assert not await asyncio.to_thread(files_aside, library)
+
+            await asyncio.to_thread(filler.unlink)  # the room is made
+            rows = await settled(host, 2, seconds=60)  # the issue's bound: within a minute
             assert [d.state for d in rows] == ["done", "done"]
+            assert host.core.downloads.detail() is None
             after = await asyncio.to_thread(kept_files, library)
             assert {p: after[p] for p in before} == before and first.path in after
+            (new,) = (d for d in rows if d.number == 4.0)
+            assert new.path is not None
+            pages = pages_of(after[new.path])
+            assert len(pages) == fake.chapters[fourth].pages
+            assert all(page == servers.body for page in pages)
+            assert not await asyncio.to_thread(files_aside, library)
+
+
+def files_aside(library: Path) -> list[Path]:
+    """Drafts or other leftovers in the keep's folder aside (``.toshokan-keep``)."""
+    return [p for p in (library / ".toshokan-keep").rglob("*") if p.is_file()]
+
+
+def pages_of(cbz: bytes) -> list[bytes]:
+    """The images of a kept chapter, in order (the CBZ must open)."""
+    with zipfile.ZipFile(io.BytesIO(cbz)) as archive:
+        assert archive.testzip() is None
+        names = sorted(n for n in archive.namelist() if not n.endswith(".xml"))
+        return [archive.read(name) for name in names]
