@@ -100,14 +100,13 @@ async def test_a_new_chapter_kept_and_read_in_koreader_is_read_in_the_updates(
     assert (follow["manga"], follow["unread"]) == (manga_id, 0)
 
 
-async def test_a_copy_followed_before_its_tie_is_known_is_followed_once_after(
-    host: ServedHost, fake: FakeMangaDex, library: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A reader follows the kept series the library serves before the keeper learned which of
-    its series the file is (the tie unresolved), and its original too: once the tie is known,
-    the reader follows the one series, once, and unfollowing it leaves nothing behind."""
+async def kept_before_its_tie(
+    host: ServedHost, fake: FakeMangaDex, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, list[str], str]:
+    """A MangaDex series' first chapter kept and indexed by the library, its tie left unresolved
+    (the library's changes are not reported to the keeper; the tie waits for ``settle()``):
+    the series' id, its chapters' ids and the library's slug of the copy."""
     keeper = host.core.keeper
-    # The library's changes are not reported to the keeper: its ties stay unresolved.
     monkeypatch.setattr(keeper, "_settle_soon", lambda: None)
     manga_id, chapter_ids = pirates(fake)
     kept = await keeper.keep("mangadex", manga_id, chapter_ids[0])
@@ -118,7 +117,17 @@ async def test_a_copy_followed_before_its_tie_is_known_is_followed_once_after(
         found = await source.chapter_of_file(kept.tie.document)
         return None if found is None else found.manga_slug
 
-    local_manga = await until(indexed)
+    return manga_id, chapter_ids, await until(indexed)
+
+
+async def test_a_copy_followed_before_its_tie_is_known_is_followed_once_after(
+    host: ServedHost, fake: FakeMangaDex, library: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader follows the kept series the library serves before the keeper learned which of
+    its series the file is (the tie unresolved), and its original too: once the tie is known,
+    the reader follows the one series, once, and unfollowing it leaves nothing behind."""
+    keeper = host.core.keeper
+    manga_id, _, local_manga = await kept_before_its_tie(host, fake, monkeypatch)
     copy = f"/_/follows/series/local/{local_manga}"
     original = f"/_/follows/series/mangadex/{manga_id}"
     assert (await host.client.put(copy)).status_code == 201
@@ -143,17 +152,7 @@ async def test_news_of_a_copy_followed_before_its_tie_is_known_come_from_its_ori
     and its original on a webhook: once the follows merge into the original, both targets are
     limited to the original, and a chapter MangaDex publishes then is told once to each."""
     keeper = host.core.keeper
-    monkeypatch.setattr(keeper, "_settle_soon", lambda: None)  # the tie waits for settle()
-    manga_id, chapter_ids = pirates(fake)
-    kept = await keeper.keep("mangadex", manga_id, chapter_ids[0])
-    assert keeper.library is not None
-    source = keeper.library.source
-
-    async def indexed() -> str | None:
-        found = await source.chapter_of_file(kept.tie.document)
-        return None if found is None else found.manga_slug
-
-    local_manga = await until(indexed)
+    manga_id, chapter_ids, local_manga = await kept_before_its_tie(host, fake, monkeypatch)
     copy, original = f"local/{local_manga}", f"mangadex/{manga_id}"
     receiver = Receiver()
     with served(receiver.app()) as service:
