@@ -98,6 +98,26 @@ async def test_combined_budgets_hold_each() -> None:
     assert most_in_any_window(granted + wide_only, WIDTH) <= 10
 
 
+async def test_combined_budgets_are_counted_at_one_moment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request needing two budgets (a page list: at-home and the API) takes neither until
+    both have a slot, so it is sent right after each counted it: one counted by the slow
+    budget and then kept waiting for the other would reach the upstream later than counted.
+    Windows are an hour, so nothing frees during the test; a request that would wait for
+    one fails at its deadline instead."""
+    monkeypatch.setattr(throttle, "BACKGROUND_PATIENCE", 0.0)
+    slow, busy = Throttle("test slow", 1, 3600), Throttle("test busy", 1, 3600)
+    await busy.acquire()  # full for the hour
+    with background():
+        waiting = asyncio.create_task(AllOf(slow, busy).acquire())
+    await asyncio.sleep(0.1)  # it has looked at both budgets and waits for the busy one
+    assert not waiting.done()
+    async with upstream_deadline(30):
+        await slow.acquire()  # the slow budget's slot is still there for a request of it alone
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+
+
 async def test_a_pause_refuses_the_budget_until_it_ends() -> None:
     budget = Throttle("test paused", 100, 1)
     budget.pause(0.3)

@@ -53,7 +53,7 @@ import logging
 import math
 import time
 import weakref
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Coroutine, Iterator
 from contextvars import ContextVar
 from fractions import Fraction
 from typing import Protocol
@@ -200,10 +200,9 @@ class _Line:
         self.readers_waiting = 0
         self._wake = asyncio.Event()
 
-    async def sleep(self, seconds: float | None) -> None:
-        """Up to ``seconds`` (None: no bound), or until :meth:`wake`."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), seconds)
+    def woken(self) -> Coroutine[object, object, bool]:
+        """Done at the next :meth:`wake` (the event is the one of now, not of when awaited)."""
+        return self._wake.wait()
 
     def wake(self) -> None:
         """Wake every turn sleeping here (a pause began, the last queued reader left)."""
@@ -304,94 +303,7 @@ class Throttle:
         Raises :class:`BudgetPaused` instead of waiting while the budget is paused,
         including when the pause begins during the wait.
         """
-        self._refuse_if_paused()
-        line = _line(self.name)
-        if in_background():
-            patience = [BACKGROUND_PATIENCE]
-            while not await self._background_wait(line.background.acquire(), patience):
-                self._refuse_if_paused()
-            try:
-                await self._wait_for_slot(line, patience)
-            finally:
-                line.background.release()
-            return
-        line.readers_waiting += 1
-        try:
-            async with line.readers:
-                await self._wait_for_slot(line)
-        finally:
-            line.readers_waiting -= 1
-            if not line.readers_waiting:
-                line.wake()  # background work waiting for the readers to be served goes on
-
-    async def _wait_for_slot(self, line: _Line, patience: list[float] | None = None) -> None:
-        """Take a slot; ``patience`` (background work's) is how much longer its deadline may
-        still be moved, None for a reader's request."""
-        background = patience is not None
-        while True:
-            self._refuse_if_paused()
-            if patience is not None and line.readers_waiting:
-                await self._background_wait(line.sleep(READERS_TURN), patience)
-                continue
-            shared = _state.shared
-            if shared is not None and shared.available():
-                try:
-                    if (left := await shared.paused_for(self.name)) > 0:
-                        self._paused_here(left)  # another process was told to wait
-                        raise BudgetPaused(left)
-                    reset_at = await self._take(shared.strategy, background)
-                except shared.errors as error:
-                    shared.failed(error)
-                    continue
-            else:
-                reset_at = await self._take(_counts(), background)
-            if reset_at is None:
-                return
-            seconds = max(0.001, reset_at - time.time())
-            if patience is not None:
-                await self._background_wait(line.sleep(seconds), patience, seconds)
-            else:
-                await line.sleep(seconds)
-
-    @staticmethod
-    async def _background_wait(
-        waiting: Awaitable[object], patience: list[float], seconds: float = READERS_TURN
-    ) -> bool:
-        """Wait for ``waiting`` up to ``seconds``, the request's deadline moved later by as long
-        while ``patience`` lasts: background work waiting for its turn is not the upstream being
-        slow (:func:`~toshokan.sdk.deadline.postpone`); readers' deadlines stay as they are.
-        Whether ``waiting`` finished."""
-        started = time.monotonic()
-        moved = min(seconds, patience[0])
-        deadline.postpone(moved)
-        patience[0] -= moved
-        try:
-            await asyncio.wait_for(waiting, seconds)
-            done = True
-        except TimeoutError:
-            done = False
-        slept = time.monotonic() - started
-        if slept < moved:  # done early: give back what was not waited
-            deadline.postpone(slept - moved)
-            patience[0] += moved - slept
-        return done
-
-    async def _take(self, strategy: MovingWindowRateLimiter, background: bool) -> float | None:
-        """Take a slot in every window: None when taken, else when to look again (epoch).
-
-        Background work also takes one of its own share of each window (all but the readers'
-        :func:`reserved` slots of the budget's ``readers_share``), so readers' requests never leave it less than that share and
-        it never leaves readers less than theirs."""
-        items = self._background_items + self._items if background else self._items
-        # Nobody else of this loop takes a turn between test and hit; another process's hit in
-        # between can only make a hit fail (each is atomic), and then we wait and check again
-        # (a slot taken in one window and refused in the next is spent: stricter, never looser).
-        if all([await strategy.test(i, self.name) for i in items]) and all(
-            [await strategy.hit(i, self.name) for i in items]
-        ):
-            return None
-        stats = [await strategy.get_window_stats(i, self.name) for i in items]
-        return max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
+        await _acquire((self,))
 
     def pause(self, seconds: float) -> None:
         """The upstream asked us to wait: refuse every request of this budget until then,
@@ -418,17 +330,157 @@ class Throttle:
             raise BudgetPaused(left)
 
 
+async def _acquire(throttles: tuple[Throttle, ...]) -> None:
+    """Take a slot of every budget of ``throttles`` at one moment: a request counted by one
+    budget and then sent after a wait for another would arrive later than counted, and two such
+    requests counted a window apart could reach the upstream less than a window apart.
+
+    The request queues in each budget's line in turn (readers' or background work's), in the
+    order given, and only once the first budget (the slowest) has a free slot does it queue for
+    the others, so that its long wait holds up nobody's request of the other budgets only.
+    """
+    for budget in throttles:
+        budget._refuse_if_paused()
+    lines = [_line(budget.name) for budget in throttles]
+    patience = [BACKGROUND_PATIENCE] if in_background() else None
+    async with contextlib.AsyncExitStack() as held:
+        for index, line in enumerate(lines):
+            if patience is None:
+                line.readers_waiting += 1
+                held.callback(_reader_left, line)
+                await line.readers.acquire()
+                held.callback(line.readers.release)
+            else:
+                while not await _background_wait(line.background.acquire(), patience):
+                    for budget in throttles:
+                        budget._refuse_if_paused()
+                held.callback(line.background.release)
+            if index == 0 and len(lines) > 1:
+                await _wait_for_slot(throttles[:1], lines[:1], patience, hit=False)
+        await _wait_for_slot(throttles, lines, patience)
+
+
+def _reader_left(line: _Line) -> None:
+    line.readers_waiting -= 1
+    if not line.readers_waiting:
+        line.wake()  # background work waiting for the readers to be served goes on
+
+
+async def _wait_for_slot(
+    throttles: tuple[Throttle, ...],
+    lines: list[_Line],
+    patience: list[float] | None,
+    hit: bool = True,
+) -> None:
+    """Take a slot of every budget (only wait until each has one, without ``hit``); ``patience``
+    (background work's) is how much longer its deadline may still be moved, None for a reader's
+    request, and background work waits while a reader is queued for any of the budgets."""
+    background = patience is not None
+    while True:
+        for budget in throttles:
+            budget._refuse_if_paused()
+        if patience is not None and any(line.readers_waiting for line in lines):
+            await _background_wait(_sleep(lines, READERS_TURN), patience)
+            continue
+        shared = _state.shared
+        if shared is not None and shared.available():
+            try:
+                for budget in throttles:
+                    if (left := await shared.paused_for(budget.name)) > 0:
+                        budget._paused_here(left)  # another process was told to wait
+                        raise BudgetPaused(left)
+                reset_at = await _take(throttles, shared.strategy, background, hit)
+            except shared.errors as error:
+                shared.failed(error)
+                continue
+        else:
+            reset_at = await _take(throttles, _counts(), background, hit)
+        if reset_at is None:
+            return
+        seconds = max(0.001, reset_at - time.time())
+        if patience is not None:
+            await _background_wait(_sleep(lines, seconds), patience, seconds)
+        else:
+            await _sleep(lines, seconds)
+
+
+async def _sleep(lines: list[_Line], seconds: float | None) -> None:
+    """Up to ``seconds`` (None: no bound), or until any of ``lines`` wakes."""
+    wakes = [asyncio.ensure_future(line.woken()) for line in lines]
+    try:
+        await asyncio.wait(wakes, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wake in wakes:
+            wake.cancel()
+
+
+async def _background_wait(
+    waiting: Awaitable[object], patience: list[float], seconds: float = READERS_TURN
+) -> bool:
+    """Wait for ``waiting`` up to ``seconds``, the request's deadline moved later by as long
+    while ``patience`` lasts: background work waiting for its turn is not the upstream being
+    slow (:func:`~toshokan.sdk.deadline.postpone`); readers' deadlines stay as they are.
+    Whether ``waiting`` finished."""
+    started = time.monotonic()
+    moved = min(seconds, patience[0])
+    deadline.postpone(moved)
+    patience[0] -= moved
+    try:
+        await asyncio.wait_for(waiting, seconds)
+        done = True
+    except TimeoutError:
+        done = False
+    slept = time.monotonic() - started
+    if slept < moved:  # done early: give back what was not waited
+        deadline.postpone(slept - moved)
+        patience[0] += moved - slept
+    return done
+
+
+async def _take(
+    throttles: tuple[Throttle, ...],
+    strategy: MovingWindowRateLimiter,
+    background: bool,
+    hit: bool = True,
+) -> float | None:
+    """Take a slot in every window of every budget (only test, without ``hit``): None when
+    taken, else when to look again (epoch), the latest reset among the full windows.
+
+    Background work also takes one of its own share of each window (all but the readers'
+    :func:`reserved` slots of the budget's ``readers_share``), so readers' requests never leave
+    it less than that share and it never leaves readers less than theirs."""
+    items = [
+        (item, budget.name)
+        for budget in throttles
+        for item in (budget._background_items + budget._items if background else budget._items)
+    ]
+    # Nobody else of this loop takes a turn between test and hit; another process's hit in
+    # between can only make a hit fail (each is atomic), and then we wait and check again
+    # (a slot taken in one window and refused in the next is spent: stricter, never looser).
+    if all([await strategy.test(item, name) for item, name in items]) and (
+        not hit or all([await strategy.hit(item, name) for item, name in items])
+    ):
+        return None
+    stats = [await strategy.get_window_stats(item, name) for item, name in items]
+    return max((s.reset_time for s in stats if s.remaining < 1), default=0.0)
+
+
 class AllOf:
     """Several budgets for one request (a page list counts against at-home *and* the API).
 
-    They are taken in order, one at a time, so waiting for a slow budget
-    (put it first) never holds up requests that only need the others.
+    Budgets that are all throttles (:class:`Throttle`) are taken at one moment (put the slowest
+    first: it is waited for before the others are queued for, so that wait holds up
+    nobody's request of the others only); any other limiter is taken one after another.
     """
 
     def __init__(self, *limiters: UpstreamLimiter):
         self.limiters = limiters
 
     async def acquire(self) -> None:
+        throttles = tuple(limiter for limiter in self.limiters if isinstance(limiter, Throttle))
+        if len(throttles) == len(self.limiters):
+            await _acquire(throttles)
+            return
         for limiter in self.limiters:
             await limiter.acquire()
 

@@ -84,7 +84,8 @@ class MangaDex(Source[Settings]):
         self.catalogue: TagCatalogue = shipped_catalogue()
         opts = settings
         # One budget per upstream address, shared by every request (and every MangaDex source)
-        # of the process; page lists also draw on the stricter at-home budget (taken first).
+        # of the process; page lists also draw on the stricter at-home budget (waited for first,
+        # then taken at one moment with the API's, so each counts the request when it is sent).
         self._api_budget, self._at_home_budget = budgets(opts)
         self.client = services.http_client(
             opts.api_url, limiter=self._api_budget, error_detail=api.error_detail
