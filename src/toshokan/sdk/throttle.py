@@ -431,9 +431,13 @@ async def _background_wait(
     except TimeoutError:
         done = False
     slept = time.monotonic() - started
-    if slept < moved:  # done early: give back what was not waited
-        deadline.postpone(slept - moved)
-        patience[0] += moved - slept
+    # The deadline moves by the wait as it was: back by what was not waited when done early,
+    # and on by what a busy event loop slept past the wait's end, while patience lasts (the
+    # late wake-up is the host's, not the upstream's).
+    change = slept - moved if slept < moved else min(slept - moved, patience[0])
+    if change:
+        deadline.postpone(change)
+        patience[0] -= change
     return done
 
 
