@@ -12,7 +12,7 @@ from tests.cluster.upstream import served
 from tests.core.follows.receiver import Receiver
 from tests.core.keeping.kept import pirates, settled, until
 from tests.faces.kosync.koreader import KOReader, book_digest
-from tests.sources.mangadex.fake import FakeMangaDex
+from tests.sources.mangadex.fake import Chapter, FakeMangaDex
 from toshokan.testing import ServedHost
 
 pytestmark = pytest.mark.anyio
@@ -76,16 +76,7 @@ async def test_a_new_chapter_kept_and_read_in_koreader_is_read_in_the_updates(
     # a chapter published before it ran would not be new either.
     await until(first_checked)
     # MangaDex publishes chapter 4; a check finds it, unread.
-    before = fake.chapters[chapter_ids[-1]]
-    new = fake.add_chapter(
-        fake.manga[manga_id],
-        "4",
-        volume="1",
-        title="Chapter 4",
-        publish_at=before.publish_at + timedelta(hours=1),
-        groups=before.groups,
-    )
-    host.core.cache.invalidate("mangadex")
+    new = publish_chapter_4(host, fake, manga_id, chapter_ids)
     await host.core.follows.check_here(("mangadex", manga_id))
     updates = (await host.client.get("/_/follows/updates")).json()["updates"]
     assert [(u["chapter"], u["unread"]) for u in updates] == [(new.id, True)]
@@ -98,6 +89,24 @@ async def test_a_new_chapter_kept_and_read_in_koreader_is_read_in_the_updates(
     assert (await host.client.get("/_/follows/updates?unread=1")).json()["updates"] == []
     follow = (await host.client.get(f"/_/follows/series/local/{tie.local_manga}")).json()
     assert (follow["manga"], follow["unread"]) == (manga_id, 0)
+
+
+def publish_chapter_4(
+    host: ServedHost, fake: FakeMangaDex, manga_id: str, chapter_ids: list[str]
+) -> Chapter:
+    """MangaDex publishes chapter 4 of the series, an hour after its last, by the same group;
+    the host's cached answers of MangaDex are forgotten, so that a check sees it."""
+    before = fake.chapters[chapter_ids[-1]]
+    new = fake.add_chapter(
+        fake.manga[manga_id],
+        "4",
+        volume="1",
+        title="Chapter 4",
+        publish_at=before.publish_at + timedelta(hours=1),
+        groups=before.groups,
+    )
+    host.core.cache.invalidate("mangadex")
+    return new
 
 
 async def kept_before_its_tie(
@@ -177,16 +186,7 @@ async def test_news_of_a_copy_followed_before_its_tie_is_known_come_from_its_ori
         assert later.json()["series"] == [original]
 
         await host.core.follows.check_here(("mangadex", manga_id))  # what exists, not news
-        before = fake.chapters[chapter_ids[-1]]
-        new = fake.add_chapter(
-            fake.manga[manga_id],
-            "4",
-            volume="1",
-            title="Chapter 4",
-            publish_at=before.publish_at + timedelta(hours=1),
-            groups=before.groups,
-        )
-        host.core.cache.invalidate("mangadex")
+        new = publish_chapter_4(host, fake, manga_id, chapter_ids)
         _, outcomes = await host.core.follows.check_here(("mangadex", manga_id))
         assert [(o.new, [c.slug for c in o.chapters]) for o in outcomes] == [(1, [new.id])]
     told = sorted(m.path for m in receiver.messages)
