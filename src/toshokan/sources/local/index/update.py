@@ -21,7 +21,11 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any, NamedTuple
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, signature_mtime
-from toshokan.sources.local.index.database import now
+from toshokan.sources.local.index.database import (
+    build_chapter_lookups,
+    drop_chapter_lookups,
+    now,
+)
 from toshokan.sources.local.index.series_rows import (
     SeriesJsonReader,
     aggregate_series,
@@ -135,6 +139,8 @@ class IndexUpdate:
         self.flushed_at = time.monotonic()
         #: Commits made while the scan goes on.
         self.publishes = 0
+        #: The index held no chapter: their lookups are built at the end, not row by row.
+        self.first_fill = False
 
     def run(self) -> ScanReport:
         ordered = sorted(self.found.values(), key=lambda s: s.relpath)
@@ -158,6 +164,10 @@ class IndexUpdate:
         readings = self.read_chapters([chapter for _, chapter, _ in to_read])
         self.readings = readings
         self.db.execute("BEGIN")
+        # A first scan builds the chapters' lookups once, at its end.
+        self.first_fill = self.db.execute("SELECT 1 FROM chapters LIMIT 1").fetchone() is None
+        if self.first_fill:
+            drop_chapter_lookups(self.db)
         self._record_walk_problems()
         self._note_changed_series_metadata(ordered)
         try:
@@ -172,6 +182,7 @@ class IndexUpdate:
                 if self._time_to_publish():
                     self._publish_finished_series()
         except ScanCancelled:
+            self._build_chapter_lookups()
             self._publish_finished_series()
             raise
         finally:
@@ -180,6 +191,7 @@ class IndexUpdate:
         self._forget_problems_of_vanished_files()
         self._remove_vanished_series()
         self._rebuild_changed_series()
+        self._build_chapter_lookups()
         self._refresh_library_rows()
         self._record_listings()
         self.db.execute("COMMIT")
@@ -334,6 +346,11 @@ class IndexUpdate:
         self.pending = 0
         self.flushed_at = time.monotonic()
         self.publishes += 1
+
+    def _build_chapter_lookups(self) -> None:
+        if self.first_fill:
+            build_chapter_lookups(self.db)
+            self.first_fill = False
 
     def _time_to_publish(self) -> bool:
         if not self.publishes:
