@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.helpers.serving import REPO, free_port, serve_command
-from toshokan.edge.accesslog import AccessLog
+from toshokan.edge.accesslog import AccessLog, said
 from toshokan.edge.request_ids import new_request_id
 from toshokan.logs import (
     FLUSH_SECONDS,
@@ -168,10 +168,12 @@ def test_ids_never_repeat_across_workers(tmp_path: Path) -> None:
     assert len(set(ids)) == len(ids)
 
 
+@pytest.mark.parametrize("replayed", [False, True])
 @pytest.mark.parametrize("path", ["/plain", '/a "quoted"\\path\x1b[31m\n', "/" + "long" * 400])
-def test_the_host_s_own_lines_are_logging_s_lines(path: str) -> None:
+def test_the_host_s_own_lines_are_logging_s_lines(path: str, replayed: bool) -> None:
     """The host's handler writes an access line without making its record (LineFormatter):
-    the same line, byte for byte, that logging's own Formatter writes from the record."""
+    the same line, byte for byte, that logging's own Formatter writes from the record; so is
+    a replayed answer's, whose method, path and status were made into text once."""
     logger = logging.getLogger("toshokan.access")
     written: dict[str, list[str]] = {}
     for name, formatter in (("host", LineFormatter()), ("logging", logging.Formatter(LOG_FORMAT))):
@@ -184,6 +186,8 @@ def test_the_host_s_own_lines_are_logging_s_lines(path: str) -> None:
         propagate, level, logger.propagate = logger.propagate, logger.level, False
         logger.setLevel(logging.INFO)
         try:
+            if replayed:  # a batch of both kinds of line
+                AccessLog().line_said("192.0.2.1", said("GET", path, 404), 0.01234, b"r-same")
             AccessLog().line("192.0.2.1", "GET", path, 404, 0.01234, b"r-same")
             write_deferred()
         finally:
@@ -192,10 +196,11 @@ def test_the_host_s_own_lines_are_logging_s_lines(path: str) -> None:
             logger.setLevel(level)
         written[name] = "".join(lines).splitlines()
     host, plain = written["host"], written["logging"]
-    assert len(host) == len(plain) == 1
+    assert len(host) == len(plain) == 1 + replayed
     # The time differs (two lines, two moments); its form does not, nor anything after it.
     stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} "
-    assert re.match(stamp, host[0]) and re.match(stamp, plain[0])
-    assert host[0][24:] == plain[0][24:]
-    assert host[0][24:].startswith('INFO toshokan.access: 192.0.2.1 "GET /')
-    assert host[0].endswith('" 404 12.3ms r-same')
+    for ours, theirs in zip(host, plain, strict=True):
+        assert re.match(stamp, ours) and re.match(stamp, theirs)
+        assert ours[24:] == theirs[24:]
+        assert ours[24:].startswith('INFO toshokan.access: 192.0.2.1 "GET /')
+        assert ours.endswith('" 404 12.3ms r-same')

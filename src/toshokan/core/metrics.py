@@ -74,6 +74,8 @@ LATENCY_BUCKETS = (
 )
 #: Where a tally keeps its seconds summed, after one count a latency bucket (+Inf last).
 SUM = len(LATENCY_BUCKETS) + 1
+#: A series of the request figures: face, route template, method and status.
+SeriesKey = tuple[str, str, str, int]
 
 
 class HostMetrics:
@@ -87,14 +89,14 @@ class HostMetrics:
     sum_at = SUM
 
     def __init__(self) -> None:
-        self._series: dict[tuple[str, str, str, int], tuple[Any, Any]] = {}
+        self._series: dict[SeriesKey, tuple[Any, Any]] = {}
         self._failed_reasons: set[str] = set()
         # By series: requests by latency bucket, then their seconds summed. Added to on the
         # event loop's thread, read by a scrape's: each addition is one (atomic) store, and a
         # scrape folds in what it finds, the rest at the next.
-        self._tallies: dict[tuple[str, str, str, int], list[float]] = {}
+        self._tallies: dict[SeriesKey, list[float]] = {}
         # What the collectors hold of each tally, as of the last fold.
-        self._folded: dict[tuple[str, str, str, int], list[float]] = {}
+        self._folded: dict[SeriesKey, list[float]] = {}
         self._folding = threading.Lock()
         self._shared = MULTIPROCESS_DIR_ENV in os.environ
         self.registry = registry = CollectorRegistry()
@@ -250,10 +252,7 @@ class HostMetrics:
 
     def request(self, face: str, route: str, method: str, status: int, seconds: float) -> None:
         """Count one answered request."""
-        key = (face, route, method if method in METHODS else "other", status)
-        tally = self._tallies.get(key)
-        if tally is None:
-            tally = self._tallies[key] = [0] * SUM + [0.0]
+        key, tally = self._tally_of(face, route, method, status)
         # The first bucket whose bound is at least ``seconds``, as observe() finds it.
         tally[bisect_left(LATENCY_BUCKETS, seconds)] += 1
         tally[SUM] += seconds
@@ -267,18 +266,25 @@ class HostMetrics:
         in at once)."""
         if self._shared:
             return None
+        return self._tally_of(face, route, method, status)[1]
+
+    def _tally_of(
+        self, face: str, route: str, method: str, status: int
+    ) -> tuple[SeriesKey, list[float]]:
+        """The series of a request (a method not in :data:`METHODS` counted as ``other``) and
+        its plain numbers, made at its first request."""
         key = (face, route, method if method in METHODS else "other", status)
         tally = self._tallies.get(key)
         if tally is None:
             tally = self._tallies[key] = [0] * SUM + [0.0]
-        return tally
+        return key, tally
 
     def add_answered(self) -> None:
         """Fold the requests answered since the last fold into the request collectors."""
         for key, tally in list(self._tallies.items()):
             self._fold_series(key, tally)
 
-    def _fold_series(self, key: tuple[str, str, str, int], tally: list[float]) -> None:
+    def _fold_series(self, key: SeriesKey, tally: list[float]) -> None:
         with self._folding:
             now = tally[:]  # one copy: the event loop may add to the tally meanwhile
             before = self._folded.get(key)

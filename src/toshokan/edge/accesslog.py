@@ -24,14 +24,16 @@ own: the same fields with the same values, none of those look-ups. With the
 host's own handler and text format no record is made at all: the writer
 thread writes the lines that format would, a batch at a time, each of their
 fields for the whole batch at once and one format for all the lines
-(:func:`_text`).
+(:func:`_text`). What a replayed answer's lines say of its method, path and
+status is made into text once, when the answer is kept (:func:`said`): each
+of its lines adds only its time, client, duration and id to it.
 """
 
 import asyncio
 import logging
 import os
 from itertools import chain, repeat
-from operator import mul
+from operator import itemgetter, mul
 from threading import get_ident
 from time import time
 from typing import Any
@@ -40,7 +42,15 @@ from toshokan.logs import Deferred, Stamps
 
 logger = logging.getLogger("toshokan.access")
 MAX_PATH = 1000
-FORMAT = '%s "%s %s" %d %.1fms %s'
+#: What a line says of its request's method, path and status.
+SAID = '"%s %s" %d'
+#: A record's message: client, method, path, status, milliseconds, request id.
+FORMAT = f"%s {SAID} %.1fms %s"
+#: The same line with the method, path and status as one text.
+SAID_FORMAT = "%s %s %.1fms %s"
+#: What a line says of its request: method, path, status, and their text in the line (the
+#: writer thread makes it when it is ``None``).
+Said = tuple[str, str, int, str | None]
 #: Whether records name their asyncio task (Python 3.12 and later, unless turned off).
 NAMES_TASKS: bool = getattr(logging, "logAsyncioTasks", False)
 
@@ -80,6 +90,12 @@ def _template() -> dict[str, Any]:
     return dict(record.__dict__)
 
 
+def said(method: str, path: str, status: int) -> Said:
+    """What the line of every answer with this method, path and status says of it, its text
+    made once: for an answer replayed many times."""
+    return (method, path, status, SAID % (method, _shown(path), status))
+
+
 class AccessLog:
     def line(
         self, client: str, method: str, path: str, status: int, seconds: float, request_id: bytes
@@ -89,6 +105,11 @@ class AccessLog:
         the edge escapes a forwarded client address when it takes it and takes an inbound id
         only when it is sane. Nothing is kept while the access logger is not enabled at
         info."""
+        self.line_said(client, (method, path, status, None), seconds, request_id)
+
+    def line_said(self, client: str, said: Said, seconds: float, request_id: bytes) -> None:
+        """:meth:`line`, with what it says of the request's method, path and status as
+        :func:`said` made it (once, for an answer replayed many times)."""
         if not _enabled(logging.INFO):
             return
         thread = get_ident()
@@ -97,7 +118,7 @@ class AccessLog:
         task = _task_name() if NAMES_TASKS else None
         # Strings, bytes and numbers only: the garbage collector stops tracking such a tuple
         # at once, so lines waiting to be written never make it walk the whole heap.
-        _keep((time(), thread, task, client, method, path, status, seconds, request_id))
+        _keep((time(), thread, task, client, said, seconds, request_id))
 
 
 def _text(kept: list[tuple[Any, ...]], stamps: Stamps, head: str) -> str:
@@ -108,24 +129,31 @@ def _text(kept: list[tuple[Any, ...]], stamps: Stamps, head: str) -> str:
     Made a batch at a time, each step over every line at once in C (one format for all),
     which costs a fraction of making each line on its own.
     """
-    times, _, _, clients, methods, paths, statuses, seconds, ids = zip(*kept, strict=True)
-    if max(map(len, paths)) > MAX_PATH or not _clean("".join(paths)):
-        paths = tuple(map(_shown, paths))
-    texts, msecs = stamps(times)
-    line = "%s,%03d" + head.replace("%", "%%") + FORMAT
+    times, _, _, clients, saids, seconds, ids = zip(*kept, strict=True)
+    texts = list(map(_SAID_TEXT, saids))
+    if None in texts:  # requests not replayed: their text made here, once each
+        texts = [_said_text(s) if t is None else t for t, s in zip(texts, saids, strict=True)]
+    stamped, msecs = stamps(times)
+    line = "%s,%03d" + head.replace("%", "%%") + SAID_FORMAT
     # "%.1f" rounds as round(ms, 1) does: the record's ms, to the same digit.
     fields = zip(
-        texts,
+        stamped,
         msecs,
         clients,
-        methods,
-        paths,
-        statuses,
+        texts,
         map(mul, seconds, repeat(1000)),
         map(bytes.decode, ids),
         strict=False,  # the maps are as long as the columns
     )
     return "\n".join([line] * len(kept)) % tuple(chain.from_iterable(fields))
+
+
+_SAID_TEXT = itemgetter(3)
+
+
+def _said_text(said: Said) -> str:
+    method, path, status, _ = said
+    return SAID % (method, _shown(path), status)
 
 
 def _clean(text: str) -> bool:
@@ -141,7 +169,7 @@ def _shown(path: str) -> str:
 
 def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
     """The access record of one request's kept parts."""
-    now, thread, task, client, method, path, status, seconds, request_id = parts
+    now, thread, task, client, (method, path, status, _), seconds, request_id = parts
     path, ms, request_id = _shown(path), round(seconds * 1000, 1), request_id.decode()
     record = logging.LogRecord.__new__(logging.LogRecord)
     record.__dict__ = {

@@ -38,12 +38,12 @@ from toshokan.core.face import Face
 from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
 from toshokan.core.shared import SharedRedis
-from toshokan.edge.accesslog import AccessLog
+from toshokan.edge.accesslog import AccessLog, Said, said
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import BudgetKind, PathBudgets, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import FULL, LIGHT, LocalBudget, budget
-from toshokan.edge.replay import ReplayTable, Stored, body_key
+from toshokan.edge.replay import ReplayTable, Stored
 from toshokan.edge.request_ids import new_request_id
 from toshokan.edge.routes import LABELS, UNROUTED, RouteLabels
 from toshokan.errors import error_body
@@ -225,6 +225,7 @@ class Edge:
         client = scope.get("client")
         status = 0
         tally = None
+        line: Said | None = None  # what the access line says, when it is kept with the answer
         missed: Hashable = None  # the replay key the one pass looked up and did not find
         if (
             method == "GET"
@@ -240,7 +241,7 @@ class Edge:
             # What most requests to a host are, a plain GET of a cached public answer, in one
             # pass: the steps of _handle that such a request takes, and no others.
             now = monotonic()
-            key = (method, scope["scheme"], host, path, scope["query_string"], b"")
+            key = self.replay.key(scope, host)
             stored = self.replay.get(key, now)
             budgets = self._fast_budgets
             if stored is None:
@@ -258,7 +259,7 @@ class Edge:
                         }
                     )
                     await send({"type": "http.response.body", "body": stored.body})
-                    status, labels, tally = 200, stored.labels, stored.tally
+                    status, labels, tally, line = 200, stored.labels, stored.tally, stored.said
                 else:
                     status, labels = (
                         await _answer(send, self._refused(wait, False), [echo]),
@@ -286,7 +287,11 @@ class Edge:
             tally[self._sum_at] += seconds
         elif self.metrics is not None:
             self.metrics.request(labels[0], labels[1], method, status, seconds)
-        self.log.line(client[0] if client else "-", method, path, status, seconds, request_id)
+        peer = client[0] if client else "-"
+        if line is not None:
+            self.log.line_said(peer, line, seconds, request_id)
+        else:
+            self.log.line(peer, method, path, status, seconds, request_id)
 
     async def _handle(
         self,
@@ -391,7 +396,7 @@ class Edge:
             and method in REPLAYED_METHODS
             and self.replay.max_entries
         ):
-            key = (method, scope["scheme"], host, path, scope["query_string"], body_key(body))
+            key = self.replay.key(scope, host, body)
             stored = self.replay.get(key, time.monotonic())
             if stored is not None:
                 scope[LABELS] = stored.labels
@@ -467,7 +472,7 @@ class Edge:
                     await send({"type": "http.response.body", "body": body})
                 return
             if start is not None and message["type"] == "http.response.body":
-                self._keep(key, start, message, served, self.labels.of(scope))
+                self._keep(key, scope, start, message, served)
                 start = None
             await send(message)
 
@@ -503,12 +508,7 @@ class Edge:
         )
 
     def _keep(
-        self,
-        key: Hashable,
-        start: Message,
-        message: Message,
-        served: Served,
-        labels: tuple[str, str],
+        self, key: Hashable, scope: Scope, start: Message, message: Message, served: Served
     ) -> None:
         entry = served.entry
         body = message.get("body", b"")
@@ -519,13 +519,22 @@ class Edge:
         json_body = _is_json(headers)
         etag = next((v for k, v in headers if k == b"etag"), None)
         if public and json_body and etag is not None:
-            method, path = key[0], key[3]  # type: ignore[index]
+            method, path, labels = scope["method"], scope["path"], self.labels.of(scope)
             tally = (
                 self.metrics.tally(*labels, method, 200)
                 if self.metrics is not None and method == "GET"
                 else None
             )
-            stored = Stored(entry, headers, body, etag, labels, self.budget_of(path), tally)
+            stored = Stored(
+                entry,
+                headers,
+                body,
+                etag,
+                labels,
+                self.budget_of(path),
+                said(method, path, 200),
+                tally,
+            )
             self.replay.put(key, stored)
 
     async def _read_body(self, receive: Receive) -> bytes | int:

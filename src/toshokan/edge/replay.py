@@ -17,9 +17,11 @@ most that long after. Invalidation is not delayed: it drops answers at once.
 
 import hashlib
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 from toshokan.core.served import CacheEntry
+from toshokan.edge.accesslog import Said
 from toshokan.edge.paths import BudgetKind
 
 Headers = list[tuple[bytes, bytes]]
@@ -29,7 +31,17 @@ RECHECK_SECONDS = 0.1
 
 
 class Stored:
-    __slots__ = ("body", "budget", "checked_until", "entry", "etag", "headers", "labels", "tally")
+    __slots__ = (
+        "body",
+        "budget",
+        "checked_until",
+        "entry",
+        "etag",
+        "headers",
+        "labels",
+        "said",
+        "tally",
+    )
 
     def __init__(
         self,
@@ -39,6 +51,7 @@ class Stored:
         etag: bytes,
         labels: tuple[str, str],
         budget: BudgetKind,
+        said: Said,
         tally: list[float] | None = None,
     ):
         self.entry = entry
@@ -50,12 +63,11 @@ class Stored:
         self.etag = etag
         #: The client's budget a replay of it spends (the path's).
         self.budget = budget
+        #: What the access line of a replay says of it (its method, path and status), made
+        #: once for every replay.
+        self.said = said
         #: The figures a replay of it to a GET adds to (toshokan.core.metrics), if kept so.
         self.tally = tally
-
-
-def body_key(body: bytes) -> bytes:
-    return body if len(body) <= MAX_KEY_BODY else hashlib.sha256(body).digest()
 
 
 class ReplayTable:
@@ -63,6 +75,14 @@ class ReplayTable:
         self.max_entries = max_entries
         self._stored: dict[Hashable, Stored] = {}
         self._keys_of: dict[str | None, set[Hashable]] = {}
+
+    @staticmethod
+    def key(scope: Mapping[str, Any], host: bytes | None, body: bytes = b"") -> Hashable:
+        """Where an answer to this request is kept: its method, scheme, host (``host``, as the
+        request named it), path, query and body (a long one by its digest)."""
+        if body and len(body) > MAX_KEY_BODY:
+            body = hashlib.sha256(body).digest()
+        return (scope["method"], scope["scheme"], host, scope["path"], scope["query_string"], body)
 
     def __len__(self) -> int:
         return len(self._stored)
