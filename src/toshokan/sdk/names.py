@@ -8,11 +8,13 @@ raises: an unparseable name is a chapter with no number, which the rest of the
 source treats as 0 (the spec's value for oneshots).
 """
 
+import enum
 import functools
 import os
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 #: Image types a chapter may contain, by extension, and their media type.
 IMAGE_TYPES: dict[str, str] = {
@@ -211,7 +213,8 @@ _SEGMENT_BREAK = re.compile(r"\s+[-\u2013\u2014~]\s+|\s*:\s+")
 
 
 def _clean(text: str) -> str:
-    text = _UNDERSCORES.sub(" ", text)
+    if "_" in text:
+        text = _UNDERSCORES.sub(" ", text)
     text = _SPACES.sub(" ", text)
     return text.strip(" -._~:")
 
@@ -249,30 +252,51 @@ def _read_tags(stem: str) -> _Tags:
     for found in _TAGS.finditer(stem):
         square, paren, brace = found.groups()
         inner = (square if square is not None else paren if paren is not None else brace) or ""
-        inner = inner.strip()
-        if not inner:
-            continue
-        year = _YEAR.match(inner)
-        if year:
-            tags.year = int(year.group(1))
-            continue
-        language = language_tag(inner)
-        if language:
-            tags.language = tags.language or language
-            continue
-        volume = _VOLUME.fullmatch(inner)
-        if volume and (square is None or not _REVISION.match(inner)):
-            tags.volume = _number(volume.group(1))
-            continue
-        if _NOT_GROUP.match(inner) or _PURE_NUMBER.match(inner):
-            continue
-        if square is not None:
-            tags.groups.append(inner)
-        elif paren is not None and found.start() > 0:
-            later.append(inner)
+        meaning, value = _tag_meaning(inner.strip(), square is not None)
+        if meaning is _Tag.YEAR:
+            tags.year = value
+        elif meaning is _Tag.LANGUAGE:
+            tags.language = tags.language or value
+        elif meaning is _Tag.VOLUME:
+            tags.volume = value
+        elif meaning is _Tag.GROUP:
+            if square is not None:
+                tags.groups.append(value)
+            elif paren is not None and found.start() > 0:
+                later.append(value)
     if not tags.groups:
         tags.groups = later[-1:]  # Mylar: ``Title 001 (2019) (Digital) (Group)``
     return tags
+
+
+class _Tag(enum.Enum):
+    """What one bracketed part of a name is."""
+
+    NOTHING = "nothing"
+    YEAR = "year"
+    LANGUAGE = "language"
+    VOLUME = "volume"
+    GROUP = "group"
+
+
+@functools.lru_cache(maxsize=1024)
+def _tag_meaning(inner: str, square: bool) -> tuple[_Tag, Any]:
+    """What a bracketed part (stripped) says, and its value. Remembered: one group's or
+    language's tag names every chapter of a series, and a scan reads them all."""
+    if not inner:
+        return _Tag.NOTHING, None
+    year = _YEAR.match(inner)
+    if year:
+        return _Tag.YEAR, int(year.group(1))
+    language = language_tag(inner)
+    if language:
+        return _Tag.LANGUAGE, language
+    volume = _VOLUME.fullmatch(inner)
+    if volume and (not square or not _REVISION.match(inner)):
+        return _Tag.VOLUME, _number(volume.group(1))
+    if _NOT_GROUP.match(inner) or _PURE_NUMBER.match(inner):
+        return _Tag.NOTHING, None
+    return _Tag.GROUP, inner
 
 
 def _mark(text: str, match: re.Match[str]) -> str:
@@ -311,8 +335,10 @@ def parse_chapter_name(filename: str) -> NameInfo:
     found_at: int | None = None
     for index, segment in enumerate(segments):
         text = segment
-        volume_match = _VOLUME.search(text) or _CJK_VOLUME.search(text)
-        chapter_match = _CHAPTER.search(text) or _CJK_CHAPTER.search(text)
+        # The CJK markers are no ASCII: most names need not be searched for them.
+        ascii = text.isascii()
+        volume_match = _VOLUME.search(text) or (None if ascii else _CJK_VOLUME.search(text))
+        chapter_match = _CHAPTER.search(text) or (None if ascii else _CJK_CHAPTER.search(text))
         if volume_match and (
             chapter_match is None or volume_match.start() != chapter_match.start()
         ):
@@ -346,11 +372,8 @@ def parse_chapter_name(filename: str) -> NameInfo:
     oneshot = bool(_ONESHOT.search(stem))
     # "Kimi ni Todoke - Oneshot": the marker, set apart, is not the series' name; in
     # "Lone Oneshot" the word is part of the name (a lone file's name is its series').
-    series = _clean(
-        " - ".join(
-            _clean(s) for s in series_parts if _clean(s) and not _ONESHOT.fullmatch(_clean(s))
-        )
-    )
+    cleaned = [_clean(s) for s in series_parts]
+    series = _clean(" - ".join(c for c in cleaned if c and not _ONESHOT.fullmatch(c)))
     if oneshot:
         if number is None:
             number = 0.0

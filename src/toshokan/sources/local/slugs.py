@@ -110,8 +110,14 @@ def assign(items: Iterable[tuple[str, str]], claims: Mapping[str, str]) -> dict[
     result: dict[str, str] = {}
     taken: set[str] = set()
     fresh: list[tuple[str, str]] = []
+    # A path holding no claim (every path of a first scan) has no candidate to look up.
+    claimants = set(claims.values())
     for relpath, base in sorted(items):
-        held = next((c for c in candidates(base, relpath) if claims.get(c) == relpath), None)
+        held = (
+            next((c for c in candidates(base, relpath) if claims.get(c) == relpath), None)
+            if relpath in claimants
+            else None
+        )
         if held is None:
             fresh.append((relpath, base))
         else:
