@@ -248,3 +248,17 @@ async def test_no_tags_means_no_tag_filters(tmp_path: Path, make_source: SourceF
     assert FilterKey.INCLUDE_TAG not in config.search.filters
     assert config.languages == ["en"] and config.nsfw and config.name == "Plain Shelf"
     assert config.icon.startswith("http") and config.url.startswith("http")
+
+
+@pytest.mark.parametrize("first", ["acme", "ACME"])
+async def test_filter_values_differing_in_case_keep_one_order(
+    tmp_path: Path, make_source: SourceFactory, first: str
+) -> None:
+    # Whichever spelling the scan meets first, the list is the same.
+    root = tmp_path / "lib"
+    second = first.swapcase()
+    cbz(root / "A" / "c1.cbz", info=comicinfo(Publisher=first, Writer=first))
+    cbz(root / "B" / "c1.cbz", info=comicinfo(Publisher=second, Writer=second))
+    source = await make_source(root)
+    assert await source.filter_values(FilterKey.PUBLISHER) == ["ACME", "acme"]
+    assert await source.filter_values(FilterKey.AUTHOR) == ["ACME", "acme"]

@@ -219,6 +219,24 @@ def _forget_signatures_if_page_types_changed(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta VALUES('page_types', ?)", (page_types,))
 
 
+def analyzed(db: sqlite3.Connection) -> bool:
+    """Whether the index holds statistics for the query planner (:func:`refresh_statistics`)."""
+    return (
+        db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1'").fetchone() is not None
+    )
+
+
+def refresh_statistics(db: sqlite3.Connection) -> None:
+    """Count what the search's tables hold, for SQLite's query planner.
+
+    Without counts, a filter on the year walked a sort's index over every series,
+    looking each one up, instead of reading the year's hundred off its own index
+    (its 20th page: 1.2 ms against 0.06). The search's tables only: 10-15 ms at 5,000 series.
+    """
+    db.execute("ANALYZE series")
+    db.execute("ANALYZE series_terms")
+
+
 def claim_root(db: sqlite3.Connection, path: Path, root: Path) -> None:
     """Record ``root`` as the index's library, or refuse when it holds another's."""
     wanted = str(root.resolve())

@@ -22,9 +22,11 @@ from typing import Any, NamedTuple
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, signature_mtime
 from toshokan.sources.local.index.database import (
+    analyzed,
     build_chapter_lookups,
     drop_chapter_lookups,
     now,
+    refresh_statistics,
 )
 from toshokan.sources.local.index.series_rows import (
     SeriesJsonReader,
@@ -446,7 +448,8 @@ class IndexUpdate:
                 self.series_set_changed = True
 
     def _refresh_library_rows(self) -> None:
-        """Series slugs and the tag list when anything changed, and the content's time."""
+        """Series slugs, the tag list and the planner's statistics when anything changed, and
+        the content's time."""
         if self.series_set_changed:
             assign_series_slugs(self.db, self.claims)
         rebuilt = self.changed_series or self.published
@@ -459,6 +462,8 @@ class IndexUpdate:
                 "INSERT OR REPLACE INTO meta VALUES('updated_at', ?)",
                 (str(content_time(self.db)),),
             )
+        if changed or not analyzed(self.db):
+            refresh_statistics(self.db)
 
     def _fill_report(self) -> None:
         """Totals and problems for the whole library, not just this scan's scope."""
