@@ -250,8 +250,14 @@ class PageServer:
 
     async def page(self, request: Request) -> Response:
         params = request.path_params
-        found = await self._page_of(params["manga"], params["chapter"], params["number"])
-        return await self._serve(request, *found)
+        manga, chapter, number = params["manga"], params["chapter"], params["number"]
+        _check_page_path(manga, chapter, number)
+        # Finding the page in the index and opening it are one trip to the pool, not two:
+        # each trip is a wake-up of another thread and of the event loop.
+        (relpath, _, member, version), opened = await self._in_pool(
+            self._open_page, manga, chapter, number
+        )
+        return self._respond(request, opened, relpath, member, version)
 
     async def read_image(self, route: str, params: Mapping[str, str]) -> Picture | None:
         """What the route named ``route`` serves with these path parameters, read whole:
@@ -281,9 +287,11 @@ class PageServer:
         return row["cover_relpath"], row["cover_kind"], row["cover_member"], row["cover_version"]
 
     async def _page_of(self, manga: str, chapter: str, number: str) -> _Found:
-        if not (is_slug(manga) and is_slug(chapter)) or not _ascii_digits(number, 6):
-            raise NotFound("No page is at this path.")
-        row = await asyncio.to_thread(lambda: self._index().chapter(manga, chapter))
+        _check_page_path(manga, chapter, number)
+        return await asyncio.to_thread(self._find_page, manga, chapter, number)
+
+    def _find_page(self, manga: str, chapter: str, number: str) -> _Found:
+        row = self._index().page_source(manga, chapter)
         if row is None:
             raise ChapterNotFound()
         pages = json.loads(row["pages"])
@@ -291,6 +299,10 @@ class PageServer:
         if not 1 <= index <= len(pages):
             raise NotFound(f"This chapter has pages 1 to {len(pages)}.")
         return row["relpath"], row["kind"], pages[index - 1], version_of(row["sig"])
+
+    def _open_page(self, manga: str, chapter: str, number: str) -> tuple[_Found, _Opened]:
+        found = self._find_page(manga, chapter, number)
+        return found, self._open_displayed(*found)
 
     async def download(self, request: Request) -> Response:
         """The chapter's archive (or PDF) as it lies in the library, byte for byte."""
@@ -436,6 +448,22 @@ class PageServer:
             opened = await self._in_pool(self._open_displayed, relpath, kind, member, version)
         else:  # a download, byte for byte
             opened = await self._in_pool(self._open, relpath, kind, member)
+        return self._respond(
+            request, opened, relpath, member, version, media_type=media_type, headers=headers
+        )
+
+    def _respond(
+        self,
+        request: Request,
+        opened: _Opened,
+        relpath: str,
+        member: str | None,
+        version: str | None,
+        *,
+        media_type: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
+        """The answer with ``opened``'s bytes: 200, 206 for a range, 304 when the reader has them."""
         etag = '"' + hashlib.sha1(f"{version}:{relpath}:{member}".encode()).hexdigest()[:24] + '"'
         headers = {
             **(headers or {}),
@@ -507,6 +535,11 @@ def _close(opened: _Opened) -> None:
     finally:
         if opened.reader is not None:
             opened.reader.close()
+
+
+def _check_page_path(manga: str, chapter: str, number: str) -> None:
+    if not (is_slug(manga) and is_slug(chapter)) or not _ascii_digits(number, 6):
+        raise NotFound("No page is at this path.")
 
 
 def _clamped(mtime: float) -> float:

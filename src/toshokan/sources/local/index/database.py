@@ -373,6 +373,19 @@ class Index:
         )
         return row
 
+    def page_source(self, series_slug: str, chapter_slug: str) -> sqlite3.Row | None:
+        """What the page route needs of a chapter: its file, kind, pages and signature."""
+        row: sqlite3.Row | None = (
+            self.reader()
+            .execute(
+                "SELECT c.relpath, c.kind, c.pages, c.sig FROM chapters c "
+                "JOIN series s ON s.id = c.series_id WHERE s.slug = ? AND c.slug = ?",
+                (series_slug, chapter_slug),
+            )
+            .fetchone()
+        )
+        return row
+
     def chapter_of_file(self, digest: str) -> ChapterFile | None:
         """The listed chapter whose file KOReader names ``digest`` (the first, for copies)."""
         row: sqlite3.Row | None = (
