@@ -113,6 +113,28 @@ def test_a_rescan_notices_what_leaves_the_folder_listing_alike(
     assert f"Iron Garden/{chapter.name}" not in relpaths
 
 
+def test_a_chapter_dated_past_2262_is_indexed_and_its_changes_noticed(tmp_path: Path) -> None:
+    """The walk keeps a file's time in 64 bits of nanoseconds, which end in 2262; a chapter
+    dated later (a wrong clock, ``touch -d 2300-01-01``) is indexed and rescanned all the same."""
+    root = tmp_path / "lib"
+    chapter = root / "Far" / "Ch.1.cbz"
+    cbz(chapter)
+    cbz(root / "Far" / "Ch.2.cbz")
+    far = 2**63 // 1_000_000_000 + 1000  # seconds
+    try:
+        os.utime(chapter, (far, far))
+    except (OverflowError, OSError) as error:
+        pytest.skip(f"this file system keeps no such time ({error})")
+    scanner = scanner_for(root, tmp_path)
+    report = scanner.scan()
+    assert (report.chapters, report.skipped) == (2, [])
+    assert scanner.scan().read == 0
+    cbz(chapter, pages=3)
+    os.utime(chapter, (far + 1, far + 1))
+    report = scanner.scan()
+    assert (report.read, report.updated, report.chapters) == (1, 1, 2)
+
+
 def test_a_series_that_comes_back_unchanged_is_read_again(tmp_path: Path) -> None:
     """A series gone from the folder is forgotten whole, what it was listed as included:
     brought back as it was, it is read afresh, not taken as already known."""

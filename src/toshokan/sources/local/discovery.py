@@ -16,9 +16,12 @@ import gc
 import hashlib
 import json
 import os
+from array import array
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
+from typing import TypeAlias
 
 from toshokan.sdk.archives import kind_of
 from toshokan.sdk.names import is_image_name
@@ -48,6 +51,19 @@ class FoundChapter:
 _NO_META_SIG = json.dumps([None, None])
 
 
+#: The archives that are plain files in one folder, as its listing and stat gave them, in
+#: its order: the folder's relpath, the files' names joined by ``/`` (which no name holds),
+#: and each file's modification time (nanoseconds) and size in turn. Three objects a
+#: folder, not several a file, for a rescan to make, free and have collected.
+Archives: TypeAlias = "tuple[str, str, array[int]]"
+
+
+def seconds(mtime_ns: int) -> float:
+    """A modification time in seconds, the same float as ``os.stat_result.st_mtime``."""
+    whole, fraction = divmod(mtime_ns, 1_000_000_000)
+    return whole + fraction * 1e-9
+
+
 @dataclass
 class FoundSeries:
     """A top-level folder (or a lone archive in the root) and the chapters under it."""
@@ -55,11 +71,29 @@ class FoundSeries:
     relpath: str
     #: A single archive directly in the root, which is its own series.
     is_file: bool
-    chapters: list[FoundChapter] = field(default_factory=list)
+    #: Most chapters, kept as the walk found them: a rescan digests these raw values and
+    #: makes a :class:`FoundChapter` of each only for a series whose digest changed.
+    archives: list[Archives] = field(default_factory=list)
+    #: The other chapters (image folders, archives reached through a link), in a tuple: a
+    #: series seldom has any, and an empty tuple is no new object.
+    others: tuple[FoundChapter, ...] = ()
     #: ``(relpath, signature)`` of the series folder's series.json, if any.
     series_json: tuple[str, str] | None = None
     #: ``(relpath, signature)`` of the series folder's cover image, if any.
     cover: tuple[str, str] | None = None
+
+    @cached_property
+    def chapters(self) -> list[FoundChapter]:
+        """Every chapter candidate: each folder's archives by name, then the others."""
+        return [
+            FoundChapter(
+                f"{rel}/{name}", _kind(name) or "", f"{size}:{mtime_ns}", seconds(mtime_ns)
+            )
+            for rel, names, numbers in self.archives
+            for name, mtime_ns, size in sorted(
+                zip(names.split("/"), numbers[::2], numbers[1::2], strict=True)
+            )
+        ] + list(self.others)
 
     @property
     def meta_sig(self) -> str:
@@ -70,8 +104,10 @@ class FoundSeries:
 
 
 #: :func:`kind_of` of each extension met so far, as spelled: the walk asks it of every
-#: file, and a dictionary look-up in the walk's loop costs less than a call.
+#: file, and a dictionary look-up costs less than a call.
 _SUFFIX_KINDS: dict[str, str | None] = {}
+#: Those of them that are an archive's, for the walk's loop to test with ``in`` (no call).
+_ARCHIVE_SUFFIXES: set[str] = set()
 #: Extensions remembered at most; past that the walk asks :func:`kind_of` itself.
 MAX_SUFFIXES = 512
 
@@ -87,6 +123,8 @@ def _kind(name: str) -> str | None:
     kind = kind_of("x" + suffix.lower())
     if len(_SUFFIX_KINDS) < MAX_SUFFIXES:
         _SUFFIX_KINDS[suffix] = kind
+        if kind:
+            _ARCHIVE_SUFFIXES.add(suffix)
     return kind
 
 
@@ -157,8 +195,12 @@ class LibraryWalk:
         self.root = root
         #: The index's own files, never taken for library content if kept inside the root.
         self.own_files = own_files
-        #: Their names: a path is compared only when its name is one of them.
-        self.own_names = frozenset(os.path.basename(path) for path in own_files)
+        #: Their names, of those inside the root: a path is compared only when its name is
+        #: one of them, and no name is looked up when none is inside (the usual case).
+        inside = str(root) + os.sep
+        self.own_names = frozenset(
+            os.path.basename(path) for path in own_files if path.startswith(inside)
+        )
         self.found: dict[str, FoundSeries] = {}
         #: relpath -> why it was skipped while walking.
         self.problems: dict[str, str] = {}
@@ -201,7 +243,7 @@ class LibraryWalk:
             if kind:
                 stat = entry.stat()
                 chapter = FoundChapter(rel, kind, stat_signature(stat), stat.st_mtime)
-                self.found[rel] = FoundSeries(rel, True, [chapter])
+                self.found[rel] = FoundSeries(rel, True, others=(chapter,))
             elif is_image_name(entry.name):
                 self.problems[rel] = "image directly in the library root; put pages in a folder"
             else:
@@ -211,7 +253,7 @@ class LibraryWalk:
         series = FoundSeries(rel, False)
         self.visited.add(_real_path(entry))
         self._walk_folder(entry.path, rel, series, 0)
-        if series.chapters:
+        if series.archives or series.others:
             self.found[rel] = series
         elif not self._has_problem_under(rel):
             # Say why an empty-looking series is missing, unless its contents already do.
@@ -223,41 +265,61 @@ class LibraryWalk:
     def _walk_folder(self, folder: str, rel: str, series: FoundSeries, depth: int) -> None:
         """Collect chapters from ``folder`` (``depth`` levels below the series folder)."""
         try:
-            entries = _sorted_entries(folder)
+            entries = list(os.scandir(folder))
         except OSError as error:
             self.problems[rel] = f"folder cannot be listed ({error.strerror})"
             return
-        pages = _LoosePages()
         own_files, own_names = self.own_files, self.own_names
-        chapters = series.chapters
-        suffix_kinds = _SUFFIX_KINDS
+        names: list[str] = []
+        numbers = array("q")
+        add_name, add_number = names.append, numbers.append
+        others: list[os.DirEntry[str]] = []
+        archive_suffixes = _ARCHIVE_SUFFIXES
         for entry in entries:
             name = entry.name
-            if name[0] == "." or (name in own_names and entry.path in own_files):
+            if name[0] == "." or (own_names and name in own_names and entry.path in own_files):
                 continue
-            erel = f"{rel}/{name}"
             try:
-                # The common case, an archive that is a plain file, inline: a rescan of an
-                # unchanged library is mostly this loop, 100,000 times. Most chapters end in
-                # a four-character extension (.cbz, .zip, .cbr, .pdf): one look-up of the
-                # name's last four characters, which can only match a remembered extension
-                # when they are one.
-                kind = suffix_kinds.get(name[-4:]) or _kind(name)
-                # A regular file, not a link (the file type the listing gave: no system call).
-                if kind and entry.is_file(follow_symlinks=False):
+                # The common case, an archive that is a plain file, inline and in the
+                # listing's order: a rescan of an unchanged library is mostly this loop,
+                # 100,000 times, and keeps only the name and the stat's two numbers (see
+                # Archives). Most chapters end in a four-character extension (.cbz, .zip,
+                # .cbr, .pdf): their last four characters are looked up among the
+                # archives' extensions, which they can only match when they are one. A
+                # regular file, not a link: the file type the listing gave, no system call.
+                if (name[-4:] in archive_suffixes or _kind(name)) and entry.is_file(
+                    follow_symlinks=False
+                ):
                     stat = entry.stat()
-                    chapters.append(
-                        FoundChapter(
-                            erel, kind, f"{stat.st_size}:{stat.st_mtime_ns}", stat.st_mtime
-                        )
-                    )
+                    add_number(stat.st_mtime_ns)  # first: a time past 2262 fits no array
+                    add_number(stat.st_size)
+                    add_name(name)
                 else:
-                    self._folder_entry(entry, erel, series, pages, depth)
+                    others.append(entry)
+            except OverflowError:
+                others.append(entry)
+            except OSError as error:
+                self.problems[f"{rel}/{name}"] = f"cannot be read ({error.strerror})"
+        if names:
+            series.archives.append((rel, "/".join(names), numbers))
+        if others:
+            self._other_entries(sorted(others, key=_by_name), rel, series, depth)
+
+    def _other_entries(
+        self, entries: list[os.DirEntry[str]], rel: str, series: FoundSeries, depth: int
+    ) -> None:
+        """What else a folder holds, by name (the first cover by name wins): subfolders,
+        pages, a cover, series.json, ComicInfo.xml, links, unusable files."""
+        pages = _LoosePages()
+        for entry in entries:
+            erel = f"{rel}/{entry.name}"
+            try:
+                self._folder_entry(entry, erel, series, pages, depth)
             except OSError as error:
                 self.problems[erel] = f"cannot be read ({error.strerror})"
         chapter = pages.as_chapter(rel)
         if chapter is not None:
-            chapters.append(chapter)
+            series.others += (chapter,)
 
     def _folder_entry(
         self,
@@ -303,7 +365,7 @@ class LibraryWalk:
         lower = name.lower()
         kind = kind_of(name)
         if kind:
-            series.chapters.append(FoundChapter(erel, kind, stat_signature(stat), stat.st_mtime))
+            series.others += (FoundChapter(erel, kind, stat_signature(stat), stat.st_mtime),)
         elif is_image_name(name):
             stem = lower.rsplit(".", 1)[0]
             if depth == 0 and stem in COVER_STEMS:
@@ -325,10 +387,11 @@ def walk(
 ) -> tuple[dict[str, FoundSeries], dict[str, str]]:
     """Every series and chapter candidate under ``root``, and the files skipped while walking.
 
-    The cycle collector is paused meanwhile: a walk keeps an object per chapter and makes
-    no cycles, and the collections its allocations set off (over the whole process, the
-    host's objects included) were about a tenth of an unchanged rescan. What other threads
-    leave meanwhile is collected when it is back on, within the walk's second or so.
+    The cycle collector is paused meanwhile: a walk makes no cycles, and the collections
+    its allocations set off (over the whole process, the host's objects included) were
+    about a tenth of an unchanged rescan when it kept an object per chapter (it keeps a
+    few per folder now). What other threads leave meanwhile is collected when it is back
+    on, within the walk's second or so.
     """
     collecting = gc.isenabled()
     gc.disable()
