@@ -1,6 +1,7 @@
 """Search: every sort in both directions, every filter, pagination and declared tags."""
 
 import os
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,9 @@ from tests.helpers.local_sources import SourceFactory
 from toshokan.models import FilterKey, SearchRequest
 from toshokan.sdk import RequestContext
 from toshokan.sources.local import LocalLibrary
+from toshokan.sources.local.index import Index
+from toshokan.sources.local.index import search as searching
+from toshokan.sources.local.scanner import Scanner
 
 from .helpers import cbz, comicinfo
 
@@ -262,3 +266,40 @@ async def test_filter_values_differing_in_case_keep_one_order(
     source = await make_source(root)
     assert await source.filter_values(FilterKey.PUBLISHER) == ["ACME", "acme"]
     assert await source.filter_values(FilterKey.AUTHOR) == ["ACME", "acme"]
+
+
+async def test_an_index_from_before_prefix_indexes_is_brought_up_to_date(tmp_path: Path) -> None:
+    root = tmp_path / "lib"
+    for name in ("Tabibito", "Tabby Cat", "Other"):
+        cbz(root / name / "c1.cbz", info=comicinfo(Writer="Tanaka Mori"))
+    path = tmp_path / "index.sqlite3"
+    index = Index(path)
+    Scanner(root, index, workers=1).scan()
+    requests = [SearchRequest(query=q, page=1, sort="relevance") for q in ("ta", "tab", "mori")]
+    before = [searching.run(index.reader(), request) for request in requests]
+    index.close()
+    # The full-text table as version 8 made it, without prefix indexes.
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE VIRTUAL TABLE old USING fts5(title, alt_titles, people, "
+            "tokenize = 'unicode61 remove_diacritics 2')"
+        )
+        db.execute(
+            "INSERT INTO old(rowid, title, alt_titles, people) "
+            "SELECT rowid, title, alt_titles, people FROM series_fts"
+        )
+        db.execute("DROP TABLE series_fts")
+        db.execute("ALTER TABLE old RENAME TO series_fts")
+        db.execute("UPDATE meta SET value = '8' WHERE key = 'schema'")
+        slugs = db.execute("SELECT relpath, slug, created_at FROM series ORDER BY 1").fetchall()
+    index = Index(path)
+    with sqlite3.connect(path) as db:
+        (table,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 'series_fts'").fetchone()
+        assert (
+            db.execute("SELECT relpath, slug, created_at FROM series ORDER BY 1").fetchall()
+            == slugs
+        )
+    assert "prefix = '2 3'" in table
+    assert [searching.run(index.reader(), request) for request in requests] == before
+    assert before[0][0]  # the upgraded index still finds them
+    assert Scanner(root, index, workers=1).scan().changed is False

@@ -20,17 +20,36 @@ from typing import Any
 from toshokan.sdk import ChapterFile
 from toshokan.sdk.names import IMAGE_TYPES
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
+#: The full-text table. Its prefix indexes hold every term's first two and three letters,
+#: so a short prefix (``tab*``) reads one list instead of merging every term it begins.
+_FULL_TEXT = (
+    "fts5(title, alt_titles, people, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')"
+)
 #: Older versions brought up to this one in place, keeping slugs and dates: version ->
-#: statements. Clearing the signatures has the next scan read every chapter again.
+#: statements, run in one transaction. Clearing the signatures has the next scan read
+#: every chapter again.
 _READING_DIRECTION = (
     "ALTER TABLE series ADD COLUMN reading_direction TEXT",
     # The chapters' ComicInfo is read again for its <Manga>, which the index did not keep.
     "UPDATE chapters SET sig = ''",
 )
+#: An FTS5 table's options are fixed when it is made: a new one, filled from the old.
+_PREFIX_INDEXES = (
+    f"CREATE VIRTUAL TABLE series_fts_prefixed USING {_FULL_TEXT}",
+    "INSERT INTO series_fts_prefixed(rowid, title, alt_titles, people) "
+    "SELECT rowid, title, alt_titles, people FROM series_fts",
+    "DROP TABLE series_fts",
+    "ALTER TABLE series_fts_prefixed RENAME TO series_fts",
+)
 MIGRATIONS = {
-    "6": ("ALTER TABLE chapters ADD COLUMN partial_md5 TEXT", *_READING_DIRECTION),
-    "7": _READING_DIRECTION,
+    "6": (
+        "ALTER TABLE chapters ADD COLUMN partial_md5 TEXT",
+        *_READING_DIRECTION,
+        *_PREFIX_INDEXES,
+    ),
+    "7": (*_READING_DIRECTION, *_PREFIX_INDEXES),
+    "8": _PREFIX_INDEXES,
 }
 
 #: The indexes of ``chapters`` that no step of a scan reads until its end. A first scan
@@ -131,7 +150,7 @@ CREATE INDEX IF NOT EXISTS chapters_series ON chapters(series_id);
 -- of those that differ only. Whatever else changes chapters' signatures empties it.
 """
     + CHAPTER_LOOKUPS
-    + """
+    + f"""
 CREATE TABLE IF NOT EXISTS listings(relpath TEXT PRIMARY KEY, listing TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS problems(
     relpath TEXT NOT NULL,
@@ -154,9 +173,7 @@ CREATE TABLE IF NOT EXISTS slug_claims(
     PRIMARY KEY(scope, slug)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tag_names(slug TEXT PRIMARY KEY, name TEXT NOT NULL, nsfw INTEGER NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS series_fts USING fts5(
-    title, alt_titles, people, tokenize = 'unicode61 remove_diacritics 2'
-);
+CREATE VIRTUAL TABLE IF NOT EXISTS series_fts USING {_FULL_TEXT};
 """
 )
 
@@ -278,8 +295,12 @@ class Index:
                 pass
             migration = MIGRATIONS.get(version or "")
             if migration is not None:
+                # Whole or not at all: stopped halfway, the next start would find the
+                # full-text table gone and the version unchanged.
+                db.execute("BEGIN")
                 for statement in migration:
                     _migrate(db, statement)
+                db.execute("COMMIT")
                 version = SCHEMA_VERSION
             if version not in (None, SCHEMA_VERSION):
                 # An index from another version is a cache: drop it and rescan.
