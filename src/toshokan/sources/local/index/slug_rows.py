@@ -15,7 +15,7 @@ and a chapter is dated by the first replica to see it, not by each one's scan.
 
 import sqlite3
 from collections.abc import Mapping
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from toshokan.sdk import Claims
 from toshokan.sources.local.slugs import assign
@@ -160,6 +160,15 @@ def assign_chapter_slugs(
 ) -> None:
     """Give the chapters of one series (all of its rows) their slugs."""
     _store_slugs(db, claims, "chapters", "/" + series_relpath, rows)
+
+
+def new_chapter_slugs(
+    claims: LibraryClaims, series_relpath: str, records: list[dict[str, Any]]
+) -> dict[str, str]:
+    """``relpath -> slug`` for the chapter records of a series the index has no row of,
+    claimed: written with the rows, they need no update when the series is rebuilt."""
+    items = [(record["relpath"], record["base_slug"]) for record in records]
+    return claimed_slugs(claims, "/" + series_relpath, items)
 
 
 def claimed_slugs(

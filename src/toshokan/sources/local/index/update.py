@@ -41,6 +41,7 @@ from toshokan.sources.local.index.slug_rows import (
     IndexClaims,
     LibraryClaims,
     assign_series_slugs,
+    new_chapter_slugs,
 )
 from toshokan.sources.local.reading import ChapterReading
 from toshokan.sources.local.scan_report import ScanReport
@@ -339,6 +340,11 @@ class IndexUpdate:
                     record["first_seen"] = first[record["relpath"]]
                     record["date"] = _date_of(record)
             self.new.clear()
+        if self.unwritten and self.first_fill:
+            # Every row of the series is here: its slugs go in with the rows.
+            slugs = new_chapter_slugs(self.claims, series_relpath, self.unwritten)
+            for record in self.unwritten:
+                record["slug"] = slugs[record["relpath"]]
         if self.unwritten:
             self.db.executemany(_upsert_sql(tuple(self.unwritten[0])), self.unwritten)
             self.unwritten = []
