@@ -23,13 +23,13 @@ pytestmark = pytest.mark.anyio
 
 SERIES, CHAPTERS = 4, 5
 #: Calls of a rescan of the demo library of ``SERIES`` series by ``CHAPTERS`` chapters (18
-#: chapters found) that finds nothing changed (334 when this was written; 349 before a series
-#: whose listing is unchanged was no longer compared chapter by chapter, 446 before the walk's
-#: loop was made to ask no function per file): the walk (a sorted listing per folder, and
-#: per file its type, a stat and a signature, about eight calls), a digest of each series'
-#: listing (six calls) compared with the stored ones in one query, and the few queries that
-#: confirm nothing else changed. Nothing is opened or written. A few to spare; 20 more is a
-#: regression.
+#: chapters found) that finds nothing changed (335; 334 when each chapter found was an
+#: object, 349 before a series whose listing is unchanged was no longer compared chapter by
+#: chapter, 446 before the walk's loop was made to ask no function per file): the walk (a
+#: listing per folder, and per file its type, a stat and its name and two numbers kept,
+#: five calls), a digest of each series' listing (three calls and three a folder) compared
+#: with the stored ones in one query, and the few queries that confirm nothing else
+#: changed. Nothing is opened or written. A few to spare; 20 more is a regression.
 RESCAN_BUDGET = 340
 #: Calls of a page of a chapter already served once (172 when this was written, the access
 #: log at info), on the event loop and the archive threads: the edge (bounds, the one look in

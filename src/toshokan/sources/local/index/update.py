@@ -208,9 +208,7 @@ class IndexUpdate:
 
     def _load_stored_state(self, ordered: list[FoundSeries]) -> None:
         db = self.db
-        rows = db.cursor()
-        rows.row_factory = None  # plain tuples: 5,000 rows of a large library, every rescan
-        rows.execute("SELECT relpath, id, meta_sig FROM series")
+        rows = _plain(db).execute("SELECT relpath, id, meta_sig FROM series")
         only = self.only
         self.stored_series = {
             relpath: (sid, meta)
@@ -222,8 +220,7 @@ class IndexUpdate:
         # gone) are compared one by one: their (relpath, signature) pairs, read off a
         # covering index.
         changed = self.changed_listings
-        chapters = db.cursor()
-        chapters.row_factory = None
+        chapters = _plain(db)
         if not changed:
             self.unseen_sigs = {}
         elif len(changed) <= RANGE_QUERIES:
@@ -249,11 +246,13 @@ class IndexUpdate:
         """Which top-level names' chapters must be compared one by one: a series found with
         another listing than when it was last applied (or never applied), and a name the
         index knows that is gone."""
-        self.stored_listings = {
-            name: listing
-            for name, listing in self.db.execute("SELECT relpath, listing FROM listings")
-            if self.only is None or name in self.only
-        }
+        rows = _plain(self.db).execute("SELECT relpath, listing FROM listings")
+        only = self.only
+        self.stored_listings = (
+            dict(rows)
+            if only is None
+            else {name: listing for name, listing in rows if name in only}
+        )
         self.found_listings = {series.relpath: listing_of(series) for series in ordered}
         stored = self.stored_listings.get
         self.changed_listings = {
@@ -492,6 +491,9 @@ class IndexUpdate:
             target.append((row["relpath"], row["reason"]))
 
 
+_NO_OTHERS = marshal.dumps([], 2)
+
+
 def listing_of(series: FoundSeries) -> str:
     """A digest of a series' chapters as found: paths and signatures, in the walk's order.
 
@@ -506,8 +508,12 @@ def listing_of(series: FoundSeries) -> str:
     (see :data:`~discovery.Archives`), after the few other chapters' paths, kinds and
     signatures (``marshal``'s version 2: equal values, equal bytes).
     """
-    others = [(chapter.relpath, chapter.kind, chapter.sig) for chapter in series.others]
-    digest = hashlib.sha1(marshal.dumps(others, 2))
+    others = (
+        marshal.dumps([(c.relpath, c.kind, c.sig) for c in series.others], 2)
+        if series.others
+        else _NO_OTHERS
+    )
+    digest = hashlib.sha1(others)
     update = digest.update
     for rel, names, numbers in series.archives:
         update(f"{rel}\0{names}\0".encode("utf-8", "surrogatepass"))
@@ -516,6 +522,14 @@ def listing_of(series: FoundSeries) -> str:
 
 
 _by_relpath = attrgetter("relpath")
+
+
+def _plain(db: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor whose rows are plain tuples: the index's thousands of series (and their
+    listings) are read by every rescan, and a :class:`sqlite3.Row` for each costs more."""
+    cursor = db.cursor()
+    cursor.row_factory = None
+    return cursor
 
 
 def _top(relpath: str) -> str:
