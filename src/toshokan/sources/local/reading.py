@@ -57,30 +57,46 @@ class ChapterReading(NamedTuple):
     warnings: list[str]
 
 
-def real_path(root: Path, relpath: str) -> str:
+def real_path(root: Path, relpath: str, plain_folders: set[str] | None = None) -> str:
     """``root/relpath`` with links resolved; ``root`` is already resolved.
 
     Only the parts under the root can be links the walk did not see, so only they
     are looked at (one lstat each), and the path is resolved in full only when one
     is a link: resolving all of it cost a tenth of a first scan. A vanished file
     or a link loop is left as it is and fails to open, with the reason.
+    ``plain_folders`` keeps the folders found to be no link, each looked at once
+    for a batch of chapters (which mostly share their series' folder).
     """
     path = str(root)
+    *folders, name = relpath.split("/")
     try:
-        for part in relpath.split("/"):
+        for part in folders:
             path = f"{path}/{part}"
+            if plain_folders is not None and path in plain_folders:
+                continue
             if stat.S_ISLNK(os.lstat(path).st_mode):
                 return os.path.realpath(os.path.join(root, relpath))
+            if plain_folders is not None:
+                plain_folders.add(path)
+        path = f"{path}/{name}"
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return os.path.realpath(os.path.join(root, relpath))
     except OSError:
         return os.path.join(root, relpath)
     return path
 
 
 def read_chapter(
-    chapter: FoundChapter, root: Path, *, default_language: str, comicinfo_limit: int
+    chapter: FoundChapter,
+    root: Path,
+    *,
+    default_language: str,
+    comicinfo_limit: int,
+    plain_folders: set[str] | None = None,
 ) -> ChapterReading:
-    """Open one chapter and turn its pages and ComicInfo.xml into an index record."""
-    real = real_path(root, chapter.relpath)
+    """Open one chapter and turn its pages and ComicInfo.xml into an index record
+    (``plain_folders``: see :func:`real_path`)."""
+    real = real_path(root, chapter.relpath, plain_folders)
     if not real.startswith(os.path.join(root, "")):
         return ChapterReading(None, "points outside the library root", [])
     kind = chapter.kind
@@ -160,8 +176,15 @@ def read_chapters(
     chapters: list[FoundChapter], root: Path, *, default_language: str, comicinfo_limit: int
 ) -> list[ChapterReading]:
     """:func:`read_chapter` for a batch: what a scan's worker process is handed at once."""
+    plain_folders: set[str] = set()
     return [
-        read_chapter(c, root, default_language=default_language, comicinfo_limit=comicinfo_limit)
+        read_chapter(
+            c,
+            root,
+            default_language=default_language,
+            comicinfo_limit=comicinfo_limit,
+            plain_folders=plain_folders,
+        )
         for c in chapters
     ]
 
