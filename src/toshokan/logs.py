@@ -9,7 +9,7 @@ one format by default.
 
 Making a record, formatting it and writing it cost more than the rest of a
 cached answer. The access log keeps each request's parts (:class:`Deferred`:
-an append), and a writer thread makes their records, hands them to the
+one list extended), and a writer thread makes their records, hands them to the
 logger's handlers like any other record and has them written in one write,
 :data:`FLUSH_SECONDS` after the first of them, in the time the batch takes
 (the thread pauses for the event loop, :data:`PAUSES_AT_MOST` in all at
@@ -43,7 +43,6 @@ import os
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from itertools import repeat
@@ -81,7 +80,11 @@ class Deferred:
     """Records of one logger kept as their parts on the request path, then made and handled
     by a writer thread, a batch at a time.
 
-    ``keep`` costs an append: the record is made from the parts (``make``),
+    ``keep`` costs an extend: a record's ``width`` parts are kept one after
+    the other in one list, so a line leaves the writer nothing to read or free
+    but its parts (the tuple they come in is freed at once, by the thread that
+    made it, and the writer takes each part of a batch's lines as one slice).
+    The record is made from the parts (``make``),
     passed to the logger's handlers like any other and written later (or,
     for handlers that write only the line its time and message make, the text
     of a batch of such lines at once: ``text``),
@@ -89,7 +92,7 @@ class Deferred:
     its own. So its caller pays neither the record nor its formatting nor the
     write. A line of any other logger written through :class:`BatchedLines`
     first has every kept record written before it: lines keep their order.
-    Past :data:`MAX_KEPT` parts (a stalled log stream) the caller handles
+    Past :data:`MAX_KEPT` records (a stalled log stream) the caller handles
     them itself, as a plain handler would: memory stays bounded and nothing
     is dropped.
     """
@@ -98,12 +101,17 @@ class Deferred:
         self,
         logger: logging.Logger,
         make: Callable[[Any], logging.LogRecord],
-        text: Callable[[list[Any], Stamps, str], str],
+        text: Callable[[list[list[Any]], Stamps, str], str],
+        width: int,
     ):
         self.logger = logger
         self.make = make
         self.text = text
-        self._kept: deque[Any] = deque()
+        self.width = width
+        # The parts of every record kept, flat: appended to at the end (one call holding the
+        # interpreter's lock) while the writer takes from the start.
+        self._kept: list[Any] = []
+        self._most = MAX_KEPT * width
         self._armed = False
         _DEFERRED.append(self)
         # A forked child writes its own lines, not a copy of its parent's kept ones.
@@ -113,15 +121,15 @@ class Deferred:
         self._kept.clear()
         self._armed = False
 
-    def keep(self, parts: Any) -> None:
-        self._kept.append(parts)
+    def keep(self, parts: tuple[Any, ...]) -> None:
+        self._kept.extend(parts)
         if not self._armed:
             self._armed = True
             timer = threading.Timer(FLUSH_SECONDS, self._due)
             timer.daemon = True
             timer.name = "toshokan-log-writer"
             timer.start()
-        elif len(self._kept) > MAX_KEPT:
+        elif len(self._kept) > self._most:
             self.write()
 
     def _due(self) -> None:
@@ -141,21 +149,29 @@ class Deferred:
             finally:
                 _batch.writing = False
 
-    def _write(self, kept: deque[Any]) -> None:
-        make, count = self.make, len(kept)
+    def _take(self, count: int) -> list[list[Any]]:
+        """The parts of the ``count`` oldest records kept, a list each part, taken out at
+        once (the list's start moved once a batch)."""
+        kept, width = self._kept, self.width
+        taken = kept[: count * width]
+        del kept[: count * width]  # what was kept meanwhile went to the end
+        return [taken[part::width] for part in range(width)]
+
+    def _write(self, kept: list[Any]) -> None:
+        make, count = self.make, len(kept) // self.width
+        columns = self._take(count)
         batched = self._handlers()
         if batched is not None and all(handler.plain() for handler in batched):
             # Lines the host's own handlers would write from the records, made without them,
             # a chunk of lines at a time.
-            text, popleft = self.text, kept.popleft
+            text = self.text
             head = f" {logging.getLevelName(logging.INFO)} {self.logger.name}: "
             pauses_until = time.monotonic() + PAUSES_AT_MOST
-            while count > 0:
-                chunk = [popleft() for _ in range(min(count, PAUSE_EVERY))]
-                count -= len(chunk)
+            for start in range(0, count, PAUSE_EVERY):
+                chunk = [column[start : start + PAUSE_EVERY] for column in columns]
                 for handler in batched:
                     handler.take_text(text(chunk, handler.stamps(), head))
-                if count > 0 and time.monotonic() < pauses_until:
+                if start + PAUSE_EVERY < count and time.monotonic() < pauses_until:
                     # The event loop waiting for the interpreter's lock gets it now rather
                     # than after the interpreter's switch interval (5 ms, every request in
                     # flight held up by as much).
@@ -165,7 +181,7 @@ class Deferred:
             return
         # Made one at a time and dropped once written: a batch of records alive at once
         # would have the garbage collector walk the whole heap.
-        records = (make(kept.popleft()) for _ in range(count))
+        records = map(make, zip(*columns, strict=True))
         if batched is not None and len(batched) == 1:
             batched[0].take(records)
         elif batched is not None:

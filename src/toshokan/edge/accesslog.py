@@ -12,7 +12,7 @@ forge log lines. The line's parts are also fields of its record
 (``client``, ``method``, ``path``, ``status``, ``ms``), which JSON lines
 (:mod:`toshokan.logs`) carry as fields of their own.
 
-On the request path the line costs an append: its parts (the time, the
+On the request path the line costs extending a list: its parts (the time, the
 request's fields, its id) are kept, and the log's writer thread makes the
 record, escapes the path and hands the record to the logger's handlers
 (:class:`toshokan.logs.Deferred`). Making a record the usual way looks up,
@@ -121,15 +121,16 @@ class AccessLog:
         _keep((time(), thread, task, client, said, seconds, request_id))
 
 
-def _text(kept: list[tuple[Any, ...]], stamps: Stamps, head: str) -> str:
-    """The lines of the access records of these requests' kept parts, for handlers that write
+def _text(columns: list[list[Any]], stamps: Stamps, head: str) -> str:
+    """The lines of the access records of these requests' kept parts (a list each part, in
+    the order :meth:`AccessLog.line_said` keeps them), for handlers that write
     nothing else of them (:meth:`toshokan.logs.BatchedLines.plain`): ``stamps`` gives each
     line's time as that handler writes it, ``head`` what comes between it and the message.
 
     Made a batch at a time, each step over every line at once in C (one format for all),
     which costs a fraction of making each line on its own.
     """
-    times, _, _, clients, saids, seconds, ids = zip(*kept, strict=True)
+    times, _, _, clients, saids, seconds, ids = columns
     texts = list(map(_SAID_TEXT, saids))
     if None in texts:  # requests not replayed: their text made here, once each
         texts = [_said_text(s) if t is None else t for t, s in zip(texts, saids, strict=True)]
@@ -145,7 +146,7 @@ def _text(kept: list[tuple[Any, ...]], stamps: Stamps, head: str) -> str:
         map(bytes.decode, ids),
         strict=False,  # the maps are as long as the columns
     )
-    return "\n".join([line] * len(kept)) % tuple(chain.from_iterable(fields))
+    return "\n".join([line] * len(times)) % tuple(chain.from_iterable(fields))
 
 
 _SAID_TEXT = itemgetter(3)
@@ -191,7 +192,7 @@ def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
 
 
 #: The process's access lines, kept until the log's writer thread writes them.
-_KEPT = Deferred(logger, _record, _text)
+_KEPT = Deferred(logger, _record, _text, width=7)
 _keep = _KEPT.keep
 _enabled = logger.isEnabledFor
 
