@@ -193,6 +193,12 @@ def build_chapter_lookups(db: sqlite3.Connection) -> None:
             db.execute(statement)
 
 
+#: How much of the index file readers map into memory: a page read is then a memory access,
+#: not a copy out of the system's cache into each thread's own connection cache (2 MB by
+#: default; the searches of one process run on several threads' connections).
+READ_MAP_BYTES = 1 << 30
+
+
 class IndexUnavailable(Exception):
     """The index file cannot be opened or read."""
 
@@ -345,6 +351,7 @@ class Index:
         if connection is None:
             try:
                 connection = connect(self.path)
+                connection.execute(f"PRAGMA mmap_size={READ_MAP_BYTES}")
             except sqlite3.Error as error:
                 raise IndexUnavailable(f"the library index cannot be opened ({error})") from None
             self._local.connection = connection
