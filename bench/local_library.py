@@ -31,6 +31,7 @@ import random
 import resource
 import shutil
 import socket
+import statistics
 import sys
 import tempfile
 import time
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from toshokan.models import SearchRequest
     from toshokan.sources.local.scanner import Scanner
 
 WORDS = [
@@ -192,8 +194,10 @@ async def bench_search(root: Path, index_path: Path, queries: int) -> None:
     tags = [t.slug for t in source.configuration().search.tags]
 
     cpu: dict[str, list[float]] = {"text": [], "browse": []}
+    asked: dict[str, list[SearchRequest]] = {"text": [], "browse": []}
 
     async def timed(request: SearchRequest, kind: str = "text") -> float:
+        asked[kind].append(request)
         started, started_cpu = time.perf_counter(), time.process_time()
         await source.search(request, ctx)
         cpu[kind].append((time.process_time() - started_cpu) * 1000)
@@ -244,6 +248,32 @@ async def bench_search(root: Path, index_path: Path, queries: int) -> None:
         f"p99 {percentile(cpu['text'], 0.99):.2f} ms; filtered p50 "
         f"{percentile(cpu['browse'], 0.5):.2f} ms, p99 {percentile(cpu['browse'], 0.99):.2f} ms"
     )
+    alone = {kind: query_alone(index_path, requests) for kind, requests in asked.items()}
+    print(
+        f"  the query alone (CPU, each request's median of 5 runs in one thread): text p50 "
+        f"{percentile(alone['text'], 0.5):.2f} ms, p99 {percentile(alone['text'], 0.99):.2f} ms; "
+        f"filtered p50 {percentile(alone['browse'], 0.5):.2f} ms, "
+        f"p99 {percentile(alone['browse'], 0.99):.2f} ms"
+    )
+
+
+def query_alone(index_path: Path, requests: "list[SearchRequest]") -> list[float]:
+    """Each request's SQL on the index, no thread hop nor answer around it: what the query
+    itself costs, steadier than one run of each on a shared machine."""
+    from toshokan.sources.local.index import Index
+    from toshokan.sources.local.index import search as searching
+
+    index = Index(index_path)
+    costs = []
+    for request in requests:
+        runs = []
+        for _ in range(5):
+            started = time.process_time()
+            searching.run(index.reader(), request)
+            runs.append((time.process_time() - started) * 1000)
+        costs.append(statistics.median(runs))
+    index.close()
+    return costs
 
 
 async def bench_first_answer(root: Path, work: Path) -> None:
@@ -423,12 +453,16 @@ async def bench_pages(root: Path, index_path: Path, requests: int, concurrency: 
         many = [f"{base}/_/local/pages/{r['manga']}/{r['chapter']}/1" for r in rows]
         static = f"{base}/static/page.jpg"
         await load([one, static], 200, 4)  # warm up
-        # Interleaved rounds, best of three, so warm-up and noise hit both sides alike.
-        static_rate = route_rate = spread_rate = 0.0
+        # Interleaved rounds, best of three, so warm-up and noise hit both sides alike; the
+        # server's CPU a request too (the lowest of the three), steadier when others run.
+        rates = {"static": 0.0, "one": 0.0, "many": 0.0}
+        cpu = {"static": float("inf"), "one": float("inf"), "many": float("inf")}
         for _ in range(3):
-            static_rate = max(static_rate, await load([static], requests, concurrency))
-            route_rate = max(route_rate, await load([one], requests, concurrency))
-            spread_rate = max(spread_rate, await load(many, requests, concurrency))
+            for side, urls in (("static", [static]), ("one", [one]), ("many", many)):
+                started = _process_cpu(child.pid)
+                rates[side] = max(rates[side], await load(urls, requests, concurrency))
+                cpu[side] = min(cpu[side], (_process_cpu(child.pid) - started) / requests * 1e6)
+        static_rate, route_rate, spread_rate = rates["static"], rates["one"], rates["many"]
     finally:
         child.terminate()
         await child.wait()
@@ -446,6 +480,19 @@ async def bench_pages(root: Path, index_path: Path, requests: int, concurrency: 
         f"  page route, {len(many)} different chapters: {spread_rate:8.0f} req/s   "
         f"({spread_rate / static_rate:.2f}x static)"
     )
+    print(
+        f"  server CPU a request: StaticFiles {cpu['static']:.0f} us, one page "
+        f"{cpu['one']:.0f} us, {len(many)} chapters {cpu['many']:.0f} us"
+    )
+
+
+def _process_cpu(pid: int) -> float:
+    """Seconds of CPU process ``pid`` has used (Linux's /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 PARTS = ("scan", "rescan", "comicinfo", "first-answer", "search", "pages")
