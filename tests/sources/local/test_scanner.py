@@ -135,6 +135,22 @@ def test_a_chapter_dated_past_2262_is_indexed_and_its_changes_noticed(tmp_path: 
     assert (report.read, report.updated, report.chapters) == (1, 1, 2)
 
 
+def test_a_full_rescan_looks_again_at_what_a_scan_of_some_names_changed(
+    demo_root: Path, tmp_path: Path
+) -> None:
+    """A scan of some names changes the index under them: the next full scan compares them,
+    even with the library back as the last full scan found it."""
+    scanner = scanner_for(demo_root, tmp_path)
+    first = scanner.scan()
+    extra = demo_root / "Iron Garden" / "Iron Garden Ch.009 [Gearworks].cbz"
+    cbz(extra)
+    assert scanner.scan(only={"Iron Garden"}).added == 1
+    extra.unlink()
+    report = scanner.scan()
+    assert (report.removed, report.chapters) == (1, first.chapters)
+    assert scanner.scan().read == 0
+
+
 def test_a_series_that_comes_back_unchanged_is_read_again(tmp_path: Path) -> None:
     """A series gone from the folder is forgotten whole, what it was listed as included:
     brought back as it was, it is read afresh, not taken as already known."""

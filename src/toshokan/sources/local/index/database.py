@@ -147,7 +147,8 @@ CREATE TABLE IF NOT EXISTS chapters(
 CREATE INDEX IF NOT EXISTS chapters_series ON chapters(series_id);
 -- Each series' chapters as a scan last applied them, digested (update.listing_of): a
 -- rescan compares the walk's listing of a series with this, and looks at the chapter rows
--- of those that differ only. Whatever else changes chapters' signatures empties it.
+-- of those that differ only; under the empty name, the whole library's (a full rescan that
+-- finds it equal looks at no series). Whatever else changes chapters' signatures empties it.
 """
     + CHAPTER_LOOKUPS
     + f"""
