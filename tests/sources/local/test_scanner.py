@@ -408,6 +408,7 @@ def test_a_large_scan_reads_in_worker_processes_to_the_same_index(
 
     monkeypatch.setattr(scanner_module, "PARALLEL_FROM", 1)
     monkeypatch.setattr(scanner_module, "BATCH_SIZE", 3)
+    monkeypatch.setattr(scanner_module, "READ_HERE_FIRST", 2)
     (demo_root / "Broken").mkdir()
     (demo_root / "Broken" / "Ch.1.cbz").write_bytes(b"not a zip")
     in_processes = Scanner(demo_root, Index(tmp_path / "a.sqlite3"), workers=2)

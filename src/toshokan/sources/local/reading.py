@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import stat
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -165,11 +166,33 @@ def file_id(path: str, kind: str) -> str | None:
         return None
 
 
-def leave_interrupts_to_the_scan() -> None:
-    """In a reading process: Ctrl-C reaches the whole process group, and the scan that
-    started the process stops it (after committing what was read); the process itself
-    ignores it rather than dying mid-batch."""
+def serve_batches(
+    connection: Connection, root: Path, default_language: str, comicinfo_limit: int
+) -> None:
+    """A scan's reading process: reads each batch of chapters it is sent and sends back
+    their readings (None if reading failed), until the scan closes the pipe.
+
+    Ctrl-C reaches the whole process group, and the scan that started the process stops
+    it (after committing what was read); the process itself ignores it rather than dying
+    mid-batch.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            batch = connection.recv()
+        except (EOFError, OSError):
+            return
+        readings: list[ChapterReading] | None
+        try:
+            readings = read_chapters(
+                batch, root, default_language=default_language, comicinfo_limit=comicinfo_limit
+            )
+        except Exception:
+            readings = None
+        try:
+            connection.send(readings)
+        except OSError:  # the scan was stopped
+            return
 
 
 def read_chapters(

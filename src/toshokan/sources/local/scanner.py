@@ -15,8 +15,8 @@ import sqlite3
 import threading
 from collections import deque
 from collections.abc import Generator
-from concurrent.futures import Future, ProcessPoolExecutor
-from functools import partial
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from toshokan.sdk import Claims as HostClaims
@@ -39,6 +39,8 @@ AHEAD = 4
 #: Chapters read in the scan's own thread while the worker processes start: about one
 #: commit's worth, so a new library shows its first series within a moment.
 READ_HERE_FIRST = 500
+#: How long a reading process is given to end once its pipe is closed.
+STOP_SECONDS = 5.0
 
 
 def default_workers() -> int:
@@ -138,41 +140,45 @@ class Scanner:
                 yield self.read_chapter(chapter)
             return
         first, others = chapters[:READ_HERE_FIRST], chapters[READ_HERE_FIRST:]
-        batches = [others[n : n + BATCH_SIZE] for n in range(0, len(others), BATCH_SIZE)]
-        read = partial(
-            reading.read_chapters,
-            root=self.root,
-            default_language=self.default_language,
-            comicinfo_limit=self.comicinfo_limit,
-        )
-        # Spawned, not forked: the host has threads (and their locks) a fork would copy.
-        context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(
-            self.workers, mp_context=context, initializer=reading.leave_interrupts_to_the_scan
-        )
+        batches = iter([others[n : n + BATCH_SIZE] for n in range(0, len(others), BATCH_SIZE)])
+        workers = [self._start_worker() for _ in range(self.workers)]
         try:
-            pending: deque[tuple[list[FoundChapter], Future[list[ChapterReading]]]] = deque()
-            queue = iter(batches)
-            for batch in queue:
-                pending.append((batch, pool.submit(read, batch)))
-                if len(pending) >= self.workers * AHEAD:
-                    break
+            # Each batch goes to one worker, which answers its batches in turn: reading
+            # the answers in the order the batches were sent keeps the chapters' order.
+            pending: deque[tuple[list[FoundChapter], _Worker]] = deque()
+            for _ in range(AHEAD):
+                for worker in workers:
+                    batch = next(batches, None)
+                    if batch is not None:
+                        pending.append((batch, worker.send(batch)))
             # Read here while the workers start (spawning takes a moment): the index has
             # series to show from the first commit on.
             for chapter in first:
                 yield self.read_chapter(chapter)
             while pending:
-                batch, future = pending.popleft()
-                upcoming = next(queue, None)  # keep the workers busy while this one is applied
+                batch, worker = pending.popleft()
+                readings = worker.receive()
+                upcoming = next(batches, None)  # keep the worker busy while these are applied
                 if upcoming is not None:
-                    pending.append((upcoming, pool.submit(read, upcoming)))
-                try:
-                    readings = future.result()
-                except Exception:  # a worker died: read the batch here, as a small scan would
-                    readings = read(batch)
+                    pending.append((upcoming, worker.send(upcoming)))
+                if readings is None:  # the worker failed or died: read the batch here
+                    readings = [self.read_chapter(chapter) for chapter in batch]
                 yield from readings
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            for worker in workers:
+                worker.stop()
+
+    def _start_worker(self) -> "_Worker":
+        # Spawned, not forked: the host has threads (and their locks) a fork would copy.
+        ours, theirs = multiprocessing.Pipe()
+        process = multiprocessing.get_context("spawn").Process(
+            target=reading.serve_batches,
+            args=(theirs, self.root, self.default_language, self.comicinfo_limit),
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        return _Worker(process, ours)
 
     def read_chapter(self, chapter: FoundChapter) -> ChapterReading:
         """Open one chapter: its record for the index, or why it was skipped; and warnings."""
@@ -186,3 +192,45 @@ class Scanner:
     def read_series_json(self, relpath: str) -> SeriesJson:
         """Parse one series.json; raises SeriesJsonError or OSError when unusable."""
         return reading.read_series_json(self.root, relpath)
+
+
+class _Worker:
+    """A reading process and its end of the pipe; batches go in, readings come back.
+
+    The scan's own thread sends and receives (no executor thread between them, which
+    needed the GIL the writing thread holds), and a worker that failed or died answers
+    None from then on, so its batches are read in the scan's thread.
+    """
+
+    def __init__(self, process: BaseProcess, connection: Connection):
+        self.process = process
+        self.connection = connection
+        self.alive = True
+
+    def send(self, batch: list[FoundChapter]) -> "_Worker":
+        if self.alive:
+            try:
+                self.connection.send(batch)
+            except OSError:
+                self.alive = False
+        return self
+
+    def receive(self) -> list[ChapterReading] | None:
+        if not self.alive:
+            return None
+        try:
+            readings: list[ChapterReading] | None = self.connection.recv()
+        except (EOFError, OSError):
+            readings = None
+        if readings is None:
+            self.alive = False
+        return readings
+
+    def stop(self) -> None:
+        """End the process: closing the pipe ends its loop, even mid-batch (its answer
+        can no longer be sent)."""
+        self.connection.close()
+        self.process.join(timeout=STOP_SECONDS)
+        if self.process.exitcode is None:
+            self.process.kill()
+            self.process.join()
