@@ -26,7 +26,7 @@ import re
 import time
 from bisect import bisect_left
 from collections.abc import Hashable, Iterable, Sequence
-from time import monotonic, perf_counter
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from starlette.requests import ClientDisconnect
@@ -38,7 +38,7 @@ from toshokan.core.face import Face
 from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
 from toshokan.core.shared import SharedRedis
-from toshokan.edge.accesslog import AccessLog, Said, said
+from toshokan.edge.accesslog import AccessLog, said
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import BudgetKind, PathBudgets, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
@@ -159,6 +159,11 @@ class Edge:
             if limiter is None or isinstance(limiter, LocalBudget):
                 self._fast_budgets[kind] = limiter
         self.replay = ReplayTable(settings.cache.max_entries if cache is not None else 0)
+        # Looked up once here rather than on every request of the one pass.
+        self._replays = self.replay.max_entries > 0
+        self._replay_key = self.replay.key
+        self._replayed = self.replay.get
+        self._line_said = self.log.line_said
         if cache is not None:
             cache.on_invalidate(self.replay.invalidate)
         # Keyed by whether the answer takes the authenticate endpoint's failure form.
@@ -186,7 +191,7 @@ class Edge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = perf_counter()
+        started = monotonic()
         inbound = origin = if_none_match = host = declared = None
         private = preflight = since = forwarded = False
         size = 0
@@ -220,16 +225,11 @@ class Edge:
             else new_request_id()
         )
         echo = (b"x-request-id", request_id)
-        method: str = scope["method"]
-        path: str = scope["path"]
         client = scope.get("client")
-        status = 0
-        tally = None
-        line: Said | None = None  # what the access line says, when it is kept with the answer
         missed: Hashable = None  # the replay key the one pass looked up and did not find
         if (
-            method == "GET"
-            and self.replay.max_entries
+            self._replays
+            and scope["method"] == "GET"
             and not private
             and origin is None
             and if_none_match is None
@@ -239,17 +239,16 @@ class Edge:
             and size <= self.max_header_bytes
         ):
             # What most requests to a host are, a plain GET of a cached public answer, in one
-            # pass: the steps of _handle that such a request takes, and no others.
-            now = monotonic()
-            key = self.replay.key(scope, host)
-            stored = self.replay.get(key, now)
-            budgets = self._fast_budgets
+            # pass: the steps of _handle that such a request takes, and no others. The clock
+            # read at its start is the replay's and the budget's "now".
+            key = self._replay_key(scope, host)
+            stored = self._replayed(key, started)
             if stored is None:
                 missed = key
-            elif stored.budget in budgets:
-                limiter = budgets[stored.budget]
+            elif stored.budget in self._fast_budgets:
+                limiter = self._fast_budgets[stored.budget]
                 who = client[0] if client else "unknown"
-                wait = None if limiter is None else limiter.take(who, now, FULL)
+                wait = None if limiter is None else limiter.take(who, started, FULL)
                 if wait is None:
                     await send(
                         {
@@ -258,40 +257,51 @@ class Edge:
                             "headers": [*stored.headers, echo],
                         }
                     )
-                    await send({"type": "http.response.body", "body": stored.body})
-                    status, labels, tally, line = 200, stored.labels, stored.tally, stored.said
-                else:
-                    status, labels = (
-                        await _answer(send, self._refused(wait, False), [echo]),
-                        UNROUTED,
-                    )
-        if not status:
-            if forwarded and not (client and self.proxies.trusts(client[0])):
-                forwarded = False
-            facts = (host, origin, if_none_match, since, declared, preflight, private, forwarded)
-            token = REQUEST_ID.set(request_id.decode())
-            try:
-                status = await self._handle(scope, receive, send, echo, size, facts, missed)
-                unpaid = scope.get(UNPAID)
-                if unpaid is not None and status not in (304, 429):
-                    limiter, who = unpaid
-                    await limiter.hit(who, FULL - LIGHT)  # the rest of a full answer's cost
-            finally:
-                REQUEST_ID.reset(token)
-            labels = self.labels.of(scope.get(RESOLVED, scope))
-            # The client a trusted proxy forwarded for, when it did; else the peer.
-            client = scope.get("toshokan.client") or client
-        seconds = perf_counter() - started
-        if tally is not None:  # a replayed answer's figures: metrics.count, in line
-            tally[bisect_left(self._buckets, seconds)] += 1
-            tally[self._sum_at] += seconds
-        elif self.metrics is not None:
+                    await send(stored.ending)
+                    ended = monotonic()
+                    seconds = ended - started
+                    tally = stored.tally
+                    if tally is not None:  # the answer's figures: metrics.count, in line
+                        tally[bisect_left(self._buckets, seconds)] += 1
+                        tally[self._sum_at] += seconds
+                    self._line_said(client[0] if client else "-", stored.said, seconds, request_id)
+                    return
+                status = await _answer(send, self._refused(wait, False), [echo])
+                self._ended(scope, client, UNROUTED, status, started, request_id)
+                return
+        if forwarded and not (client and self.proxies.trusts(client[0])):
+            forwarded = False
+        facts = (host, origin, if_none_match, since, declared, preflight, private, forwarded)
+        token = REQUEST_ID.set(request_id.decode())
+        try:
+            status = await self._handle(scope, receive, send, echo, size, facts, missed)
+            unpaid = scope.get(UNPAID)
+            if unpaid is not None and status not in (304, 429):
+                limiter, who = unpaid
+                await limiter.hit(who, FULL - LIGHT)  # the rest of a full answer's cost
+        finally:
+            REQUEST_ID.reset(token)
+        labels = self.labels.of(scope.get(RESOLVED, scope))
+        # The client a trusted proxy forwarded for, when it did; else the peer.
+        client = scope.get("toshokan.client") or client
+        self._ended(scope, client, labels, status, started, request_id)
+
+    def _ended(
+        self,
+        scope: Scope,
+        client: tuple[str, int] | None,
+        labels: tuple[str, str],
+        status: int,
+        started: float,
+        request_id: bytes,
+    ) -> None:
+        """A request not replayed in the one pass: its figures and its access line."""
+        seconds = monotonic() - started
+        method: str = scope["method"]
+        if self.metrics is not None:
             self.metrics.request(labels[0], labels[1], method, status, seconds)
         peer = client[0] if client else "-"
-        if line is not None:
-            self.log.line_said(peer, line, seconds, request_id)
-        else:
-            self.log.line(peer, method, path, status, seconds, request_id)
+        self.log.line(peer, method, scope["path"], status, seconds, request_id)
 
     async def _handle(
         self,

@@ -35,6 +35,7 @@ class Stored:
         "body",
         "budget",
         "checked_until",
+        "ending",
         "entry",
         "etag",
         "headers",
@@ -60,6 +61,9 @@ class Stored:
         self.checked_until = time.monotonic() + RECHECK_SECONDS
         self.headers = headers
         self.body = body
+        #: The message that sends the body, made once for every replay (a server reads it,
+        #: never changes it).
+        self.ending = {"type": "http.response.body", "body": body}
         self.etag = etag
         #: The client's budget a replay of it spends (the path's).
         self.budget = budget
