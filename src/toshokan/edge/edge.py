@@ -264,6 +264,8 @@ class Edge:
                     if tally is not None:  # the answer's figures: metrics.count, in line
                         tally[bisect_left(self._buckets, seconds)] += 1
                         tally[self._sum_at] += seconds
+                    elif self.metrics is not None:  # figures not kept in this process
+                        self.metrics.request(*stored.labels, "GET", 200, seconds)
                     self._line_said(client[0] if client else "-", stored.said, seconds, request_id)
                     return
                 status = await _answer(send, self._refused(wait, False), [echo])
