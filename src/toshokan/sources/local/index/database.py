@@ -74,8 +74,7 @@ _CHAPTER_LOOKUP_NAMES = (
     "chapters_state",
 )
 
-SCHEMA = (
-    """
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS series(
     id INTEGER PRIMARY KEY,
@@ -139,7 +138,7 @@ CREATE TABLE IF NOT EXISTS chapters(
     web TEXT,
     pages TEXT NOT NULL,
     page_count INTEGER NOT NULL,
-    info TEXT NOT NULL DEFAULT '{}',
+    info TEXT NOT NULL DEFAULT '{{}}',
     -- KOReader's id of the file (sdk.partial_md5); NULL for image folders.
     partial_md5 TEXT,
     UNIQUE(series_id, slug)
@@ -149,9 +148,7 @@ CREATE INDEX IF NOT EXISTS chapters_series ON chapters(series_id);
 -- rescan compares the walk's listing of a series with this, and looks at the chapter rows
 -- of those that differ only; under the empty name, the whole library's (a full rescan that
 -- finds it equal looks at no series). Whatever else changes chapters' signatures empties it.
-"""
-    + CHAPTER_LOOKUPS
-    + f"""
+{CHAPTER_LOOKUPS}
 CREATE TABLE IF NOT EXISTS listings(relpath TEXT PRIMARY KEY, listing TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS problems(
     relpath TEXT NOT NULL,
@@ -176,7 +173,6 @@ CREATE TABLE IF NOT EXISTS slug_claims(
 CREATE TABLE IF NOT EXISTS tag_names(slug TEXT PRIMARY KEY, name TEXT NOT NULL, nsfw INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS series_fts USING {_FULL_TEXT};
 """
-)
 
 
 def drop_chapter_lookups(db: sqlite3.Connection) -> None:
