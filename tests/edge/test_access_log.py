@@ -1,6 +1,7 @@
 """One escaped line per request, without query strings or credentials."""
 
 import logging
+import time
 
 import pytest
 
@@ -96,8 +97,26 @@ async def test_lines_are_buffered_until_flushed(caplog, access_lines):
     caplog.set_level(logging.INFO, logger="toshokan.access")
     lines, handler = access_lines
     log = AccessLog()
-    log.line("1.2.3.4", "GET", "/a", 200, 0.001, b"r-a")
-    log.line("1.2.3.4", "GET", "/b", 200, 0.001, b"r-b")
+    log.line("1.2.3.4", "GET", "/a", 200, 0.001, b"r-a", time.monotonic())
+    log.line("1.2.3.4", "GET", "/b", 200, 0.001, b"r-b", time.monotonic())
     assert lines == []
     handler.flush()
     assert len(lines) == 1 and lines[0].count("\n") == 2
+
+
+def test_a_line_s_time_is_the_wall_clock_s_when_its_request_ended(caplog):
+    """The request gives the monotonic clock's reading; the record's time is still the wall
+    time at that moment (as logging gives it, to the millisecond), lines in their order."""
+    caplog.set_level(logging.INFO, logger="toshokan.access")
+    log = AccessLog()
+    before = time.time()
+    for name in ("a", "b", "c"):
+        log.line("1.2.3.4", "GET", f"/{name}", 200, 0.001, b"r-" + name.encode(), time.monotonic())
+        time.sleep(0.002)
+    after = time.time()
+    time.sleep(0.05)  # written well after: its time is still when it was kept
+    write_deferred()
+    created = [r.created for r in caplog.records if r.name == "toshokan.access"]
+    assert len(created) == 3 and created == sorted(created)
+    assert before - 0.001 <= created[0] and created[-1] <= after - 0.002 + 0.001
+    assert created[1] - created[0] >= 0.002

@@ -22,22 +22,24 @@ from toshokan.sources.local.demo import write_demo_library
 pytestmark = pytest.mark.anyio
 
 #: Calls of one replayed answer on the request path, with the access log and metrics on
-#: (26, down from 51: a plain GET of a cached answer takes the edge's
+#: (25, down from 51: a plain GET of a cached answer takes the edge's
 #: one pass, which reads the head once, id included, and calls no helper for the steps it
 #: skips; the server calls the edge with no layer of Starlette's in front; the figures are
 #: two additions to the answer's own series, in line; 2 of them are the test's own
 #: ``send``; one is the replay key's making, which has one home, ``ReplayTable.key``, 26
 #: before it had; 27 when the one pass read the clock a third time for the replay's "now"
-#: rather than taking its start's reading): reading the head
+#: rather than taking its start's reading, 26 when the access line read the wall clock, not
+#: taking the pass's end reading (the writer makes it the wall time)): reading the head
 #: (bounds, the id), the replay table, the client's budget, the answer with its id, the
 #: figures and keeping the access line's parts. A few to spare for a Python release moving a
 #: call; 20 more is a regression.
 REQUEST_BUDGET = 30
 #: Lines in the measured batch of the log's writer thread.
 LINES = 20
-#: Calls the writer thread makes for a batch of ``LINES`` access lines (50, none of them a
+#: Calls the writer thread makes for a batch of ``LINES`` access lines (52, none of them a
 #: line's own: finding the handlers, checking they are the host's own, the lines' parts taken
-#: out of the flat list they are kept in as one slice, the lines made a column at a time in
+#: out of the flat list they are kept in as one slice, their times made wall times at once
+#: (2 calls more than when each line read the wall clock on the request path), the lines made a column at a time in
 #: C with one format for all, one write; 70 when each line's parts were popped from a queue
 #: one call a line, 74 when a replayed answer's method, path and status were checked and
 #: formatted for each of its lines, not made into text once beside the answer; 138 when each

@@ -72,7 +72,7 @@ async def test_lines_keep_their_order_with_the_host_s_other_lines(make_host, wri
 def test_lines_are_written_without_anything_else_to_write_them(written):
     """The writer thread writes them: a quiet host's last requests are not held back."""
     logging.getLogger("toshokan.access").setLevel(logging.INFO)
-    AccessLog().line("192.0.2.1", "GET", "/quiet", 200, 0.002, b"r-quiet")
+    AccessLog().line("192.0.2.1", "GET", "/quiet", 200, 0.002, b"r-quiet", time.monotonic())
     deadline = time.monotonic() + 10
     while not written and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -187,8 +187,10 @@ def test_the_host_s_own_lines_are_logging_s_lines(path: str, replayed: bool) -> 
         logger.setLevel(logging.INFO)
         try:
             if replayed:  # a batch of both kinds of line
-                AccessLog().line_said("192.0.2.1", said("GET", path, 404), 0.01234, b"r-same")
-            AccessLog().line("192.0.2.1", "GET", path, 404, 0.01234, b"r-same")
+                AccessLog().line_said(
+                    "192.0.2.1", said("GET", path, 404), 0.01234, b"r-same", time.monotonic()
+                )
+            AccessLog().line("192.0.2.1", "GET", path, 404, 0.01234, b"r-same", time.monotonic())
             write_deferred()
         finally:
             logger.removeHandler(handler)

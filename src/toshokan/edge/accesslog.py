@@ -35,7 +35,6 @@ import os
 from itertools import chain, repeat
 from operator import itemgetter, mul
 from threading import get_ident
-from time import time
 from typing import Any
 
 from toshokan.logs import Deferred, Stamps
@@ -98,16 +97,27 @@ def said(method: str, path: str, status: int) -> Said:
 
 class AccessLog:
     def line(
-        self, client: str, method: str, path: str, status: int, seconds: float, request_id: bytes
+        self,
+        client: str,
+        method: str,
+        path: str,
+        status: int,
+        seconds: float,
+        request_id: bytes,
+        ended: float,
     ) -> None:
-        """One request's line, ending with its id (as its header carries it). ``client``,
+        """One request's line, ending with its id (as its header carries it), for a request
+        that ended at ``ended`` (``time.monotonic``: the writer thread makes it the wall time,
+        so the request path reads no clock of its own for the line). ``client``,
         ``method`` and ``request_id`` come escaped: the server parsed the method as a token,
         the edge escapes a forwarded client address when it takes it and takes an inbound id
         only when it is sane. Nothing is kept while the access logger is not enabled at
         info."""
-        self.line_said(client, (method, path, status, None), seconds, request_id)
+        self.line_said(client, (method, path, status, None), seconds, request_id, ended)
 
-    def line_said(self, client: str, said: Said, seconds: float, request_id: bytes) -> None:
+    def line_said(
+        self, client: str, said: Said, seconds: float, request_id: bytes, ended: float
+    ) -> None:
         """:meth:`line`, with what it says of the request's method, path and status as
         :func:`said` made it (once, for an answer replayed many times)."""
         if not _enabled(logging.INFO):
@@ -118,7 +128,7 @@ class AccessLog:
         task = _task_name() if NAMES_TASKS else None
         # Strings, bytes and numbers only: the garbage collector stops tracking such a tuple
         # at once, so lines waiting to be written never make it walk the whole heap.
-        _keep((time(), thread, task, client, said, seconds, request_id))
+        _keep((ended, thread, task, client, said, seconds, request_id))
 
 
 def _text(columns: list[list[Any]], stamps: Stamps, head: str) -> str:

@@ -266,7 +266,8 @@ class Edge:
                         tally[self._sum_at] += seconds
                     elif self.metrics is not None:  # figures not kept in this process
                         self.metrics.request(*stored.labels, "GET", 200, seconds)
-                    self._line_said(client[0] if client else "-", stored.said, seconds, request_id)
+                    peer = client[0] if client else "-"
+                    self._line_said(peer, stored.said, seconds, request_id, ended)
                     return
                 status = await _answer(send, self._refused(wait, False), [echo])
                 self._ended(scope, client, UNROUTED, status, started, request_id)
@@ -298,12 +299,13 @@ class Edge:
         request_id: bytes,
     ) -> None:
         """A request not replayed in the one pass: its figures and its access line."""
-        seconds = monotonic() - started
+        ended = monotonic()
+        seconds = ended - started
         method: str = scope["method"]
         if self.metrics is not None:
             self.metrics.request(labels[0], labels[1], method, status, seconds)
         peer = client[0] if client else "-"
-        self.log.line(peer, method, scope["path"], status, seconds, request_id)
+        self.log.line(peer, method, scope["path"], status, seconds, request_id, ended)
 
     async def _handle(
         self,
