@@ -15,9 +15,10 @@ import sqlite3
 import threading
 from collections import deque
 from collections.abc import Generator
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import cast
 
 from toshokan.sdk import Claims as HostClaims
 from toshokan.sources.local import reading
@@ -140,27 +141,35 @@ class Scanner:
                 yield self.read_chapter(chapter)
             return
         first, others = chapters[:READ_HERE_FIRST], chapters[READ_HERE_FIRST:]
-        batches = iter([others[n : n + BATCH_SIZE] for n in range(0, len(others), BATCH_SIZE)])
+        batches = [others[n : n + BATCH_SIZE] for n in range(0, len(others), BATCH_SIZE)]
         workers = [self._start_worker() for _ in range(self.workers)]
         try:
-            # Each batch goes to one worker, which answers its batches in turn: reading
-            # the answers in the order the batches were sent keeps the chapters' order.
-            pending: deque[tuple[list[FoundChapter], _Worker]] = deque()
+            # A worker that answers is sent the next batch (one given less of the CPU gets
+            # fewer); answers wait here until the batches before them are applied, so the
+            # chapters keep their order.
+            answers: dict[int, list[ChapterReading] | None] = {}
+            sent = 0
             for _ in range(AHEAD):
                 for worker in workers:
-                    batch = next(batches, None)
-                    if batch is not None:
-                        pending.append((batch, worker.send(batch)))
+                    if sent < len(batches):
+                        worker.send(sent, batches[sent])
+                        sent += 1
             # Read here while the workers start (spawning takes a moment): the index has
             # series to show from the first commit on.
             for chapter in first:
                 yield self.read_chapter(chapter)
-            while pending:
-                batch, worker = pending.popleft()
-                readings = worker.receive()
-                upcoming = next(batches, None)  # keep the worker busy while these are applied
-                if upcoming is not None:
-                    pending.append((upcoming, worker.send(upcoming)))
+            for number, batch in enumerate(batches):
+                while number not in answers:
+                    busy = {w.connection: w for w in workers if w.queued}
+                    if not busy:  # every worker died: the rest is read here
+                        break
+                    for ready in wait(list(busy)):
+                        worker = busy[cast(Connection, ready)]
+                        answers.update(worker.receive())
+                        if worker.alive and sent < len(batches):
+                            worker.send(sent, batches[sent])
+                            sent += 1
+                readings = answers.pop(number, None)
                 if readings is None:  # the worker failed or died: read the batch here
                     readings = [self.read_chapter(chapter) for chapter in batch]
                 yield from readings
@@ -198,33 +207,37 @@ class _Worker:
     """A reading process and its end of the pipe; batches go in, readings come back.
 
     The scan's own thread sends and receives (no executor thread between them, which
-    needed the GIL the writing thread holds), and a worker that failed or died answers
-    None from then on, so its batches are read in the scan's thread.
+    needed the GIL the writing thread holds). The process answers its batches in turn;
+    one that failed or died answers None for every batch it still had, which the scan
+    then reads in its own thread.
     """
 
     def __init__(self, process: BaseProcess, connection: Connection):
         self.process = process
         self.connection = connection
+        #: The numbers of the batches sent and not yet answered, oldest first.
+        self.queued: deque[int] = deque()
         self.alive = True
 
-    def send(self, batch: list[FoundChapter]) -> "_Worker":
-        if self.alive:
-            try:
-                self.connection.send(batch)
-            except OSError:
-                self.alive = False
-        return self
+    def send(self, number: int, batch: list[FoundChapter]) -> None:
+        self.queued.append(number)
+        try:
+            self.connection.send(batch)
+        except OSError:  # it died: receiving says so
+            self.alive = False
 
-    def receive(self) -> list[ChapterReading] | None:
-        if not self.alive:
-            return None
+    def receive(self) -> dict[int, list[ChapterReading] | None]:
+        """The next answer, by its batch's number (every batch left, when it died)."""
         try:
             readings: list[ChapterReading] | None = self.connection.recv()
         except (EOFError, OSError):
             readings = None
-        if readings is None:
-            self.alive = False
-        return readings
+        if readings is not None:
+            return {self.queued.popleft(): readings}
+        self.alive = False
+        lost = dict.fromkeys(self.queued)
+        self.queued.clear()
+        return lost
 
     def stop(self) -> None:
         """End the process: closing the pipe ends its loop, even mid-batch (its answer
