@@ -165,7 +165,7 @@ def test_an_interrupted_scan_keeps_what_it_read(tmp_path: Path) -> None:
     deadline = time.monotonic() + 120
     while _chapters_in(index) == 0 and scan.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    time.sleep(0.3)  # past the first commit, in the middle of reading
+    time.sleep(0.05)  # past the first commit, in the middle of reading
     scan.send_signal(signal.SIGINT)
     _, errors = scan.communicate(timeout=120)
     assert scan.returncode == 130, errors
