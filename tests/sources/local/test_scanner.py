@@ -12,6 +12,7 @@ import pytest
 from toshokan.sdk.archives import rar_tool
 from toshokan.sources.local.discovery import LibraryUnavailable
 from toshokan.sources.local.index import Index
+from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.scanner import Scanner
 
 from .helpers import cbz, comicinfo, jpeg, png, rar4
@@ -146,6 +147,33 @@ def test_a_full_rescan_looks_again_at_what_a_scan_of_some_names_changed(
     cbz(extra)
     assert scanner.scan(only={"Iron Garden"}).added == 1
     extra.unlink()
+    report = scanner.scan()
+    assert (report.removed, report.chapters) == (1, first.chapters)
+    assert scanner.scan().read == 0
+
+
+def test_a_full_rescan_looks_again_at_what_a_stopped_scan_committed(
+    demo_root: Path, tmp_path: Path
+) -> None:
+    """A scan stopped midway keeps the chapters it read, committed: the next scan compares
+    their series again, even with the library back as the last finished scan found it."""
+    scanner = scanner_for(demo_root, tmp_path)
+    first = scanner.scan()
+    added = [demo_root / "Iron Garden" / f"Iron Garden Ch.{n:03d} [Gearworks].cbz" for n in (9, 10)]
+    for path in added:
+        cbz(path)
+
+    def stop_after_one(done: int, total: int) -> None:
+        if done == 1:
+            scanner.stop.set()
+
+    with pytest.raises(ScanCancelled):
+        scanner.scan(progress=stop_after_one)
+    scanner.stop.clear()
+    kept = {row[0] for row in scanner.index.reader().execute("SELECT relpath FROM chapters")}
+    assert len(kept) == first.chapters + 1
+    for path in added:
+        path.unlink()
     report = scanner.scan()
     assert (report.removed, report.chapters) == (1, first.chapters)
     assert scanner.scan().read == 0

@@ -181,6 +181,7 @@ class IndexUpdate:
         self.first_fill = self.db.execute("SELECT 1 FROM chapters LIMIT 1").fetchone() is None
         if self.first_fill:
             drop_chapter_lookups(self.db)
+        self._forget_changed_listings()
         self._record_walk_problems()
         self._note_changed_series_metadata(ordered)
         try:
@@ -282,6 +283,16 @@ class IndexUpdate:
             name for name in self.stored_series if name not in self.found_listings
         )
 
+    def _forget_changed_listings(self) -> None:
+        """Drop the listings of the series this scan changes, and the library's, in its first
+        transaction: a scan stopped after a commit leaves their rows changed and the listings
+        of the last finished scan would call them unchanged were the files put back so."""
+        if self.changed_listings:
+            self.db.executemany(
+                "DELETE FROM listings WHERE relpath = ?",
+                [(name,) for name in (*self.changed_listings, LIBRARY)],
+            )
+
     def _record_listings(self) -> None:
         """The listing of every series this scan applied, for the next scan to compare; a
         name no longer found forgets its own. Written with the scan's last commit only, so
@@ -298,7 +309,7 @@ class IndexUpdate:
         # The library's own: a scan of some names leaves the rest unlooked at.
         if self.only is not None:
             self.db.execute("DELETE FROM listings WHERE relpath = ?", (LIBRARY,))
-        elif self.library_listing != self.stored_library:
+        elif self.changed_listings or self.library_listing != self.stored_library:
             self.db.execute(
                 "INSERT OR REPLACE INTO listings VALUES(?, ?)", (LIBRARY, self.library_listing)
             )
