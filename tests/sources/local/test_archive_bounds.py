@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers.local_sources import SourceFactory, client_for
 from toshokan.sdk import RequestContext, archives
-from toshokan.sdk.archives import ArchiveError, SevenZipReader
+from toshokan.sdk.archives import ArchiveError, SevenZipReader, ZipScan
 from toshokan.sources.local import pages as pages_module
 
 from .helpers import cbz, jpeg
@@ -89,7 +89,16 @@ async def test_a_zip_directory_is_read_once_for_all_its_pages(
             threads.add(threading.current_thread().name)
         real_init(self, *args, **kwargs)
 
+    real_scan: Any = ZipScan.__init__
+
+    def counting_scans(self: ZipScan, path: object) -> None:
+        opened.append(str(path))
+        threads.add(threading.current_thread().name)
+        real_scan(self, path)
+
+    # Either reads the directory: ZipScan a plain zip's, zipfile any other.
     monkeypatch.setattr(zipfile.ZipFile, "__init__", counting)
+    monkeypatch.setattr(ZipScan, "__init__", counting_scans)
     async with client_for(source) as client:
         for url in urls:
             assert (await client.get(path_of(url))).status_code == 200

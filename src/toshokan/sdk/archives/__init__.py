@@ -10,7 +10,7 @@ One module per idea: :mod:`.base` (the interface, hostile entry names),
 :mod:`.limits` (the bounds every reader shares), a module per format
 (:mod:`.zips`, :mod:`.sevenzip`, :mod:`.rar`, :mod:`.pdf` and :mod:`.pdfrender`, :mod:`.epub`,
 :mod:`.folder`), :mod:`.directories` (archives kept open between requests),
-:mod:`.opening` (the reader a kind needs), :mod:`.zipscan` (a zip as a scan reads it), :mod:`.streams` (serving an entry),
+:mod:`.opening` (the reader a kind needs), :mod:`.zipscan` (a zip as a scan reads it), :mod:`.zippages` (a zip's page without zipfile), :mod:`.streams` (serving an entry),
 :mod:`.displayable` (BMP and TIFF pages served as PNG) and :mod:`.diskcache`. Everything callers use is importable from here.
 """
 
@@ -54,6 +54,7 @@ from toshokan.sdk.archives.pdfrender import (
 from toshokan.sdk.archives.rar import RAR_TOOLS, RarReader, rar_tool
 from toshokan.sdk.archives.sevenzip import SevenZipReader
 from toshokan.sdk.archives.streams import iter_chunks, sniff_media_type
+from toshokan.sdk.archives.zippages import ZipPages
 from toshokan.sdk.archives.zips import ZipReader
 from toshokan.sdk.archives.zipscan import UnusualZip, ZipScan, scan_zip
 
@@ -92,6 +93,7 @@ __all__ = [
     "TooLarge",
     "UnusualZip",
     "ZipDirectoryCache",
+    "ZipPages",
     "ZipReader",
     "ZipScan",
     "archive_kind_of_content",

@@ -113,6 +113,8 @@ class ZipScan(ChapterReader):
                 raise UnusualZip()
         else:
             directory = data
+        #: Where the central directory starts: the end of the last entry's data.
+        self.directory_at = directory_at
         self._entries = self._parse(directory, at, at + directory_size)
         #: The last entry of each name, as zipfile's look-up has it.
         self._by_name = {entry.name: entry for entry in self._entries}
@@ -177,6 +179,19 @@ class ZipScan(ChapterReader):
         if start >= 0 and (start + count <= len(self._data) or not self._start):
             return self._data[start : start + count]
         return os.pread(self._fd, count, offset)
+
+    @property
+    def file_size(self) -> int:
+        return self._file_size
+
+    @property
+    def entries(self) -> list[_Entry]:
+        """The central directory's entries, in its order (a name may come twice)."""
+        return self._entries
+
+    def bytes_at(self, offset: int, count: int) -> bytes:
+        """``count`` bytes at ``offset``, from what was read when it holds them."""
+        return self._bytes(offset, count)
 
     def members(self) -> list[tuple[str, int, bool]]:
         return [

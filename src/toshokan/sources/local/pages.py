@@ -15,6 +15,7 @@ import email.utils
 import hashlib
 import io
 import json
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -44,7 +45,9 @@ from toshokan.sdk.archives import (
     ChapterReader,
     DiskCache,
     TooLarge,
+    UnusualZip,
     ZipDirectoryCache,
+    ZipPages,
     displayable,
     iter_chunks,
     kind_of,
@@ -218,10 +221,13 @@ class PageServer:
         #: pool searches use, so slow archives cannot starve them; ``workers`` bounds it.
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="toshokan-archive")
         self._zips = ZipDirectoryCache()
+        #: Plain zips' directories, for a page read without a ZipFile (the usual case).
+        self._zip_pages = ZipPages()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._zips.clear()
+        self._zip_pages.clear()
 
     async def _in_pool(self, call: Callable[..., T], *args: object) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._pool, call, *args)
@@ -364,6 +370,9 @@ class PageServer:
                     stream.close()
                 return _Opened(None, stream, size, _clamped(stat.st_mtime), head)
             if kind == "zip":
+                data = self._plain_zip_page(real, stat, member)
+                if data is not None:
+                    return _Opened(None, io.BytesIO(data), len(data), _clamped(stat.st_mtime), data)
                 reader: ChapterReader = self._zips.open(real, stat.st_size, stat.st_mtime_ns)
             else:
                 reader = open_chapter(real, kind, self.root, renders=self.renders)
@@ -386,6 +395,16 @@ class PageServer:
         except ArchiveError as error:  # listed, but its bytes cannot be had (a bad CRC...)
             reader.close()
             raise DamagedPage(f"This page is damaged: {error}.") from None
+
+    def _plain_zip_page(self, path: Path, stat: os.stat_result, member: str) -> bytes | None:
+        """The page read off a plain zip's kept directory; None when ``ZipReader`` must
+        read it (whose answer, or error, is then the one given)."""
+        try:
+            return self._zip_pages.read(
+                path, stat.st_size, stat.st_mtime_ns, member, WHOLE_READ_LIMIT
+            )
+        except (UnusualZip, OSError):
+            return None
 
     def _open_displayed(
         self, relpath: str, kind: str, member: str | None, version: str | None
