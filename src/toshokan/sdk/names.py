@@ -190,7 +190,13 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def is_image_name(name: str) -> bool:
-    return os.path.splitext(name)[1].lower() in IMAGE_TYPES
+    # os.path.splitext(name)[1], without its generic steps: a scan asks this of every
+    # entry of every archive.
+    start = name.rfind("/") + 1
+    dot = name.rfind(".")
+    if dot <= start or not name[start:dot].strip("."):
+        return False  # no dot in the last part, or only the leading dots of a hidden file
+    return name[dot:].lower() in IMAGE_TYPES
 
 
 def media_type(name: str) -> str:

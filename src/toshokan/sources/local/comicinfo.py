@@ -191,6 +191,9 @@ def split_list(value: str | None, *, limit: int = MAX_LIST_ITEMS) -> list[str]:
     """
     if not value:
         return []
+    if "," not in value and ";" not in value:  # one name (a usual Writer)
+        name = " ".join(value.split())[:MAX_ITEM_LENGTH]
+        return [name] if name else []
     kept: list[str] = []
     seen: set[str] = set()
     for part in value.replace(";", ",").split(","):
