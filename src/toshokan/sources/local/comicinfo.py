@@ -107,7 +107,9 @@ _PLAIN = re.compile(
     rf"{_WS}*>(?P<body>(?:{_WS}*(?:{_CHILD}))*){_WS}*</ComicInfo{_WS}*>{_WS}*"
 )
 _ATTRIBUTES = re.compile(_ATTRIBUTE)
-_CHILDREN = re.compile(_CHILD)
+#: A child of a body ``_PLAIN`` matched, whose texts hold no ``<``: its start tag and text,
+#: or an empty element (an end tag is skipped, its name already matched).
+_CHILDREN = re.compile(rf"<({_NAME}){_WS}*(?:>([^<]*)|/>)")
 
 
 def _plain_children(data: bytes) -> tuple[str, dict[str, str]] | None:
@@ -125,8 +127,8 @@ def _plain_children(data: bytes) -> tuple[str, dict[str, str]] | None:
     if len(set(names)) != len(names):
         return None  # the parser refuses a repeated attribute
     fields: dict[str, str] = {}
-    for name, value, empty in _CHILDREN.findall(found["body"]):
-        fields.setdefault(name or empty, value)
+    for name, value in _CHILDREN.findall(found["body"]):
+        fields.setdefault(name, value)
     return "ComicInfo", fields
 
 
