@@ -133,3 +133,28 @@ def test_an_entry_inflating_past_its_declared_size_is_refused(
         assert reader.read("001.jpg", 1 << 20) == jpeg()
     finally:
         reader.close()
+
+
+async def test_a_chapter_file_that_leaves_the_library_is_not_served(
+    tmp_path: Path, make_source: SourceFactory
+) -> None:
+    """Its path is followed to the real file before anything is opened: a chapter turned
+    into a link out of the library, or into a link loop, serves nothing."""
+    chapter = cbz(tmp_path / "lib" / "S" / "Ch.1.cbz", pages=2)
+    source = await make_source(tmp_path / "lib")
+    urls = await source.pages("s", "ch-1", CTX)
+    outside = tmp_path / "elsewhere.cbz"
+    chapter.rename(outside)
+    async with client_for(source) as client:
+        chapter.symlink_to(outside)
+        escaped = await client.get(path_of(urls[0]))
+        chapter.unlink()
+        chapter.symlink_to(chapter)
+        looped = await client.get(path_of(urls[0]))
+        chapter.unlink()
+        gone = await client.get(path_of(urls[0]))
+    for answer in (escaped, looped):
+        assert answer.status_code == 404
+        assert "no longer in the library" in answer.text
+    assert gone.status_code == 404
+    assert "no longer readable in the library" in gone.text

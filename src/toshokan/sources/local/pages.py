@@ -12,6 +12,7 @@ Every path is checked to lie inside the library root before anything is opened.
 
 import asyncio
 import email.utils
+import errno
 import hashlib
 import io
 import json
@@ -353,29 +354,28 @@ class PageServer:
     # -- serving -------------------------------------------------------------------------
 
     def _open(self, relpath: str, kind: str, member: str | None) -> _Opened:
-        path = self.root / relpath
+        real = self._real_path(relpath)
         try:
-            real = path.resolve()
-        except (OSError, RuntimeError):
-            raise NotFound("The image is no longer in the library.") from None
-        if not real.is_relative_to(self.root):
-            raise NotFound("The image is no longer in the library.")
+            stat = os.stat(real)
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # a symlink loop: no file in the library
+                raise NotFound("The image is no longer in the library.") from None
+            raise NotFound("The image is no longer readable in the library.") from None
         try:
-            stat = real.stat()
             if kind == "file" or member is None:
-                stream: BinaryIO = real.open("rb")
+                stream: BinaryIO = open(real, "rb")  # noqa: SIM115 - closed with its answer
                 size = stat.st_size
                 head = stream.read(WHOLE_READ_LIMIT + 1) if size <= WHOLE_READ_LIMIT else None
                 if head is not None:
                     stream.close()
                 return _Opened(None, stream, size, _clamped(stat.st_mtime), head)
             if kind == "zip":
-                data = self._plain_zip_page(real, stat, member)
+                data = self._plain_zip_page(Path(real), stat, member)
                 if data is not None:
                     return _Opened(None, io.BytesIO(data), len(data), _clamped(stat.st_mtime), data)
-                reader: ChapterReader = self._zips.open(real, stat.st_size, stat.st_mtime_ns)
+                reader: ChapterReader = self._zips.open(Path(real), stat.st_size, stat.st_mtime_ns)
             else:
-                reader = open_chapter(real, kind, self.root, renders=self.renders)
+                reader = open_chapter(Path(real), kind, self.root, renders=self.renders)
         except (OSError, ArchiveError):
             raise NotFound("The image is no longer readable in the library.") from None
         try:
@@ -395,6 +395,17 @@ class PageServer:
         except ArchiveError as error:  # listed, but its bytes cannot be had (a bad CRC...)
             reader.close()
             raise DamagedPage(f"This page is damaged: {error}.") from None
+
+    def _real_path(self, relpath: str) -> str:
+        """The file's path with every link followed, which must lie inside the library root.
+
+        As ``Path.resolve`` and ``is_relative_to`` do it, on strings: half the cost."""
+        root = str(self.root)
+        real = os.path.realpath(os.path.join(root, relpath))
+        inside = root if root.endswith("/") else root + "/"
+        if real != root and not real.startswith(inside):
+            raise NotFound("The image is no longer in the library.")
+        return real
 
     def _plain_zip_page(self, path: Path, stat: os.stat_result, member: str) -> bytes | None:
         """The page read off a plain zip's kept directory; None when ``ZipReader`` must
