@@ -24,23 +24,25 @@ def test_every_listed_name_is_there_and_nothing_else_is_made_up(package: object)
         package.NoSuchName  # type: ignore[attr-defined]  # noqa: B018
 
 
+def in_a_new_process(*lines: str) -> None:
+    subprocess.run([sys.executable, "-c", "\n".join(lines)], check=True)
+
+
 def test_a_star_import_in_a_new_process_gives_every_name() -> None:
-    script = (
-        "from toshokan.sdk import *\n"
-        "import toshokan.sdk\n"
-        "missing = [n for n in toshokan.sdk.__all__ if n not in globals()]\n"
-        "assert not missing, missing\n"
+    in_a_new_process(
+        "from toshokan.sdk import *",
+        "import toshokan.sdk",
+        "missing = [n for n in toshokan.sdk.__all__ if n not in globals()]",
+        "assert not missing, missing",
     )
-    subprocess.run([sys.executable, "-c", script], check=True)
 
 
 def test_reading_a_chapter_imports_no_http_client_or_models() -> None:
     """A scan's reading processes import the reading module only: the HTTP client and the
     models (a quarter of a second of CPU a process) stay out of them."""
-    script = (
-        "import sys\n"
-        "import toshokan.sources.local.reading\n"
-        "loaded = sorted(m for m in ('httpx', 'pydantic', 'toshokan.models') if m in sys.modules)\n"
-        "assert not loaded, loaded\n"
+    in_a_new_process(
+        "import sys",
+        "import toshokan.sources.local.reading",
+        "loaded = sorted(m for m in ('httpx', 'pydantic', 'toshokan.models') if m in sys.modules)",
+        "assert not loaded, loaded",
     )
-    subprocess.run([sys.executable, "-c", script], check=True)

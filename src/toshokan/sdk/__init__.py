@@ -9,8 +9,9 @@ whose request budgets (:class:`Throttle`, :class:`AllOf`) hold process-wide; wor
 waits for runs inside :func:`background`, so that readers' requests go first.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toshokan.sdk.lazy import lazy_names
 
 if TYPE_CHECKING:
     from toshokan.errors import (
@@ -228,12 +229,4 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    # Imported when first asked for: a scan's reading process imports toshokan.sdk for
-    # its names and archives modules and needs none of the rest (pydantic's models,
-    # httpx), which cost it a quarter of a second of CPU to import.
-    if name not in _MODULES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULES[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _MODULES)

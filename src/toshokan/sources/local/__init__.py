@@ -4,8 +4,9 @@
 writes the sample library the host uses when the default folder is missing.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toshokan.sdk.lazy import lazy_names
 
 if TYPE_CHECKING:
     from toshokan.sources.local.demo import write_demo_library
@@ -21,12 +22,4 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    # Imported when first asked for: a scan's reading process imports this package for
-    # its own modules and needs none of these (the adapter, the sample library's
-    # drawing), which cost it a fifth of a second of CPU to import.
-    if name not in _MODULES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULES[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _MODULES)
