@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from toshokan.sdk.archives import ArchiveError, UnusualZip, ZipPages, ZipReader, ZipScan
+from toshokan.sdk.archives.zippages import directory_of, read_page
 
 from .archive_files import jpeg
 
@@ -122,3 +123,25 @@ def test_directories_are_kept_by_signature_within_a_bound_on_entries(
     os.utime(first, ns=(1, 1))
     assert page(pages, first, "0.jpg") == b"new"
     assert scans == ["1.cbz", "2.cbz", "1.cbz", "1.cbz"]
+
+
+def test_an_entry_claiming_more_bytes_than_its_page_needs_is_never_read_whole(
+    tmp_path: Path,
+) -> None:
+    """Its bytes are left to zipfile, which reads them a piece at a time: memory stays
+    bounded by the page's limit, not by what the directory says."""
+    path = write(tmp_path / "e.cbz", {"1.jpg": jpeg(), "pad.bin": os.urandom(200_000)})
+    spoiled = _central(path.read_bytes(), "compressed", 150_000)
+    at = spoiled.index(b"PK\x01\x02") + 10  # the first entry's method: deflated
+    path.write_bytes(spoiled[:at] + struct.pack("<H", zipfile.ZIP_DEFLATED) + spoiled[at + 2 :])
+    with ZipScan(path) as scan:
+        directory = directory_of(scan)
+    asked: list[int] = []
+
+    def read(offset: int, count: int) -> bytes:
+        asked.append(count)
+        return b""
+
+    with pytest.raises(UnusualZip):
+        read_page(read, directory, "1.jpg", LIMIT)
+    assert asked == []

@@ -62,9 +62,14 @@ def read_page(
         or entry.flags & _REFUSED_FLAGS
         or method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
         or (method == zipfile.ZIP_STORED and entry.compressed != entry.size)
+        # More than deflate can make of its size (zlib's bound is below this): read in one
+        # piece, it would cost memory the page's limit does not bound.
+        or entry.compressed > entry.size + (entry.size >> 6) + 64
     ):
         raise UnusualZip()
     header_size, named, packed_size = _LOCAL_HEADER.size, len(entry.name_bytes), entry.compressed
+    if entry.offset + header_size + named + packed_size > end:
+        raise UnusualZip()  # runs into the next entry, whatever its extra field
     chunk = read(entry.offset, header_size + named + _EXTRA_ALLOWANCE + packed_size)
     if len(chunk) < header_size + named:
         raise UnusualZip()
