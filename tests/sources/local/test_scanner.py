@@ -136,6 +136,24 @@ def test_a_chapter_dated_past_2262_is_indexed_and_its_changes_noticed(tmp_path: 
     assert (report.read, report.updated, report.chapters) == (1, 1, 2)
 
 
+def test_a_chapter_that_becomes_a_link_to_the_same_file_is_not_read_again(
+    tmp_path: Path,
+) -> None:
+    """The walk signs a plain archive from its raw listing and one reached through a link
+    from its stat: the same file signs the same either way, so it is not read again."""
+    root = tmp_path / "lib"
+    chapter = root / "Held" / "Ch.1.cbz"
+    cbz(chapter)
+    cbz(root / "Held" / "Ch.2.cbz")
+    scanner = scanner_for(root, tmp_path)
+    assert scanner.scan().read == 2
+    (root / ".store").mkdir()
+    chapter.rename(root / ".store" / "Ch.1.cbz")  # the same size and time
+    chapter.symlink_to(Path("..") / ".store" / "Ch.1.cbz")
+    report = scanner.scan()
+    assert (report.read, report.chapters, report.skipped) == (0, 2, [])
+
+
 def test_a_full_rescan_looks_again_at_what_a_scan_of_some_names_changed(
     demo_root: Path, tmp_path: Path
 ) -> None:

@@ -87,7 +87,7 @@ class FoundSeries:
         """Every chapter candidate: each folder's archives by name, then the others."""
         return [
             FoundChapter(
-                f"{rel}/{name}", _kind(name) or "", f"{size}:{mtime_ns}", seconds(mtime_ns)
+                f"{rel}/{name}", _kind(name) or "", signature(size, mtime_ns), seconds(mtime_ns)
             )
             for rel, names, numbers in self.archives
             for name, mtime_ns, size in sorted(
@@ -128,14 +128,17 @@ def _kind(name: str) -> str | None:
     return kind
 
 
-def stat_signature(stat: os.stat_result) -> str:
-    """A file's cheap change signature: size and nanosecond mtime."""
-    return f"{stat.st_size}:{stat.st_mtime_ns}"
+def signature(size: int, mtime_ns: int) -> str:
+    """A file's cheap change signature: size and nanosecond mtime. The one spelling of
+    it, whether the numbers come from a stat or from a walk's raw listing, so a chapter
+    found either way compares equal with the index. It takes the two numbers, not a
+    stat, so a stat is signed in one call too (a rescan signs every cover and series.json)."""
+    return f"{size}:{mtime_ns}"
 
 
-def signature_mtime(signature: str) -> float:
-    """The modification time (seconds) a :func:`stat_signature` holds."""
-    return int(signature.rsplit(":", 1)[1]) / 1e9
+def signature_mtime(sig: str) -> float:
+    """The modification time (seconds) a :func:`signature` holds."""
+    return int(sig.rsplit(":", 1)[1]) / 1e9
 
 
 def is_inside(path: Path, root: Path) -> bool:
@@ -242,7 +245,9 @@ class LibraryWalk:
             kind = kind_of(entry.name)
             if kind:
                 stat = entry.stat()
-                chapter = FoundChapter(rel, kind, stat_signature(stat), stat.st_mtime)
+                chapter = FoundChapter(
+                    rel, kind, signature(stat.st_size, stat.st_mtime_ns), stat.st_mtime
+                )
                 self.found[rel] = FoundSeries(rel, True, others=(chapter,))
             elif is_image_name(entry.name):
                 self.problems[rel] = "image directly in the library root; put pages in a folder"
@@ -365,17 +370,19 @@ class LibraryWalk:
         lower = name.lower()
         kind = kind_of(name)
         if kind:
-            series.others += (FoundChapter(erel, kind, stat_signature(stat), stat.st_mtime),)
+            series.others += (
+                FoundChapter(erel, kind, signature(stat.st_size, stat.st_mtime_ns), stat.st_mtime),
+            )
         elif is_image_name(name):
             stem = lower.rsplit(".", 1)[0]
             if depth == 0 and stem in COVER_STEMS:
                 # "cover" wins over "folder"/"poster"; otherwise the first by name.
                 if series.cover is None or stem == "cover":
-                    series.cover = (erel, stat_signature(stat))
+                    series.cover = (erel, signature(stat.st_size, stat.st_mtime_ns))
                 return
             pages.images.append((name, stat.st_size, stat.st_mtime_ns))
         elif depth == 0 and lower == "series.json":
-            series.series_json = (erel, stat_signature(stat))
+            series.series_json = (erel, signature(stat.st_size, stat.st_mtime_ns))
         elif lower == "comicinfo.xml":
             pages.comicinfo = (stat.st_size, stat.st_mtime_ns)
         else:
