@@ -209,6 +209,10 @@ class LibraryWalk:
         self.problems: dict[str, str] = {}
         #: Real paths of folders already entered, to break symlink loops.
         self.visited: set[str] = set()
+        #: The other chapters (see :attr:`FoundSeries.others`) of the series folder being
+        #: walked, in a list while it grows: made a tuple once, at the folder's end, not
+        #: one tuple more each (a series of hundreds of image folders made hundreds).
+        self.others: list[FoundChapter] = []
 
     def run(self, only: set[str] | None = None) -> tuple[dict[str, FoundSeries], dict[str, str]]:
         """Every series and chapter candidate, and the files skipped while walking.
@@ -256,8 +260,11 @@ class LibraryWalk:
 
     def _series_folder(self, entry: os.DirEntry[str], rel: str) -> None:
         series = FoundSeries(rel, False)
+        self.others = []  # none left by a series folder whose walk was cut short
         self.visited.add(_real_path(entry))
         self._walk_folder(entry.path, rel, series, 0)
+        if self.others:
+            series.others = tuple(self.others)
         if series.archives or series.others:
             self.found[rel] = series
         elif not self._has_problem_under(rel):
@@ -324,7 +331,7 @@ class LibraryWalk:
                 self.problems[erel] = f"cannot be read ({error.strerror})"
         chapter = pages.as_chapter(rel)
         if chapter is not None:
-            series.others += (chapter,)
+            self.others.append(chapter)
 
     def _folder_entry(
         self,
@@ -370,8 +377,8 @@ class LibraryWalk:
         lower = name.lower()
         kind = kind_of(name)
         if kind:
-            series.others += (
-                FoundChapter(erel, kind, signature(stat.st_size, stat.st_mtime_ns), stat.st_mtime),
+            self.others.append(
+                FoundChapter(erel, kind, signature(stat.st_size, stat.st_mtime_ns), stat.st_mtime)
             )
         elif is_image_name(name):
             stem = lower.rsplit(".", 1)[0]
