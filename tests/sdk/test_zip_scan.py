@@ -95,6 +95,52 @@ def test_symlinks_duplicates_and_a_large_comicinfo(tmp_path: Path) -> None:
     assert listing.comicinfo is None and any("larger than 10" in w for w in listing.warnings)
 
 
+def plain_with_duplicate(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as archive, pytest.warns(UserWarning):
+        archive.writestr("1.jpg", jpeg())
+        archive.writestr("1.jpg", b"the last of a name is the one read")
+
+
+def plain_with_link(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        link = zipfile.ZipInfo("2.jpg")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr("1.jpg", jpeg())
+        archive.writestr(link, "1.jpg")
+
+
+def plain_with_damaged_page(path: Path) -> None:
+    write(path, {"1.jpg": jpeg(), "2.jpg": b"not an image", "ComicInfo.xml": COMICINFO})
+
+
+def plain_with_nested_comicinfo(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("sub/", b"")
+        archive.writestr("sub/comicinfo.XML", b"<ComicInfo><Series>Inner</Series></ComicInfo>")
+        archive.writestr("sub/1.JPG", jpeg())
+        archive.writestr("ComicInfo.xml", COMICINFO)
+        archive.writestr("Other/ComicInfo.xml", b"<ComicInfo/>")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [plain_with_duplicate, plain_with_link, plain_with_damaged_page, plain_with_nested_comicinfo],
+)
+def test_plain_names_with_something_to_say_read_as_zipfile_reads_them(
+    tmp_path: Path, make: Callable[[Path], None]
+) -> None:
+    """Names all plain, but a page or entry the general listing warns of, or a choice of
+    ComicInfo.xml to make."""
+    path = tmp_path / "p.cbz"
+    make(path)
+    listing = same_as_zipfile(path)
+    if make is plain_with_nested_comicinfo:
+        assert listing.comicinfo == COMICINFO and listing.warnings == []
+    else:
+        assert listing.warnings
+    assert same_as_zipfile(path, limit=10).comicinfo is None
+
+
 def test_a_streamed_chapter_with_data_descriptors(tmp_path: Path) -> None:
     class Unseekable(io.RawIOBase):
         def __init__(self) -> None:

@@ -42,14 +42,16 @@ RESCAN_BUDGET = 333
 #: regression.
 PAGE_BUDGET = 175
 #: Calls of reading one zip chapter of the demo library, as a first scan's reading processes
-#: do (287 when this was written; 296 before a page's extension was found without
-#: os.path.splitext and a one-name ComicInfo list went unsplit; 314 before a name's bracketed
+#: do (267 when this was written; 287 before a plain zip's listing was made in one pass
+#: over its directory, without the general listing's steps for each entry; 296 before a
+#: page's extension was found without os.path.splitext and a one-name ComicInfo list went
+#: unsplit; 314 before a name's bracketed
 #: parts were remembered and its series part cleaned once; 481 when each archive was a zipfile.ZipFile, whose own
 #: calls are not counted, and ComicInfo.xml went through expat's calls for each element):
 #: one read of the archive for its directory, page heads, ComicInfo.xml and KOReader id, the
 #: pages' names checked and sorted, ComicInfo.xml read, the file's name parsed, and the
 #: chapter's record. A few to spare; 20 more a chapter is a regression.
-READ_BUDGET = 290
+READ_BUDGET = 270
 #: Pages asked before counting: more than the threads either pool may start.
 WARM_UP = 40
 

@@ -83,7 +83,8 @@ class Listing:
 
 #: A name safe_member_name keeps as it is and _junk does not refuse for a hidden part: no
 #: backslash, NUL or colon, no part empty or starting with a dot (so no "." or "..").
-_PLAIN_NAME = re.compile(r"[^/\\\x00:.][^/\\\x00:]*(?:/[^/\\\x00:.][^/\\\x00:]*)*")
+PLAIN_NAME = r"[^/\\\x00:.][^/\\\x00:]*(?:/[^/\\\x00:.][^/\\\x00:]*)*"
+_PLAIN_NAME = re.compile(PLAIN_NAME)
 
 
 def safe_member_name(name: str) -> str | None:
@@ -111,8 +112,15 @@ class ChapterReader(ABC):
     #: reader open between requests: ``close`` hands it back there instead of releasing it.
     keeper: "Callable[[ChapterReader], None] | None" = None
 
-    def __init__(self, path: Path):
-        self.path = path
+    def __init__(self, path: Path | str):
+        self._path = path
+
+    @property
+    def path(self) -> Path:
+        """The container's file; a :class:`Path` is made only when asked for (a scan opens
+        every zip of a library by its name and never asks)."""
+        path = self._path
+        return path if isinstance(path, Path) else Path(path)
 
     def __enter__(self) -> Self:
         return self
