@@ -24,8 +24,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from toshokan.sdk.archives.zips import _LOCAL_HEADER
-from toshokan.sdk.archives.zipscan import UnusualZip, ZipScan, _Entry
+from toshokan.sdk.archives.zips import LOCAL_HEADER
+from toshokan.sdk.archives.zipscan import DirectoryEntry, UnusualZip, ZipScan
 
 #: Flags zipfile reads otherwise or refuses: encrypted, compressed patched data, strong
 #: encryption.
@@ -35,7 +35,7 @@ _UTF8_NAME = 0x800
 _EXTRA_ALLOWANCE = 64
 
 #: A name's entry and where the next entry (or the central directory) starts.
-Directory = dict[str, tuple[_Entry, int]]
+Directory = dict[str, tuple[DirectoryEntry, int]]
 
 
 def directory_of(scan: ZipScan) -> Directory:
@@ -67,13 +67,13 @@ def read_page(
         or entry.compressed > entry.size + (entry.size >> 6) + 64
     ):
         raise UnusualZip()
-    header_size, named, packed_size = _LOCAL_HEADER.size, len(entry.name_bytes), entry.compressed
+    header_size, named, packed_size = LOCAL_HEADER.size, len(entry.name_bytes), entry.compressed
     if entry.offset + header_size + named + packed_size > end:
         raise UnusualZip()  # runs into the next entry, whatever its extra field
     chunk = read(entry.offset, header_size + named + _EXTRA_ALLOWANCE + packed_size)
     if len(chunk) < header_size + named:
         raise UnusualZip()
-    magic, _, flags, *_, local_named, extra = _LOCAL_HEADER.unpack_from(chunk)
+    magic, _, flags, *_, local_named, extra = LOCAL_HEADER.unpack_from(chunk)
     if (
         magic != b"PK\x03\x04"
         or local_named != named

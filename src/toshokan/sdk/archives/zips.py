@@ -13,7 +13,7 @@ from toshokan.sdk.archives.base import ArchiveError, ChapterReader, TooLarge
 from toshokan.sdk.digests import partial_md5_of
 
 #: A zip entry's local header: signature, five 16-bit fields, CRC and sizes, name and extra lengths.
-_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
+LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 #: Bytes of an entry read to know its image type (the longest signature checked is 16).
 HEAD_BYTES = 16
 #: Entries up to this size are read in one go off the archive's own file (ComicInfo.xml).
@@ -76,11 +76,11 @@ class ZipReader(ChapterReader):
                 for name in names:
                     info = self._zip.getinfo(name)
                     raw.seek(info.header_offset)
-                    header = raw.read(_LOCAL_HEADER.size)
-                    if len(header) < _LOCAL_HEADER.size:
+                    header = raw.read(LOCAL_HEADER.size)
+                    if len(header) < LOCAL_HEADER.size:
                         heads[name] = b""
                         continue
-                    magic, _, flags, method, _, _, _, _, _, named, extra = _LOCAL_HEADER.unpack(
+                    magic, _, flags, method, _, _, _, _, _, named, extra = LOCAL_HEADER.unpack(
                         header
                     )
                     if magic != b"PK\x03\x04":
@@ -92,7 +92,7 @@ class ZipReader(ChapterReader):
                         # The directory's size: a local header written before its data
                         # (a streamed zip, with a data descriptor after it) says 0.
                         data = raw.read(min(info.compress_size, 512 if method else HEAD_BYTES))
-                        heads[name] = _inflated(data) if method else data
+                        heads[name] = inflated(data) if method else data
         except (OSError, KeyError):
             return None
         return heads
@@ -132,10 +132,10 @@ class ZipReader(ChapterReader):
         raw = self._zip.fp
         with self._lock:
             raw.seek(info.header_offset)
-            header = raw.read(_LOCAL_HEADER.size)
-            if len(header) < _LOCAL_HEADER.size:
+            header = raw.read(LOCAL_HEADER.size)
+            if len(header) < LOCAL_HEADER.size:
                 return None
-            magic, *_, named, extra = _LOCAL_HEADER.unpack(header)
+            magic, *_, named, extra = LOCAL_HEADER.unpack(header)
             if magic != b"PK\x03\x04":
                 return None
             try:
@@ -176,7 +176,7 @@ class ZipReader(ChapterReader):
             raise ArchiveError(f"entry cannot be read ({error})") from None
 
 
-def _inflated(data: bytes) -> bytes:
+def inflated(data: bytes) -> bytes:
     """The first bytes a deflated entry holds; empty when they do not inflate."""
     try:
         return zlib.decompressobj(-15).decompress(data, HEAD_BYTES)

@@ -38,7 +38,7 @@ from toshokan.sdk.archives.base import (
     TooLarge,
 )
 from toshokan.sdk.archives.streams import sniff_media_type
-from toshokan.sdk.archives.zips import _LOCAL_HEADER, DIRECT_READ_BYTES, HEAD_BYTES, _inflated
+from toshokan.sdk.archives.zips import DIRECT_READ_BYTES, HEAD_BYTES, LOCAL_HEADER, inflated
 from toshokan.sdk.digests import OFFSETS, SAMPLE, md5_of_samples
 from toshokan.sdk.names import IMAGE_TYPES, natural_key
 
@@ -56,7 +56,7 @@ TAIL_BYTES = 64 * 1024
 MAX_DIRECTORY_BYTES = 4 * 1024 * 1024
 #: Bytes read past a page's local header at once: its name, a usual extra field, the
 #: first bytes of the page (a deflated one needs more of them to inflate 16).
-_HEAD_READ = _LOCAL_HEADER.size + 512 + 512
+_HEAD_READ = LOCAL_HEADER.size + 512 + 512
 #: Newest zip version zipfile reads; a newer one is for zipfile to refuse.
 _MAX_EXTRACT_VERSION = 63
 #: Every name of an archive plain (base.PLAIN_NAME, a folder's with its slash), joined by NULs,
@@ -68,7 +68,7 @@ class UnusualZip(Exception):
     """Not an archive this reader answers for: read it with ``ZipReader``."""
 
 
-class _Entry(NamedTuple):
+class DirectoryEntry(NamedTuple):
     """What a scan needs of a central directory entry."""
 
     name: str
@@ -133,18 +133,18 @@ class ZipScan(ChapterReader):
         #: Where the central directory starts: the end of the last entry's data.
         self.directory_at = directory_at
         self._entries = self._parse(directory, at, at + directory_size)
-        self._names: dict[str, _Entry] | None = None
+        self._names: dict[str, DirectoryEntry] | None = None
 
     @property
-    def _by_name(self) -> dict[str, _Entry]:
+    def _by_name(self) -> dict[str, DirectoryEntry]:
         """The last entry of each name, as zipfile's look-up has it; made when first asked
         (the listing of a usual chapter never asks)."""
         if self._names is None:
             self._names = {entry.name: entry for entry in self._entries}
         return self._names
 
-    def _parse(self, directory: bytes, at: int, stop: int) -> list[_Entry]:
-        entries: list[_Entry] = []
+    def _parse(self, directory: bytes, at: int, stop: int) -> list[DirectoryEntry]:
+        entries: list[DirectoryEntry] = []
         unpack, entry_size = _ENTRY.unpack_from, _ENTRY.size
         while at < stop:
             if at + entry_size > stop:
@@ -192,7 +192,7 @@ class ZipScan(ChapterReader):
                 raise UnusualZip()  # zipfile cuts the name short, or fails on it
             link = stat.S_ISLNK(attributes >> 16)
             entries.append(
-                _Entry(name, name_bytes, flags, method, crc, compressed, size, offset, link)
+                DirectoryEntry(name, name_bytes, flags, method, crc, compressed, size, offset, link)
             )
         return entries
 
@@ -209,7 +209,7 @@ class ZipScan(ChapterReader):
         return self._file_size
 
     @property
-    def entries(self) -> list[_Entry]:
+    def entries(self) -> list[DirectoryEntry]:
         """The central directory's entries, in its order (a name may come twice)."""
         return self._entries
 
@@ -234,15 +234,15 @@ class ZipScan(ChapterReader):
                 heads[name] = head
         return heads
 
-    def _head(self, entry: _Entry) -> bytes | None:
+    def _head(self, entry: DirectoryEntry) -> bytes | None:
         """An entry's first bytes as :meth:`ZipReader.heads` reads them (empty without a
         local header); None for an entry it does not look into (encrypted, or compressed
         otherwise than stored or deflated)."""
-        header_size = _LOCAL_HEADER.size
+        header_size = LOCAL_HEADER.size
         chunk = self._bytes(entry.offset, _HEAD_READ)
         if len(chunk) < header_size:
             return b""
-        magic, _, flags, method, _, _, _, _, _, named, extra = _LOCAL_HEADER.unpack_from(chunk)
+        magic, _, flags, method, _, _, _, _, _, named, extra = LOCAL_HEADER.unpack_from(chunk)
         if magic != b"PK\x03\x04":
             return b""
         if flags & 0x1 or method not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -254,7 +254,7 @@ class ZipScan(ChapterReader):
         data = chunk[start : start + want]
         if len(data) < want and len(chunk) == _HEAD_READ:
             data = self._bytes(entry.offset + start, want)
-        return _inflated(data) if method else data
+        return inflated(data) if method else data
 
     def read(self, name: str, limit: int) -> bytes:
         """A small entry (ComicInfo.xml) as ``ZipReader`` reads it off its local header."""
@@ -263,7 +263,7 @@ class ZipScan(ChapterReader):
             raise UnusualZip()
         return self._read(entry, limit)
 
-    def _read(self, entry: _Entry, limit: int) -> bytes:
+    def _read(self, entry: DirectoryEntry, limit: int) -> bytes:
         if entry.size > limit:
             raise TooLarge(f"entry is larger than {limit} bytes")
         if entry.flags & 0x1:
@@ -275,15 +275,15 @@ class ZipScan(ChapterReader):
         ):
             raise UnusualZip()
         named = len(entry.name_bytes)
-        chunk = self._bytes(entry.offset, _LOCAL_HEADER.size + named)
-        if len(chunk) < _LOCAL_HEADER.size:
+        chunk = self._bytes(entry.offset, LOCAL_HEADER.size + named)
+        if len(chunk) < LOCAL_HEADER.size:
             raise UnusualZip()
-        magic, *_, local_named, extra = _LOCAL_HEADER.unpack_from(chunk)
+        magic, *_, local_named, extra = LOCAL_HEADER.unpack_from(chunk)
         if magic != b"PK\x03\x04" or local_named != named:
             raise UnusualZip()
-        if chunk[_LOCAL_HEADER.size :] != entry.name_bytes:
+        if chunk[LOCAL_HEADER.size :] != entry.name_bytes:
             raise UnusualZip()
-        packed = self._bytes(entry.offset + _LOCAL_HEADER.size + named + extra, entry.compressed)
+        packed = self._bytes(entry.offset + LOCAL_HEADER.size + named + extra, entry.compressed)
         if len(packed) != entry.compressed:
             raise UnusualZip()
         try:
@@ -316,8 +316,8 @@ class ZipScan(ChapterReader):
             or len(set(names)) != len(names)
         ):
             return None
-        pages: dict[str, _Entry] = {}
-        comicinfo: _Entry | None = None
+        pages: dict[str, DirectoryEntry] = {}
+        comicinfo: DirectoryEntry | None = None
         for entry in entries:
             name = entry.name
             if name[-1] == "/":
