@@ -10,6 +10,7 @@ the text of ``<ComicInfo>``'s children: building a tree for each (as ElementTree
 and defusedxml do) was a fifth of reading a chapter.
 """
 
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -193,6 +194,22 @@ def split_list(value: str | None, *, limit: int = MAX_LIST_ITEMS) -> list[str]:
     """
     if not value:
         return []
+    if len(value) <= _REMEMBERED_LENGTH and limit == MAX_LIST_ITEMS:
+        return list(_remembered_list(value))
+    return _split_list(value, limit)
+
+
+#: Lists up to this long are split once and remembered: the chapters of a series name the
+#: same writers, genres and tags, and a first scan reads every chapter.
+_REMEMBERED_LENGTH = 200
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered_list(value: str) -> tuple[str, ...]:
+    return tuple(_split_list(value, MAX_LIST_ITEMS))
+
+
+def _split_list(value: str, limit: int) -> list[str]:
     if "," not in value and ";" not in value:  # one name (a usual Writer)
         name = " ".join(value.split())[:MAX_ITEM_LENGTH]
         return [name] if name else []
