@@ -352,8 +352,13 @@ def parse_chapter_name(filename: str) -> NameInfo:
             text = _mark(text, volume_match)
         if chapter_match:
             number = _number(chapter_match.group(1))
-        if volume_match or chapter_match:
-            first = min(m.start() for m in (volume_match, chapter_match) if m)
+        marker = volume_match or chapter_match
+        if marker:
+            first = (
+                min(volume_match.start(), chapter_match.start())
+                if volume_match and chapter_match
+                else marker.start()
+            )
             series_parts.append(segment[:first])
             found_at = index
             break
@@ -373,7 +378,7 @@ def parse_chapter_name(filename: str) -> NameInfo:
                 series_parts.append(segment[: last.start()])
                 break
             series_parts.append(segment)
-    if found_at is not None:
+    if found_at is not None and found_at + 1 < len(segments):
         title = _clean(" - ".join(s for s in segments[found_at + 1 :] if _clean(s)))
     oneshot = bool(_ONESHOT.search(stem))
     # "Kimi ni Todoke - Oneshot": the marker, set apart, is not the series' name; in
