@@ -39,7 +39,7 @@ from toshokan.sdk.archives.base import (
 )
 from toshokan.sdk.archives.streams import sniff_media_type
 from toshokan.sdk.archives.zips import DIRECT_READ_BYTES, HEAD_BYTES, LOCAL_HEADER, inflated
-from toshokan.sdk.digests import OFFSETS, SAMPLE, md5_of_samples
+from toshokan.sdk.digests import OFFSETS, SAMPLE, md5_of_samples, partial_md5_of_bytes
 from toshokan.sdk.names import IMAGE_TYPES, natural_key
 
 #: The end of central directory record without a comment, and a central directory entry.
@@ -190,7 +190,7 @@ class ZipScan(ChapterReader):
                 raise UnusualZip() from None
             if not name or "\x00" in name:
                 raise UnusualZip()  # zipfile cuts the name short, or fails on it
-            link = stat.S_ISLNK(attributes >> 16)
+            link = (attributes >> 16) & 0o170000 == stat.S_IFLNK  # stat.S_ISLNK, inline
             entries.append(
                 DirectoryEntry(name, name_bytes, flags, method, crc, compressed, size, offset, link)
             )
@@ -352,8 +352,7 @@ class ZipScan(ChapterReader):
 
     def partial_md5(self) -> str:
         if not self._start:  # the whole file is in hand
-            data = self._data
-            return md5_of_samples(data[offset : offset + SAMPLE] for offset in OFFSETS)
+            return partial_md5_of_bytes(self._data)
         fd = self._fd
         return md5_of_samples(os.pread(fd, SAMPLE, offset) for offset in OFFSETS)
 
