@@ -2,6 +2,8 @@
 (issue 13, point 2): image pixels are counted before drawing, and drawing happens
 in a child process capped in memory and time."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +64,21 @@ def test_a_render_past_the_deadline_is_stopped(
             assert reader.read("00001.jpg", 10**8).startswith(b"\xff\xd8\xff")
     finally:
         renderer.close()
+
+
+def test_a_process_that_rendered_a_page_stops_its_render_child_when_it_exits(
+    tmp_path: Path,
+) -> None:
+    """The render child is stopped and waited for at exit, not left running (Python
+    says so with a ResourceWarning when a child it started outlives its Popen)."""
+    path = pdf(tmp_path / "ok.pdf", [(600, 800, (200, 0, 0))])
+    lines = [
+        "import sys",
+        "from pathlib import Path",
+        "from toshokan.sdk.archives import PdfReader",
+        "with PdfReader(Path(sys.argv[1])) as reader:",
+        "    assert reader.read('00001.jpg', 10**8).startswith(b'\\xff\\xd8\\xff')",
+    ]
+    command = [sys.executable, "-W", "always::ResourceWarning", "-c", "\n".join(lines), str(path)]
+    ran = subprocess.run(command, capture_output=True, text=True, check=True, timeout=60)
+    assert "ResourceWarning" not in ran.stderr, ran.stderr

@@ -19,6 +19,7 @@ more place to hide images. The rendered bitmap itself is bounded by
 :data:`PDF_LONG_SIDE`.
 """
 
+import atexit
 import io
 import json
 import os
@@ -230,3 +231,6 @@ class _Reader:
 
 #: The process-wide renderer: PDFium renders one page at a time anyway.
 RENDERER = Renderer()
+# Its child is the process's own: stopped and waited for when the process exits, not left
+# to find its stdin closed and be reaped by whoever inherits it.
+atexit.register(RENDERER.close)
