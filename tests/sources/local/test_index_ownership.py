@@ -150,9 +150,9 @@ def test_an_interrupted_scan_keeps_what_it_read(tmp_path: Path) -> None:
     for series in range(40):
         folder = root / f"Series {series:02d}"
         folder.mkdir()
-        for chapter in range(1, 101):
+        for chapter in range(1, 251):
             (folder / f"Ch.{chapter}.cbz").write_bytes(data)
-    total = 4001
+    total = 10001  # enough that a scan on a fast machine is still reading when stopped
     index = tmp_path / "i.sqlite3"
     command = [sys.executable, "-m", "toshokan", "scan", str(root), "--index", str(index)]
     scan = subprocess.Popen(
@@ -165,7 +165,6 @@ def test_an_interrupted_scan_keeps_what_it_read(tmp_path: Path) -> None:
     deadline = time.monotonic() + 120
     while _chapters_in(index) == 0 and scan.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    time.sleep(0.05)  # past the first commit, in the middle of reading
     scan.send_signal(signal.SIGINT)
     _, errors = scan.communicate(timeout=120)
     assert scan.returncode == 130, errors
