@@ -1,6 +1,7 @@
 """Scanning: what is indexed, what is skipped and why, and incremental updates."""
 
 import os
+import pickle
 import re
 import shutil
 import zipfile
@@ -10,7 +11,7 @@ import py7zr
 import pytest
 
 from toshokan.sdk.archives import rar_tool
-from toshokan.sources.local.discovery import LibraryUnavailable
+from toshokan.sources.local.discovery import FoundChapter, LibraryUnavailable
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.index.update import ScanCancelled
 from toshokan.sources.local.scanner import Scanner
@@ -463,6 +464,12 @@ def test_a_large_scan_reads_in_worker_processes_to_the_same_index(
     assert report.chapters == 23 and report.read == 24
     assert report.skipped == in_thread.scan().skipped != []
     assert index_rows(in_processes) == index_rows(in_thread)
+
+
+def test_a_chapter_found_reaches_a_reading_process_whole() -> None:
+    """Sent over the pipe as the call that makes it: every field arrives."""
+    chapter = FoundChapter("Series/Ch.1.cbz", "zip", "[1, 2]", 1.5)
+    assert pickle.loads(pickle.dumps(chapter, pickle.HIGHEST_PROTOCOL)) == chapter
 
 
 def test_volume_folders_inside_a_series_number_their_chapters(tmp_path: Path) -> None:
