@@ -78,11 +78,14 @@ def test_idle_readers_are_bounded_and_released(tmp_path: Path) -> None:
     # The two least recently returned were released (their archives closed) ...
     assert Tracked.released == paths[:2]
     # ... and the two kept are handed out again rather than reopened.
-    assert idle.open(paths[3], Tracked) is readers[3]
-    assert idle.open(paths[2], Tracked) is readers[2]
-    assert idle.open(paths[0], Tracked) is not readers[0]
+    again = [idle.open(paths[n], Tracked) for n in (3, 2, 0)]
+    assert again[0] is readers[3]
+    assert again[1] is readers[2]
+    assert again[2] is not readers[0]
     idle.clear()
     assert Tracked.released == paths[:2]  # the three handed out are in use: not released
+    for reader in again:
+        reader.release()
 
 
 def test_a_directory_larger_than_the_bound_is_not_kept(tmp_path: Path) -> None:
@@ -102,10 +105,10 @@ def test_a_reader_is_never_handed_to_two_requests_at_once(tmp_path: Path) -> Non
     assert second is not first
     first.close()
     second.close()
-    assert {id(idle.open(path, SevenZipReader)), id(idle.open(path, SevenZipReader))} == {
-        id(first),
-        id(second),
-    }
+    again = [idle.open(path, SevenZipReader) for _ in range(2)]
+    assert {id(reader) for reader in again} == {id(first), id(second)}
+    for reader in again:
+        reader.release()
 
 
 def test_closing_a_reader_twice_returns_it_once(tmp_path: Path) -> None:
@@ -114,5 +117,8 @@ def test_closing_a_reader_twice_returns_it_once(tmp_path: Path) -> None:
     reader = idle.open(path, SevenZipReader)
     reader.close()
     reader.close()
-    assert idle.open(path, SevenZipReader) is reader
-    assert idle.open(path, SevenZipReader) is not reader
+    again = [idle.open(path, SevenZipReader) for _ in range(2)]
+    assert again[0] is reader
+    assert again[1] is not reader
+    for each in again:
+        each.release()
