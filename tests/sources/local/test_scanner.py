@@ -472,6 +472,29 @@ def test_a_chapter_found_reaches_a_reading_process_whole() -> None:
     assert pickle.loads(pickle.dumps(chapter, pickle.HIGHEST_PROTOCOL)) == chapter
 
 
+def test_a_first_scan_whose_walk_differs_from_what_it_reads_reads_the_rest_right(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The index holds no chapter but remembers a broken file as skipped: the walk sends it
+    # to the reading processes with the rest, the scan does not read it again, so what was
+    # sent while walking is not what is read.
+    from toshokan.sources.local import scanner as scanner_module
+
+    monkeypatch.setattr(scanner_module, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(scanner_module, "BATCH_SIZE", 3)
+    library = tmp_path / "library"
+    (library / "AAA Broken").mkdir(parents=True)
+    (library / "AAA Broken" / "Ch.1.cbz").write_bytes(b"not a zip")
+    in_processes = Scanner(library, Index(tmp_path / "a.sqlite3"), workers=2)
+    in_thread = Scanner(library, Index(tmp_path / "b.sqlite3"), workers=0)
+    assert in_processes.scan().skipped == in_thread.scan().skipped != []
+    shutil.copytree(demo_root, library, dirs_exist_ok=True)
+    report = in_processes.scan()
+    assert report.read == report.chapters == 23
+    assert report.skipped == in_thread.scan().skipped
+    assert index_rows(in_processes) == index_rows(in_thread)
+
+
 def test_volume_folders_inside_a_series_number_their_chapters(tmp_path: Path) -> None:
     root = tmp_path / "lib"
     cbz(root / "Berserk" / "Vol 01" / "Ch 1.cbz")

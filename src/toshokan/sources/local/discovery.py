@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
@@ -199,7 +200,12 @@ class _LoosePages:
 class LibraryWalk:
     """One walk of the library root; :meth:`run` returns what was found and what was skipped."""
 
-    def __init__(self, root: Path, own_files: frozenset[str]):
+    def __init__(
+        self,
+        root: Path,
+        own_files: frozenset[str],
+        on_series: Callable[[FoundSeries], None] | None = None,
+    ):
         self.root = root
         #: The index's own files, never taken for library content if kept inside the root.
         self.own_files = own_files
@@ -218,6 +224,8 @@ class LibraryWalk:
         #: walked, in a list while it grows: made a tuple once, at the folder's end, not
         #: one tuple more each (a series of hundreds of image folders made hundreds).
         self.others: list[FoundChapter] = []
+        #: Called with each series as soon as it is found whole, in the walk's order.
+        self.on_series = on_series
 
     def run(self, only: set[str] | None = None) -> tuple[dict[str, FoundSeries], dict[str, str]]:
         """Every series and chapter candidate, and the files skipped while walking.
@@ -257,7 +265,10 @@ class LibraryWalk:
                 chapter = FoundChapter(
                     rel, kind, signature(stat.st_size, stat.st_mtime_ns), stat.st_mtime
                 )
-                self.found[rel] = FoundSeries(rel, True, others=(chapter,))
+                series = FoundSeries(rel, True, others=(chapter,))
+                self.found[rel] = series
+                if self.on_series is not None:
+                    self.on_series(series)
             elif is_image_name(entry.name):
                 self.problems[rel] = "image directly in the library root; put pages in a folder"
             else:
@@ -272,6 +283,8 @@ class LibraryWalk:
             series.others = tuple(self.others)
         if series.archives or series.others:
             self.found[rel] = series
+            if self.on_series is not None:
+                self.on_series(series)
         elif not self._has_problem_under(rel):
             # Say why an empty-looking series is missing, unless its contents already do.
             self.problems[rel] = "series folder has no chapters"
@@ -402,9 +415,15 @@ class LibraryWalk:
 
 
 def walk(
-    root: Path, own_files: frozenset[str], only: set[str] | None = None
+    root: Path,
+    own_files: frozenset[str],
+    only: set[str] | None = None,
+    on_series: Callable[[FoundSeries], None] | None = None,
 ) -> tuple[dict[str, FoundSeries], dict[str, str]]:
     """Every series and chapter candidate under ``root``, and the files skipped while walking.
+
+    ``on_series`` is called with each series as soon as the walk has it whole, by name
+    (a first scan starts reading its chapters then, while the walk goes on).
 
     The cycle collector is paused meanwhile: a walk makes no cycles, and the collections
     its allocations set off (over the whole process, the host's objects included) were
@@ -415,7 +434,7 @@ def walk(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return LibraryWalk(root, own_files).run(only)
+        return LibraryWalk(root, own_files, on_series).run(only)
     finally:
         if collecting:
             gc.enable()

@@ -14,7 +14,7 @@ import os
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -40,6 +40,9 @@ AHEAD = 4
 #: Chapters read in the scan's own thread while the worker processes start: about one
 #: commit's worth, so a new library shows its first series within a moment.
 READ_HERE_FIRST = 500
+#: Chapters of a first scan sent to the reading processes while the walk goes on, at
+#: most: their readings wait here until the index takes them (a few MB).
+EARLY_CHAPTERS = 10_000
 #: How long a reading process is given to end once its pipe is closed.
 STOP_SECONDS = 5.0
 
@@ -72,6 +75,10 @@ class Scanner:
         self.comicinfo_limit = comicinfo_limit
         #: Processes reading chapters during a large scan; 0 or 1 reads in the scan's thread.
         self.workers = default_workers() if workers is None else workers
+        #: The running scan's reading processes once started, and its first chapters sent
+        #: to them while the walk goes on (a first scan's).
+        self._reading: _Reading | None = None
+        self._early: _EarlyReading | None = None
         #: Chapters opened since this scanner was made (tests assert on it).
         self._lock = threading.Lock()
         #: Set to stop a running scan between two chapters (the host is shutting down).
@@ -81,9 +88,16 @@ class Scanner:
 
     def scan(self, only: set[str] | None = None, progress: Progress | None = None) -> ScanReport:
         """Bring the index up to date; ``only`` limits the scan to these top-level names."""
-        with self._lock:
-            found, walk_problems = self.walk(only)
-            with self.index.writer() as db:
+        with self._lock, self.index.writer() as db:
+            try:
+                # Into an empty index every chapter found is read: the reading processes
+                # start as soon as the walk has found enough for them, and read while it
+                # and the index's preparations go on.
+                if self.workers >= 2 and _empty(db):
+                    self._early = _EarlyReading(self._start_reading)
+                found, walk_problems = self.walk(
+                    only, None if self._early is None else self._early.add
+                )
                 shared = (
                     None
                     if self.shared_claims is None
@@ -104,6 +118,10 @@ class Scanner:
                 report = update.run()
                 self.name_files(db)
                 return report
+            finally:
+                self._early = None
+                if self._reading is not None:  # a call less for every rescan
+                    self._stop_reading()
 
     def name_files(self, db: sqlite3.Connection) -> None:
         """Give KOReader's id to files indexed before the index kept it (version 6), once.
@@ -124,9 +142,12 @@ class Scanner:
         db.executemany("UPDATE chapters SET partial_md5 = ? WHERE id = ?", named)
         db.execute("COMMIT")
 
-    def walk(self, only: set[str] | None = None) -> tuple[dict[str, FoundSeries], dict[str, str]]:
-        """Every series and chapter candidate, and the files skipped while walking."""
-        return walk(self.root, self.own_files, only)
+    def walk(
+        self, only: set[str] | None = None, on_series: Callable[[FoundSeries], None] | None = None
+    ) -> tuple[dict[str, FoundSeries], dict[str, str]]:
+        """Every series and chapter candidate, and the files skipped while walking
+        (``on_series`` is called with each series as the walk finds it)."""
+        return walk(self.root, self.own_files, only, on_series)
 
     def read_chapters(self, chapters: list[FoundChapter]) -> Generator[ChapterReading, None, None]:
         """Read these chapters, yielding each one's reading in the same order.
@@ -136,46 +157,48 @@ class Scanner:
         leaves threads no faster) while this thread writes the index. Closing
         the iterator early (a cancelled scan) cancels what has not started.
         """
+        early, self._early = self._early, None
         if len(chapters) < PARALLEL_FROM or self.workers < 2:
+            self._stop_reading()  # started during the walk, and not needed after all
             for chapter in chapters:
                 yield self.read_chapter(chapter)
             return
-        first, others = chapters[:READ_HERE_FIRST], chapters[READ_HERE_FIRST:]
-        batches = [others[n : n + BATCH_SIZE] for n in range(0, len(others), BATCH_SIZE)]
-        workers = [self._start_worker() for _ in range(self.workers)]
         try:
-            # A worker that answers is sent the next batch (one given less of the CPU gets
-            # fewer); answers wait here until the batches before them are applied, so the
-            # chapters keep their order.
-            answers: dict[int, list[ChapterReading] | None] = {}
-            sent = 0
-            for _ in range(AHEAD):
-                for worker in workers:
-                    if sent < len(batches):
-                        worker.send(sent, batches[sent])
-                        sent += 1
+            reading = None
+            if early is not None and early.sent_first(chapters):
+                # The walk's first chapters are these: their batches are read or on the way.
+                reading, first, others = early.reading, [], chapters[early.batched :]
+            if reading is None:
+                self._stop_reading()  # whatever was sent early is not these chapters
+                reading = self._start_reading()
+                first, others = chapters[:READ_HERE_FIRST], chapters[READ_HERE_FIRST:]
+            reading.batches += [
+                others[n : n + BATCH_SIZE] for n in range(0, len(others), BATCH_SIZE)
+            ]
+            reading.send_ahead()
             # Read here while the workers start (spawning takes a moment): the index has
             # series to show from the first commit on.
             for chapter in first:
                 yield self.read_chapter(chapter)
-            for number, batch in enumerate(batches):
-                while number not in answers:
-                    busy = {w.connection: w for w in workers if w.queued}
-                    if not busy:  # every worker died: the rest is read here
-                        break
-                    for ready in wait(list(busy)):
-                        worker = busy[cast(Connection, ready)]
-                        answers.update(worker.receive())
-                        if worker.alive and sent < len(batches):
-                            worker.send(sent, batches[sent])
-                            sent += 1
-                readings = answers.pop(number, None)
+            for number, batch in enumerate(reading.batches):
+                readings = reading.take(number)
                 if readings is None:  # the worker failed or died: read the batch here
                     readings = [self.read_chapter(chapter) for chapter in batch]
                 yield from readings
         finally:
-            for worker in workers:
+            self._stop_reading()
+
+    def _start_reading(self) -> "_Reading":
+        """The reading processes of this scan, started on the first call."""
+        if self._reading is None:
+            self._reading = _Reading([self._start_worker() for _ in range(self.workers)])
+        return self._reading
+
+    def _stop_reading(self) -> None:
+        if self._reading is not None:
+            for worker in self._reading.workers:
                 worker.stop()
+            self._reading = None
 
     def _start_worker(self) -> "_Worker":
         # Spawned, not forked: the host has threads (and their locks) a fork would copy.
@@ -247,3 +270,92 @@ class _Worker:
         if self.process.exitcode is None:
             self.process.kill()
             self.process.join()
+
+
+def _empty(db: sqlite3.Connection) -> bool:
+    """Whether the index holds no chapter yet (a first scan)."""
+    return db.execute("SELECT 1 FROM chapters LIMIT 1").fetchone() is None
+
+
+class _Reading:
+    """The reading processes of a scan, the batches of chapters to hand them in turn, and
+    their answers by batch number.
+
+    A worker that answers is sent the next batch (one given less of the CPU gets fewer);
+    answers wait here until the batches before them are taken, so the chapters keep their
+    order, and no more than the batches in flight wait (memory stays bounded).
+    """
+
+    def __init__(self, workers: list[_Worker]):
+        self.workers = workers
+        self.batches: list[list[FoundChapter]] = []
+        #: Batches sent so far (the first ones); the rest wait for a worker to answer.
+        self.sent = 0
+        self.answers: dict[int, list[ChapterReading] | None] = {}
+
+    def send_ahead(self) -> None:
+        """Give each worker batches, in turn, until it has :data:`AHEAD` in hand."""
+        for _ in range(AHEAD):
+            for worker in self.workers:
+                if worker.alive and len(worker.queued) < AHEAD and self.sent < len(self.batches):
+                    self._send(worker)
+
+    def collect(self, timeout: float | None) -> bool:
+        """Take the answers ready within ``timeout``; False when no worker has a batch."""
+        busy = {w.connection: w for w in self.workers if w.queued}
+        if not busy:
+            return False
+        for ready in wait(list(busy), timeout):
+            worker = busy[cast(Connection, ready)]
+            self.answers.update(worker.receive())
+            if worker.alive and self.sent < len(self.batches):
+                self._send(worker)
+        return True
+
+    def take(self, number: int) -> list[ChapterReading] | None:
+        """Batch ``number``'s readings, once answered; None if its worker failed or died
+        (or every worker did)."""
+        while number not in self.answers and self.collect(None):
+            pass
+        return self.answers.pop(number, None)
+
+    def _send(self, worker: _Worker) -> None:
+        worker.send(self.sent, self.batches[self.sent])
+        self.sent += 1
+
+
+class _EarlyReading:
+    """A first scan's first chapters, sent to the reading processes as the walk finds them.
+
+    Into an empty index every chapter the walk finds is read, in the walk's order, so its
+    first batches can be read while the walk and the index's preparations go on (without
+    this, one core idled for both). The scan checks that its chapters begin with these
+    before taking their readings.
+    """
+
+    def __init__(self, start: Callable[[], _Reading]):
+        self.start = start
+        self.reading: _Reading | None = None
+        #: The chapters found so far, up to :data:`EARLY_CHAPTERS`, and how many are batched.
+        self.found: list[FoundChapter] = []
+        self.batched = 0
+
+    def add(self, series: FoundSeries) -> None:
+        """Called with each series found: batch its chapters, send what workers can take."""
+        room = EARLY_CHAPTERS - len(self.found)
+        if room <= 0:
+            return
+        self.found += series.chapters[:room]
+        if self.reading is None:
+            if len(self.found) < PARALLEL_FROM:
+                return
+            self.reading = self.start()
+        while len(self.found) - self.batched >= BATCH_SIZE:
+            self.reading.batches.append(self.found[self.batched : self.batched + BATCH_SIZE])
+            self.batched += BATCH_SIZE
+        self.reading.collect(0)
+        self.reading.send_ahead()
+
+    def sent_first(self, chapters: list[FoundChapter]) -> bool:
+        """Whether the batches made here are the first of ``chapters``."""
+        return self.reading is not None and chapters[: self.batched] == self.found[: self.batched]
