@@ -35,9 +35,13 @@ from toshokan.sources.local.seriesjson import SeriesJson
 #: A scan with at least this many chapters to read spreads them over worker processes;
 #: for fewer, starting the processes (half a second each) costs more than it saves.
 PARALLEL_FROM = 2000
-#: Chapters handed to a worker process at once, and batches kept in flight per worker.
+#: Chapters handed to a worker process at once, and batches kept in flight per worker:
+#: enough for the workers to go on reading while the scan commits (rebuilding the series
+#: read since the last commit takes tens of milliseconds), and few enough that sending
+#: a batch never waits (twelve of 50 chapters are well under a pipe's buffer) and that
+#: the readings waiting here stay a few MB.
 BATCH_SIZE = 50
-AHEAD = 4
+AHEAD = 12
 #: Chapters read in the scan's own thread while the worker processes start: about one
 #: commit's worth, so a new library shows its first series within a moment.
 READ_HERE_FIRST = 500
