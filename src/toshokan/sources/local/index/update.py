@@ -19,7 +19,7 @@ import marshal
 import sqlite3
 import time
 from collections.abc import Callable, Generator, Iterator
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from toshokan.sources.local.discovery import FoundChapter, FoundSeries, signature_mtime
@@ -383,7 +383,8 @@ class IndexUpdate:
             for record in self.unwritten:
                 record["slug"] = slugs[record["relpath"]]
         if self.unwritten:
-            self.db.executemany(_upsert_sql(tuple(self.unwritten[0])), self.unwritten)
+            columns = tuple(self.unwritten[0])
+            self.db.executemany(_upsert_sql(columns), map(itemgetter(*columns), self.unwritten))
             self.unwritten = []
 
     def _publish_finished_series(self) -> None:
@@ -614,8 +615,10 @@ def content_time(db: sqlite3.Connection) -> float:
 
 @functools.lru_cache(maxsize=4)
 def _upsert_sql(columns: tuple[str, ...]) -> str:
-    """The statement for a record with these keys (every record has the same ones)."""
-    placeholders = ", ".join(f":{c}" for c in columns)
+    """The statement for a record with these keys (every record has the same ones), its
+    values given in this order: bound by position, not by name from each record (SQLite's
+    module makes a string of each name to look it up, 20 a row: 1.5 us a chapter)."""
+    placeholders = ", ".join("?" for _ in columns)
     updates = ", ".join(f"{c}=excluded.{c}" for c in columns if c != "relpath")
     return (
         f"INSERT INTO chapters({', '.join(columns)}) VALUES({placeholders}) "
