@@ -384,7 +384,7 @@ def parse_chapter_name(filename: str) -> NameInfo:
     # "Kimi ni Todoke - Oneshot": the marker, set apart, is not the series' name; in
     # "Lone Oneshot" the word is part of the name (a lone file's name is its series').
     cleaned = [_clean(s) for s in series_parts]
-    series = _clean(" - ".join(c for c in cleaned if c and not _ONESHOT.fullmatch(c)))
+    series = _clean(" - ".join([c for c in cleaned if c and not _ONESHOT.fullmatch(c)]))
     if oneshot:
         if number is None:
             number = 0.0

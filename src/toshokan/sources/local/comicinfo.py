@@ -127,10 +127,8 @@ def _plain_children(data: bytes) -> tuple[str, dict[str, str]] | None:
     names = _ATTRIBUTES.findall(found["attributes"])
     if len(set(names)) != len(names):
         return None  # the parser refuses a repeated attribute
-    fields: dict[str, str] = {}
-    for name, value in _CHILDREN.findall(found["body"]):
-        fields.setdefault(name, value)
-    return "ComicInfo", fields
+    # The first text of each name: in reverse order, the last one written.
+    return "ComicInfo", dict(reversed(_CHILDREN.findall(found["body"])))
 
 
 def _children(data: bytes) -> tuple[str, dict[str, str]]:

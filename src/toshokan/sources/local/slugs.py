@@ -87,7 +87,7 @@ def chapter_base_slug(
         parts.append(_group_slug(group))
     if language and language.lower() != default_language.lower():
         parts.append(slugify(language, fallback="", max_length=10))
-    slug = "-".join(p for p in parts if p)
+    slug = "-".join([p for p in parts if p])
     return f"{slug}-1" if slug in RESERVED_SLUGS else slug
 
 
