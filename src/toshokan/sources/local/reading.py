@@ -7,6 +7,7 @@ Names on disk fill in whatever ComicInfo.xml leaves out, so an untagged
 library still gets sensible titles, numbers and slugs.
 """
 
+import functools
 import json
 import os
 import signal
@@ -255,7 +256,7 @@ def chapter_record(
         "web": info.web,
         "pages": json.dumps([m.name for m in pages]),
         "page_count": len(pages),
-        "info": json.dumps(_series_hints(info, name)),
+        "info": _series_hints(info, name),
     }
 
 
@@ -284,23 +285,54 @@ def _numbered_title(name: NameInfo, number: float | None, volume: float | None) 
     return None
 
 
-def _series_hints(info: ComicInfo, name: NameInfo) -> dict[str, Any]:
-    """What this chapter says about its series, kept so the series row can be rebuilt
-    from stored chapters without reopening them."""
-    return {
-        "series": info.series,
-        "alt": info.alternate_series,
-        "summary": info.summary,
-        "writers": info.writers,
-        "artists": info.artists,
-        "genres": info.genres,
-        "tags": info.tags,
-        "publisher": info.publisher,
-        "year": info.year,
-        "age_rating": info.age_rating,
-        "name_series": name.series,
-        "manga": info.manga,
-    }
+def _series_hints(info: ComicInfo, name: NameInfo) -> str:
+    """What this chapter says about its series, kept (as JSON) so the series row can be
+    rebuilt from stored chapters without reopening them."""
+    summary = info.summary
+    hints = (
+        info.series,
+        info.alternate_series,
+        summary,
+        tuple(info.writers),
+        tuple(info.artists),
+        tuple(info.genres),
+        tuple(info.tags),
+        info.publisher,
+        info.year,
+        info.age_rating,
+        name.series,
+        info.manga,
+    )
+    if summary is not None and len(summary) > _REMEMBERED_SUMMARY:
+        return _hints_json.__wrapped__(hints)
+    return _hints_json(hints)
+
+
+#: The keys of a chapter's series hints, in the order of :func:`_series_hints`'s values.
+_HINT_KEYS = (
+    "series",
+    "alt",
+    "summary",
+    "writers",
+    "artists",
+    "genres",
+    "tags",
+    "publisher",
+    "year",
+    "age_rating",
+    "name_series",
+    "manga",
+)
+#: Hints with a summary up to this long are remembered: the chapters of a series repeat
+#: theirs, and a longer summary is not kept in memory for it.
+_REMEMBERED_SUMMARY = 2000
+
+
+@functools.lru_cache(maxsize=64)
+def _hints_json(hints: tuple[Any, ...]) -> str:
+    """Remembered: the chapters read one after another are mostly a series' own, whose
+    hints are the same, and encoding them was a twentieth of reading a chapter."""
+    return json.dumps(dict(zip(_HINT_KEYS, hints, strict=True)))
 
 
 def read_series_json(root: Path, relpath: str) -> SeriesJson:
