@@ -211,18 +211,15 @@ def _number(text: str) -> float | None:
     return value if 0 <= value < 1e9 else None
 
 
-_UNDERSCORES = re.compile(r"[_]+")
-_SPACES = re.compile(r"\s+")
 #: Where a name splits into series, number and title: a spaced dash (also en and em
 #: dashes, a tilde) or a colon.
 _SEGMENT_BREAK = re.compile(r"\s+[-\u2013\u2014~]\s+|\s*:\s+")
 
 
 def _clean(text: str) -> str:
-    if "_" in text:
-        text = _UNDERSCORES.sub(" ", text)
-    text = _SPACES.sub(" ", text)
-    return text.strip(" -._~:")
+    # Underscores and runs of white space become single spaces (those at the ends go too,
+    # as the strip would take them).
+    return " ".join(text.replace("_", " ").split()).strip(" -._~:")
 
 
 def language_tag(text: str) -> str | None:
@@ -325,7 +322,7 @@ def parse_chapter_name(filename: str) -> NameInfo:
         stem = stem[: -len(suffix)]
 
     mihon_group = ""
-    mihon = _MIHON.match(stem)
+    mihon = _MIHON.match(stem) if "_" in stem else None  # it takes an underscore
     if mihon:
         mihon_group, stem = mihon.group(1).strip(), _MIHON_COLON.sub(":", mihon.group(2))
 
@@ -380,7 +377,8 @@ def parse_chapter_name(filename: str) -> NameInfo:
             series_parts.append(segment)
     if found_at is not None and found_at + 1 < len(segments):
         title = _clean(" - ".join(s for s in segments[found_at + 1 :] if _clean(s)))
-    oneshot = bool(_ONESHOT.search(stem))
+    # Any match holds "shot" in some case; an ASCII name without it need not be searched.
+    oneshot = ("shot" in stem.lower() or not stem.isascii()) and bool(_ONESHOT.search(stem))
     # "Kimi ni Todoke - Oneshot": the marker, set apart, is not the series' name; in
     # "Lone Oneshot" the word is part of the name (a lone file's name is its series').
     cleaned = [_clean(s) for s in series_parts]
