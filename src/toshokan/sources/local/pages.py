@@ -248,7 +248,7 @@ class PageServer:
             self._icon = await asyncio.to_thread(_icon_png)
         etag = '"' + hashlib.sha1(self._icon).hexdigest()[:24] + '"'
         headers = {"ETag": etag, "Cache-Control": "public, max-age=86400"}
-        if _etag_matches(request.headers.get("if-none-match"), etag):
+        if etag_matches(request.headers.get("if-none-match"), etag):
             return Response(status_code=304, headers=headers)
         return Response(self._icon, media_type="image/png", headers=headers)
 
@@ -577,7 +577,9 @@ def _clamped(mtime: float) -> float:
     return min(max(mtime, 0.0), 253402300799.0) if mtime == mtime else 0.0
 
 
-def _etag_matches(header: str | None, etag: str) -> bool:
+def etag_matches(header: str | None, etag: str) -> bool:
+    """Whether ``If-None-Match`` names ``etag`` (weak or strong, or ``*``): the pages, the icon and
+    the thumbnails (:mod:`~toshokan.sources.local.thumbnails`) answer 304 by it alike."""
     if not header:
         return False
     tags = [t.strip().removeprefix("W/") for t in header.split(",")]
@@ -587,7 +589,7 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 def _not_modified(request: Request, etag: str, mtime: float) -> bool:
     if_none_match = request.headers.get("if-none-match")
     if if_none_match is not None:
-        return _etag_matches(if_none_match, etag)
+        return etag_matches(if_none_match, etag)
     since = request.headers.get("if-modified-since")
     if since:
         try:

@@ -25,7 +25,7 @@ from toshokan.sdk import NotFound
 from toshokan.sdk.archives import MAX_BUFFERED_BYTES, ArchiveError, DiskCache, open_chapter
 from toshokan.sdk.pictures import Picture, bounded_image, narrowed
 from toshokan.sources.local.index import Index
-from toshokan.sources.local.pages import IMMUTABLE, _etag_matches, series_with_cover
+from toshokan.sources.local.pages import IMMUTABLE, etag_matches, series_with_cover
 
 #: The widest thumbnail; narrower covers keep their width.
 THUMBNAIL_WIDTH = 300
@@ -95,7 +95,7 @@ class Thumbnails:
         key, cover = await self._cover_of(request.path_params["manga"])
         etag = '"' + hashlib.sha1(key.encode()).hexdigest()[:24] + '"'
         headers = {"ETag": etag, "Cache-Control": IMMUTABLE}
-        if _etag_matches(request.headers.get("if-none-match"), etag):
+        if etag_matches(request.headers.get("if-none-match"), etag):
             return Response(status_code=304, headers=headers)
         data = await self._thumbnail(key, *cover)
         return Response(data, media_type="image/jpeg", headers=headers)
