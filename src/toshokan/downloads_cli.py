@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from toshokan.follows_cli import READER, _reader, _run
+from toshokan.core_cli import READER, named_reader, run_on_core
 
 
 def _when(moment: float | None) -> str:
@@ -53,10 +53,10 @@ def downloads_group() -> None:
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 10_000))
 def downloads_list(reader: str | None, everything: bool, limit: int) -> None:
     async def listing(core: Any) -> Any:
-        who = None if reader is None else await _reader(core, reader)
+        who = None if reader is None else await named_reader(core, reader)
         return await core.downloads.listing(who, finished=everything, limit=limit)
 
-    found = _run(listing)
+    found = run_on_core(listing)
     queue = found.queue
     if queue.paused is None:
         click.echo("queue: running")
@@ -82,7 +82,7 @@ def downloads_list(reader: str | None, everything: bool, limit: int) -> None:
 @READER
 def downloads_pause(download: str | None, reader: str | None) -> None:
     async def pause(core: Any) -> str:
-        who = None if reader is None else await _reader(core, reader)
+        who = None if reader is None else await named_reader(core, reader)
         if download is not None:
             return describe(await core.downloads.steer(who, download, "hold"))
         if who is not None:
@@ -91,7 +91,7 @@ def downloads_pause(download: str | None, reader: str | None) -> None:
         await core.downloads.pause(None)
         return "queue paused (chapters being kept finish)"
 
-    click.echo(_run(pause))
+    click.echo(run_on_core(pause))
 
 
 @downloads_group.command(
@@ -103,7 +103,7 @@ def downloads_pause(download: str | None, reader: str | None) -> None:
 @READER
 def downloads_resume(download: str | None, reader: str | None) -> None:
     async def resume(core: Any) -> str:
-        who = None if reader is None else await _reader(core, reader)
+        who = None if reader is None else await named_reader(core, reader)
         if download is not None:
             return describe(await core.downloads.steer(who, download, "release"))
         if who is not None:
@@ -112,7 +112,7 @@ def downloads_resume(download: str | None, reader: str | None) -> None:
         await core.downloads.resume(None)
         return "queue resumed"
 
-    click.echo(_run(resume))
+    click.echo(run_on_core(resume))
 
 
 @downloads_group.command(
@@ -125,7 +125,7 @@ def downloads_retry(download: str | None) -> None:
             return f"{await core.downloads.retry_failed(None)} download(s) queued again"
         return describe(await core.downloads.steer(None, download, "retry"))
 
-    click.echo(_run(retry))
+    click.echo(run_on_core(retry))
 
 
 @downloads_group.command(
@@ -136,4 +136,4 @@ def downloads_cancel(download: str) -> None:
     async def cancel(core: Any) -> str:
         return describe(await core.downloads.steer(None, download, "cancel"))
 
-    click.echo(_run(cancel))
+    click.echo(run_on_core(cancel))

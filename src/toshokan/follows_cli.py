@@ -7,22 +7,13 @@ command only reads or writes the database (``add`` also asks the source whether
 the series exists). Bad input is one line and exit status 1.
 """
 
-import asyncio
 import datetime
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from toshokan.config import load_settings
+from toshokan.core_cli import READER, named_reader, run_on_core
 
-T = TypeVar("T")
-READER = click.option(
-    "--reader", "reader", help="The reader (default: the one implicit reader of a host without)."
-)
 #: The keep filters, the same for one series kept and for every series of a source.
 LANGUAGES = click.option(
     "--language", "languages", multiple=True, help="Keep chapters in this language (repeatable)."
@@ -34,62 +25,6 @@ GROUPS = click.option(
     help="Prefer this group's version of a chapter (repeatable, in order; default any group, "
     "one version a number).",
 )
-
-
-def _config() -> Path | None:
-    config: Path | None = click.get_current_context().find_root().params.get("config")
-    return config
-
-
-@asynccontextmanager
-async def _core(start_sources: bool) -> AsyncIterator[Any]:
-    """The host's core for ``--config``: its sources started only when the command asks them."""
-    from toshokan.core import Core, HostedSources
-    from toshokan.core.face import names_of
-    from toshokan.exits import or_exit as _or_exit
-    from toshokan.faces import FACES
-
-    settings = _or_exit(lambda: load_settings(_config()))
-    sources = _or_exit(lambda: HostedSources.from_settings(settings, face_names=names_of(FACES)))
-    core = _or_exit(lambda: Core(settings, sources))
-    if start_sources:
-        await core.startup(background=False)
-    else:
-        await core.follows.open()
-    try:
-        yield core
-    finally:
-        await core.shutdown(started=start_sources)
-
-
-def _run(work: Callable[[Any], Awaitable[T]], *, start_sources: bool = False) -> T:
-    """Run ``work(core)``; a refusal (unknown source or series, a bad URL) is one line, exit 1."""
-    from toshokan.errors import HostError
-
-    async def main() -> T:
-        async with _core(start_sources) as core:
-            return await work(core)
-
-    try:
-        return asyncio.run(main())
-    except HostError as error:
-        click.echo(f"toshokan: {error.message}", err=True)
-        sys.exit(1)
-
-
-async def _reader(core: Any, name: str | None) -> str:
-    """The reader named (who must exist), or the implicit one on a host without readers."""
-    from toshokan.core.progress import IMPLICIT_READER
-    from toshokan.errors import InvalidRequest
-
-    readers = core.readers.readers
-    if name is None:
-        if await asyncio.to_thread(readers.any):
-            raise InvalidRequest("this host has readers: name one with --reader")
-        return IMPLICIT_READER
-    if await asyncio.to_thread(readers.stored, name) is None:
-        raise InvalidRequest(f"no reader is named {name!r}")
-    return name
 
 
 def _when(moment: float | None) -> str:
@@ -139,7 +74,7 @@ def follows_add(
         raise click.UsageError("--language, --group, --backfill and --only-unread go with --keep")
 
     async def add(core: Any) -> Any:
-        who = await _reader(core, reader)
+        who = await named_reader(core, reader)
         made = await core.follows.follow(who, source, manga)
         if keep:
             await core.downloads.keep(
@@ -153,7 +88,7 @@ def follows_add(
             )
         return made
 
-    made = _run(add, start_sources=True)
+    made = run_on_core(add, start_sources=True)
     series = made.followed.series
     click.echo(f"following {source}/{manga} ({series.title}); its first check is queued")
     if keep:
@@ -186,7 +121,7 @@ def follows_keep(
         raise click.UsageError("--off takes no --language, --group or --only-unread")
 
     async def keep(core: Any) -> None:
-        who = await _reader(core, reader)
+        who = await named_reader(core, reader)
         core.source(source)
         downloads = core.downloads
         if off:
@@ -197,7 +132,7 @@ def follows_keep(
             who, source, languages=languages, groups=groups, only_unread=only_unread
         )
 
-    _run(keep, start_sources=True)
+    run_on_core(keep, start_sources=True)
     if off:
         click.echo(f"no longer keeping every series followed from {source} (what was kept stays)")
     else:
@@ -213,10 +148,10 @@ def follows_keep(
 @READER
 def follows_list(reader: str | None) -> None:
     async def found(core: Any) -> Any:
-        who = await _reader(core, reader)
+        who = await named_reader(core, reader)
         return await core.follows.follows_of(who), await core.downloads.every_series(who)
 
-    follows, every = _run(found)
+    follows, every = run_on_core(found)
     for keep in every:
         filters = [
             f"languages {', '.join(keep.languages)}" if keep.languages else "any language",
@@ -243,10 +178,10 @@ def follows_remove(source: str, manga: str, reader: str | None) -> None:
     from toshokan.errors import NotFound
 
     async def remove(core: Any) -> None:
-        if not await core.follows.unfollow(await _reader(core, reader), source, manga):
+        if not await core.follows.unfollow(await named_reader(core, reader), source, manga):
             raise NotFound(f"{source}/{manga} is not followed")
 
-    _run(remove)
+    run_on_core(remove)
     click.echo(f"no longer following {source}/{manga}")
 
 
@@ -263,7 +198,7 @@ def follows_check(source: str | None, manga: str | None) -> None:
     async def check(core: Any) -> Any:
         return await core.follows.check_here(series)
 
-    _, outcomes = _run(check, start_sources=True)
+    _, outcomes = run_on_core(check, start_sources=True)
     for outcome in outcomes:
         said = f"{outcome.state}, {outcome.new} new"
         if outcome.removed:
@@ -282,7 +217,7 @@ def follows_status() -> None:
     async def status(core: Any) -> Any:
         return await core.follows.status()
 
-    found = _run(status)
+    found = run_on_core(status)
     engine = found["engine"]
     click.echo(f"follows: {found['follows']} of {found['series']} series")
     click.echo(f"next check: {_when(found['next_check'])}")
@@ -316,10 +251,10 @@ def notify_group() -> None:
 )
 def notify_add(url: str, reader: str | None, series: tuple[str, ...]) -> None:
     async def add(core: Any) -> Any:
-        who = None if reader is None else await _reader(core, reader)
+        who = None if reader is None else await named_reader(core, reader)
         return await core.follows.add_target(who, url, list(series))
 
-    target = _run(add)
+    target = run_on_core(add)
     click.echo(f"notification target {target.id} added: {target.shown}")
 
 
@@ -327,10 +262,10 @@ def notify_add(url: str, reader: str | None, series: tuple[str, ...]) -> None:
 @READER
 def notify_list(reader: str | None) -> None:
     async def found(core: Any) -> Any:
-        who = None if reader is None else await _reader(core, reader)
+        who = None if reader is None else await named_reader(core, reader)
         return await core.follows.targets_of(who)
 
-    for target in _run(found):
+    for target in run_on_core(found):
         only = f"  only {', '.join(target.series)}" if target.series else ""
         failing = f"  failing: {target.error}" if target.failing_since else ""
         click.echo(f"{target.id}  {target.shown}{only}{failing}")
@@ -343,9 +278,9 @@ def notify_remove(url: str, reader: str | None) -> None:
     from toshokan.errors import NotFound
 
     async def remove(core: Any) -> None:
-        who = None if reader is None else await _reader(core, reader)
+        who = None if reader is None else await named_reader(core, reader)
         if not await core.follows.remove_target(who, url):
             raise NotFound("no such notification target")
 
-    _run(remove)
+    run_on_core(remove)
     click.echo("notification target removed")
