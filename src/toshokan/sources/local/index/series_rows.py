@@ -62,8 +62,14 @@ def aggregate_series(
     series: FoundSeries,
     read_series_json: SeriesJsonReader,
     claims: LibraryClaims,
+    *,
+    slugs_in_place: bool = False,
 ) -> bool:
-    """Recompute a series row from its chapters; False when it has none left (deleted)."""
+    """Recompute a series row from its chapters; False when it has none left (deleted).
+
+    ``slugs_in_place`` says every chapter row was written with its claimed slug (a first
+    scan's): assigning them again from the claims just made would give each the same.
+    """
     rows = db.execute(
         "SELECT * FROM chapters WHERE series_id = ? ORDER BY number, relpath", (sid,)
     ).fetchall()
@@ -75,7 +81,8 @@ def aggregate_series(
     _update_series_row(db, sid, series, rows, facts, series_json)
     _replace_search_terms(db, sid, facts)
     _replace_search_text(db, sid, facts)
-    assign_chapter_slugs(db, claims, series.relpath, rows)
+    if not slugs_in_place:
+        assign_chapter_slugs(db, claims, series.relpath, rows)
     return True
 
 

@@ -494,7 +494,14 @@ class IndexUpdate:
             series = by_id.get(sid)
             if series is None:
                 continue
-            if not aggregate_series(self.db, sid, series, self.read_series_json, self.claims):
+            if not aggregate_series(
+                self.db,
+                sid,
+                series,
+                self.read_series_json,
+                self.claims,
+                slugs_in_place=self.first_fill,  # written with the rows (_write_chapters)
+            ):
                 self.series_set_changed = True
 
     def _refresh_library_rows(self) -> None:
