@@ -8,6 +8,7 @@ start at 0, 1 KiB, 4 KiB, 16 KiB... up to 1 GiB. At most twelve small reads,
 so a library's scan can name every file without reading it whole.
 """
 
+import bisect
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -48,7 +49,7 @@ def md5_of_samples(samples: Iterable[bytes]) -> str:
 def partial_md5_of_bytes(data: bytes) -> str:
     """:func:`partial_md5` of a file whose bytes are all in hand: one digest of the samples
     joined (a sample past the end is empty, and those after it too)."""
-    size = len(data)
+    taken = bisect.bisect_left(OFFSETS, len(data))  # the offsets inside the file
     return hashlib.md5(
-        b"".join([data[offset : offset + SAMPLE] for offset in OFFSETS if offset < size])
+        b"".join([data[offset : offset + SAMPLE] for offset in OFFSETS[:taken]])
     ).hexdigest()

@@ -88,6 +88,12 @@ def real_path(root: Path, relpath: str, plain_folders: set[str] | None = None) -
     return path
 
 
+@functools.lru_cache(maxsize=8)
+def _inside(root: Path) -> str:
+    """What every path inside ``root`` starts with: asked once a chapter, made once."""
+    return os.path.join(root, "")
+
+
 def read_chapter(
     chapter: FoundChapter,
     root: Path,
@@ -99,7 +105,7 @@ def read_chapter(
     """Open one chapter and turn its pages and ComicInfo.xml into an index record
     (``plain_folders``: see :func:`real_path`)."""
     real = real_path(root, chapter.relpath, plain_folders)
-    if not real.startswith(os.path.join(root, "")):
+    if not real.startswith(_inside(root)):
         return ChapterReading(None, "points outside the library root", [])
     kind = chapter.kind
     try:
