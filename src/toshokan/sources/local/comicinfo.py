@@ -124,9 +124,11 @@ def _plain_children(data: bytes) -> tuple[str, dict[str, str]] | None:
     found = _PLAIN.fullmatch(text)
     if found is None or "]]>" in text:
         return None
-    names = _ATTRIBUTES.findall(found["attributes"])
-    if len(set(names)) != len(names):
-        return None  # the parser refuses a repeated attribute
+    attributes = found["attributes"]
+    if attributes:
+        names = _ATTRIBUTES.findall(attributes)
+        if len(set(names)) != len(names):
+            return None  # the parser refuses a repeated attribute
     # The first text of each name: in reverse order, the last one written.
     return "ComicInfo", dict(reversed(_CHILDREN.findall(found["body"])))
 
