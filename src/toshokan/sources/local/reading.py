@@ -260,7 +260,7 @@ def chapter_record(
         "language": language,
         "scanlator": scanlator,
         "web": info.web,
-        "pages": json.dumps([m.name for m in pages]),
+        "pages": _pages_json(tuple([m.name for m in pages])),
         "page_count": len(pages),
         "info": _series_hints(info, name),
     }
@@ -312,6 +312,24 @@ def _series_hints(info: ComicInfo, name: NameInfo) -> str:
     if summary is not None and len(summary) > _REMEMBERED_SUMMARY:
         return _hints_json.__wrapped__(hints)
     return _hints_json(hints)
+
+
+def _pages_json(names: tuple[str, ...]) -> str:
+    """A chapter's page names as JSON; remembered for the usual chapter, whose names
+    (``001.jpg``, ``002.jpg``...) are often those of the chapter read before."""
+    if len(names) > _REMEMBERED_PAGES:
+        return json.dumps(names)
+    return _remembered_pages_json(names)
+
+
+#: Chapters of up to this many pages have their names' JSON remembered (64 of them), so
+#: what is kept stays small.
+_REMEMBERED_PAGES = 500
+
+
+@functools.lru_cache(maxsize=64)
+def _remembered_pages_json(names: tuple[str, ...]) -> str:
+    return json.dumps(names)
 
 
 #: The keys of a chapter's series hints, in the order of :func:`_series_hints`'s values.
