@@ -100,7 +100,9 @@ _DECLARATION = (
     rf"""(?:{_WS}+encoding{_WS}*={_WS}*(?:"(?i:utf-8)"|'(?i:utf-8)'))?"""
     rf"""(?:{_WS}+standalone{_WS}*={_WS}*(?:"(?:yes|no)"|'(?:yes|no)'))?{_WS}*\?>"""
 )
-_CHILD = rf"<(?P<tag>{_NAME}){_WS}*>(?P<text>{_TEXT})</(?P=tag){_WS}*>|<(?P<empty>{_NAME}){_WS}*/>"
+#: Only the tag is a group (for its end tag): a group inside a repeat is saved and restored
+#: at each turn, and the text is found again by _CHILDREN.
+_CHILD = rf"<(?P<tag>{_NAME}){_WS}*>{_TEXT}</(?P=tag){_WS}*>|<{_NAME}{_WS}*/>"
 #: A plain ComicInfo.xml: an optional declaration, ``<ComicInfo>`` with attributes at
 #: most, and children holding text only, with nothing else but white space.
 _PLAIN = re.compile(
