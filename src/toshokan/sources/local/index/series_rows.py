@@ -143,7 +143,10 @@ def _decide_facts(
 ) -> SeriesFacts:
     # Each field of an empty SeriesJson is None: "series.json says nothing".
     given = series_json or SeriesJson()
-    infos: list[dict[str, Any]] = [json.loads(row["info"]) for row in rows]
+    # A series' chapters mostly carry the same hints, in the same text (the reading encodes
+    # a run of them once): each text is decoded once, and only read here.
+    decoded = {text: json.loads(text) for text in {row["info"] for row in rows}}
+    infos: list[dict[str, Any]] = [decoded[row["info"]] for row in rows]
     folder_title, folder_year = fallback_title(series)
     if series.is_file:
         folder_title = infos[0].get("name_series") or folder_title
