@@ -355,10 +355,13 @@ class _EarlyReading:
 
     def add(self, series: FoundSeries) -> None:
         """Called with each series found: batch its chapters, send what workers can take."""
+        # Every series' chapters are made here, past the limit too: while the reading
+        # processes have batches in hand, not after the walk, when they would wait for it.
+        chapters = series.chapters
         room = EARLY_CHAPTERS - len(self.found)
         if room <= 0:
             return
-        self.found += series.chapters[:room]
+        self.found += chapters[:room]
         if self.reading is None:
             if len(self.found) < PARALLEL_FROM:
                 return
