@@ -61,16 +61,11 @@ REQUEST_ID: ContextVar[str] = ContextVar("toshokan_request_id", default="-")
 BATCHED = "toshokan.access"
 #: The longest a kept record waits before the writer thread writes it.
 FLUSH_SECONDS = 0.25
-#: Lines the writer thread makes at once (one format), between two chances to pause.
-CHUNK = 100
-#: Work the writer thread does between two pauses, and how long it pauses: the interpreter's
-#: lock is left to the event loop at least every millisecond (without a pause, for up to the
-#: interpreter's switch interval, 5 ms). A pause costs the writer tens of microseconds of
-#: CPU (two hand-offs of the lock, a timer): one every hundred lines doubled a line's cost
-#: under load (docs/performance.md). A pause may take longer on a busy machine: past
-#: ``PAUSES_AT_MOST`` a batch is written without them, so lines are not held back more than
-#: that.
-WORK_BETWEEN_PAUSES = 0.001
+#: Lines the writer thread makes between two pauses, and how long it pauses: about a tenth
+#: of a millisecond of work, then the interpreter's lock left to the event loop. A pause
+#: may take longer on a busy machine: past ``PAUSES_AT_MOST`` a batch is written without
+#: them, so lines are not held back more than that.
+PAUSE_EVERY = 100
 PAUSE_SECONDS = 0.0001
 PAUSES_AT_MOST = 0.05
 #: Records kept at most; past it the thread logging writes them itself (a stalled stream).
@@ -178,20 +173,16 @@ class Deferred:
             # a chunk of lines at a time.
             text = self.text
             head = f" {logging.getLevelName(logging.INFO)} {self.logger.name}: "
-            now = time.monotonic()
-            pauses_until, pause_at = now + PAUSES_AT_MOST, now + WORK_BETWEEN_PAUSES
-            for start in range(0, count, CHUNK):
-                chunk = [column[start : start + CHUNK] for column in columns]
+            pauses_until = time.monotonic() + PAUSES_AT_MOST
+            for start in range(0, count, PAUSE_EVERY):
+                chunk = [column[start : start + PAUSE_EVERY] for column in columns]
                 for handler in batched:
                     handler.take_text(text(chunk, handler.stamps(), head))
-                if start + CHUNK < count:
-                    now = time.monotonic()
-                    if pause_at <= now < pauses_until:
-                        # The event loop waiting for the interpreter's lock gets it now
-                        # rather than after the interpreter's switch interval (5 ms, every
-                        # request in flight held up by as much).
-                        time.sleep(PAUSE_SECONDS)
-                        pause_at = time.monotonic() + WORK_BETWEEN_PAUSES
+                if start + PAUSE_EVERY < count and time.monotonic() < pauses_until:
+                    # The event loop waiting for the interpreter's lock gets it now rather
+                    # than after the interpreter's switch interval (5 ms, every request in
+                    # flight held up by as much).
+                    time.sleep(PAUSE_SECONDS)
             for handler in batched:
                 handler.flush()
             return
