@@ -359,9 +359,8 @@ class _EarlyReading:
         # processes have batches in hand, not after the walk, when they would wait for it.
         chapters = series.chapters
         room = EARLY_CHAPTERS - len(self.found)
-        if room <= 0:
-            return
-        self.found += chapters[:room]
+        if room > 0:
+            self.found += chapters[:room]
         if self.reading is None:
             if len(self.found) < PARALLEL_FROM:
                 return
@@ -369,8 +368,11 @@ class _EarlyReading:
         while len(self.found) - self.batched >= BATCH_SIZE:
             self.reading.batches.append(self.found[self.batched : self.batched + BATCH_SIZE])
             self.batched += BATCH_SIZE
-        self.reading.collect(0)
-        self.reading.send_ahead()
+        # Past the limit too, until every batch made here is sent: the limit is found
+        # within the walk's first tenth, and the processes would then idle for the rest.
+        if self.reading.sent < len(self.reading.batches):
+            self.reading.collect(0)
+            self.reading.send_ahead()
 
     def sent_first(self, chapters: list[FoundChapter]) -> bool:
         """Whether the batches made here are the first of ``chapters``."""
