@@ -55,6 +55,9 @@ _READER = (
     "from toshokan.sources.local.reading import serve_batches; "
     "pipe = Connection(int(sys.argv[1])); serve_batches(pipe, *pipe.recv())"
 )
+#: Chapters read ahead of the index at most while the scan rebuilds series at a commit:
+#: their readings wait here (about 1.2 KB each, 12 MB).
+WAITING_CHAPTERS = 10_000
 #: How long a reading process is given to end once its pipe is closed.
 STOP_SECONDS = 5.0
 
@@ -122,6 +125,7 @@ class Scanner:
                     walk_problems,
                     only,
                     read_chapters=self.read_chapters,
+                    keep_reading=self._keep_reading,
                     read_series_json=self.read_series_json,
                     progress=progress,
                     cancelled=self.stop.is_set,
@@ -199,6 +203,14 @@ class Scanner:
                 yield from readings
         finally:
             self._stop_reading()
+
+    def _keep_reading(self) -> None:
+        """Take the answers ready and hand out the next batches, while the scan rebuilds the
+        series at a commit (a few hundred ms): the reading processes would idle meanwhile
+        (their batches in hand last tens), with at most :data:`WAITING_CHAPTERS` read."""
+        reading = self._reading
+        if reading is not None and len(reading.answers) * BATCH_SIZE < WAITING_CHAPTERS:
+            reading.collect(0)
 
     def _start_reading(self) -> "_Reading":
         """The reading processes of this scan, started on the first call."""

@@ -55,6 +55,10 @@ FLUSH_SECONDS = 1.0
 FIRST_BATCH = 100
 
 
+#: Series rebuilt between two calls of ``keep_reading`` (about 10 ms of work).
+KEEP_READING_EVERY = 40
+
+
 class ScanCancelled(Exception):
     """The scan was stopped (the host is stopping, Ctrl-C); every chapter read so far is
     committed, what vanished or changed is left for the next scan."""
@@ -97,6 +101,7 @@ class IndexUpdate:
         only: set[str] | None,
         *,
         read_chapters: ChaptersReader,
+        keep_reading: Callable[[], None] = lambda: None,
         read_series_json: SeriesJsonReader,
         progress: Progress | None = None,
         cancelled: Callable[[], bool] = lambda: False,
@@ -109,6 +114,8 @@ class IndexUpdate:
         self.walk_problems = walk_problems
         self.only = only
         self.read_chapters = read_chapters
+        #: Called now and then during a long stretch of writing: the reading goes on meanwhile.
+        self.keep_reading = keep_reading
         #: The readings of the chapters to read, in the order the series are applied.
         self.readings: Iterator[ChapterReading] = iter(())
         self.read_series_json = read_series_json
@@ -490,7 +497,9 @@ class IndexUpdate:
             for s in self.found.values()
             if s.relpath in self.series_ids
         }
-        for sid in sorted(self.changed_series):
+        for n, sid in enumerate(sorted(self.changed_series)):
+            if n % KEEP_READING_EVERY == 0:
+                self.keep_reading()
             series = by_id.get(sid)
             if series is None:
                 continue
