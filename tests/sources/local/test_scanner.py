@@ -466,6 +466,25 @@ def test_a_large_scan_reads_in_worker_processes_to_the_same_index(
     assert index_rows(in_processes) == index_rows(in_thread)
 
 
+def test_reading_processes_import_nothing_from_the_working_directory(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan started in a folder holding a zipfile.py (a library's, say) reads with the
+    standard zipfile, not that file."""
+    from toshokan.sources.local import scanner as scanner_module
+
+    monkeypatch.setattr(scanner_module, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(scanner_module, "READ_HERE_FIRST", 0)
+    imported, here = tmp_path / "imported", tmp_path / "here"
+    here.mkdir()
+    (here / "zipfile.py").write_text(f"open({str(imported)!r}, 'w').close()\n")
+    monkeypatch.chdir(here)
+    in_processes = Scanner(demo_root, Index(tmp_path / "a.sqlite3"), workers=2)
+    in_thread = Scanner(demo_root, Index(tmp_path / "b.sqlite3"), workers=0)
+    assert in_processes.scan() == in_thread.scan()
+    assert not imported.exists()
+
+
 def test_a_chapter_found_reaches_a_reading_process_whole() -> None:
     """Sent over the pipe as the call that makes it: every field arrives."""
     chapter = FoundChapter("Series/Ch.1.cbz", "zip", "[1, 2]", 1.5)

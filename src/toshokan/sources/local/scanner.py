@@ -228,9 +228,10 @@ class Scanner:
         # A new interpreter, not a fork (the host has threads, and their locks a fork would
         # copy), and not multiprocessing's spawn either: that imports the parent's main
         # module again in the child, under the toshokan command toshokan.cli and what it
-        # imports, 0.25 s of CPU each.
+        # imports, 0.25 s of CPU each. -P: the working directory (the library, perhaps) is
+        # not put first on the module path, where a zipfile.py in it would be imported.
         ours, theirs = multiprocessing.Pipe()
-        command = [sys.executable, "-c", _READER, str(theirs.fileno())]
+        command = [sys.executable, "-P", "-c", _READER, str(theirs.fileno())]
         process = subprocess.Popen(command, pass_fds=(theirs.fileno(),))
         theirs.close()
         ours.send((self.root, self.default_language, self.comicinfo_limit))
