@@ -485,20 +485,6 @@ def test_reading_processes_import_nothing_from_the_working_directory(
     assert not imported.exists()
 
 
-def test_reading_processes_give_the_scan_its_core_first(demo_root: Path, tmp_path: Path) -> None:
-    from toshokan.sources.local import scanner as scanner_module
-
-    worker = Scanner(demo_root, Index(tmp_path / "a.sqlite3"), workers=2)._start_worker()
-    try:
-        worker.send(0, [])
-        assert worker.receive() == {0: []}  # its priority is set before it reads
-        ours = os.getpriority(os.PRIO_PROCESS, 0)
-        expected = min(19, ours + scanner_module.READER_NICENESS)
-        assert os.getpriority(os.PRIO_PROCESS, worker.process.pid) == expected > ours
-    finally:
-        worker.stop()
-
-
 def test_a_chapter_found_reaches_a_reading_process_whole() -> None:
     """Sent over the pipe as the call that makes it: every field arrives."""
     chapter = FoundChapter("Series/Ch.1.cbz", "zip", "[1, 2]", 1.5)

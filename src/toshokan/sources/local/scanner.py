@@ -48,18 +48,11 @@ READ_HERE_FIRST = 500
 #: Chapters of a first scan sent to the reading processes while the walk goes on, at
 #: most: their readings wait here until the index takes them (about 1.2 KB each, 12 MB).
 EARLY_CHAPTERS = 10_000
-#: How much lower the reading processes' CPU priority is than the scan's (``nice``): the
-#: scan's own process, writing the index, is what a first scan waits on, and with more
-#: processes than cores it queued for a core behind them (1.1 s in a 5.6 s scan on two
-#: cores, 0.3 s with this); they read ahead of it meanwhile. The host's requests, served
-#: by the scan's process, come first as well.
-READER_NICENESS = 5
 #: What a reading process runs: its end of the pipe is the descriptor it is given, and the
 #: first message the rest of :func:`reading.serve_batches`' arguments.
 _READER = (
-    "import os, sys; from multiprocessing.connection import Connection; "
+    "import sys; from multiprocessing.connection import Connection; "
     "from toshokan.sources.local.reading import serve_batches; "
-    f"os.nice({READER_NICENESS}); "
     "pipe = Connection(int(sys.argv[1])); serve_batches(pipe, *pipe.recv())"
 )
 #: Chapters read ahead of the index at most while the scan rebuilds series at a commit:
