@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from tests.helpers.serving import REPO, free_port, serve_command
+from toshokan.edge import request_ids
 from toshokan.edge.accesslog import AccessLog, said
-from toshokan.edge.request_ids import new_request_id
 from toshokan.logs import (
     FLUSH_SECONDS,
     LOG_FORMAT,
@@ -126,7 +126,7 @@ def test_a_host_killed_outright_loses_at_most_its_last_lines(tmp_path: Path) -> 
 
 
 def test_ids_never_repeat_across_processes_or_a_forked_child() -> None:
-    script = "from toshokan.edge.request_ids import new_request_id as n; print(n(), n())"
+    script = "from toshokan.edge import request_ids as r; print(next(r.new_ids), next(r.new_ids))"
     made = [
         subprocess.run(
             [sys.executable, "-c", script], capture_output=True, text=True, check=True
@@ -141,13 +141,13 @@ def test_ids_never_repeat_across_processes_or_a_forked_child() -> None:
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # the child's ids, never its parent's next ones
-        os.write(write, new_request_id() + b" " + new_request_id())
+        os.write(write, next(request_ids.new_ids) + b" " + next(request_ids.new_ids))
         os._exit(0)
     os.waitpid(child, 0)
     from_child = os.read(read, 200).split()
     os.close(read)
     os.close(write)
-    from_parent = [new_request_id(), new_request_id()]
+    from_parent = [next(request_ids.new_ids), next(request_ids.new_ids)]
     assert not set(from_child) & set(from_parent)
     assert from_child[0][:16] != from_parent[0][:16]
 

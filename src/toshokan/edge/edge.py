@@ -38,13 +38,13 @@ from toshokan.core.face import Face
 from toshokan.core.hashing import etag_of
 from toshokan.core.served import SERVED, Served
 from toshokan.core.shared import SharedRedis
+from toshokan.edge import request_ids
 from toshokan.edge.accesslog import AccessLog, said
 from toshokan.edge.cors import Cors
 from toshokan.edge.paths import BudgetKind, PathBudgets, reaches_no_route
 from toshokan.edge.proxy import FORWARDED, TrustedProxies
 from toshokan.edge.ratelimit import FULL, LIGHT, LocalBudget, budget
 from toshokan.edge.replay import ReplayTable, Stored
-from toshokan.edge.request_ids import new_request_id
 from toshokan.edge.routes import LABELS, UNROUTED, RouteLabels
 from toshokan.errors import error_body
 from toshokan.logs import REQUEST_ID
@@ -132,6 +132,8 @@ class Edge:
         # where the figures are on: prometheus-client reads its settings when imported).
         self._buckets: Sequence[float] = metrics.buckets if metrics is not None else ()
         self._sum_at = metrics.sum_at if metrics is not None else 0
+        # Where almost every replay's duration falls, found without searching the buckets.
+        self._first_bucket = self._buckets[0] if self._buckets else float("inf")
         self.labels = labels or RouteLabels()
         paths = PathBudgets(faces)
         self.budget_of = paths.of
@@ -163,6 +165,7 @@ class Edge:
         self._replays = self.replay.max_entries > 0
         self._replay_key = self.replay.key
         self._replayed = self.replay.get
+        self._answers = self.replay.answers
         self._line_said = self.log.line_said
         if cache is not None:
             cache.on_invalidate(self.replay.invalidate)
@@ -194,6 +197,9 @@ class Edge:
         started = monotonic()
         inbound = origin = if_none_match = host = declared = None
         private = preflight = since = forwarded = False
+        # No header that could change the answer or keep it from replaying (one that
+        # sets origin, if_none_match, since, declared or private).
+        plain = True
         size = 0
         headers: Headers = scope["headers"]
         for name, value in headers:
@@ -202,39 +208,37 @@ class Edge:
                 host = value
             elif name not in NOTED:
                 continue
-            elif name == b"origin":
-                origin = value
-            elif name == b"if-none-match":
-                if_none_match = value
-            elif name == b"if-modified-since":
-                since = True
-            elif name == b"content-length":
-                declared = value
             elif name == b"x-request-id":
                 if inbound is None:
                     inbound = value
             elif name == b"access-control-request-method":
                 preflight = True
             else:
-                private = True
-                forwarded = forwarded or name in FORWARDED
+                plain = False
+                if name == b"origin":
+                    origin = value
+                elif name == b"if-none-match":
+                    if_none_match = value
+                elif name == b"if-modified-since":
+                    since = True
+                elif name == b"content-length":
+                    declared = value
+                else:
+                    private = True
+                    forwarded = forwarded or name in FORWARDED
         # The id a proxy or client gave the request, when it is sane; else a new one.
         request_id = (
             inbound
             if inbound is not None and SANE_REQUEST_ID.fullmatch(inbound)
-            else new_request_id()
+            else next(request_ids.new_ids)
         )
         echo = (b"x-request-id", request_id)
         client = scope.get("client")
         missed: Hashable = None  # the replay key the one pass looked up and did not find
         if (
-            self._replays
+            plain
+            and self._replays
             and scope["method"] == "GET"
-            and not private
-            and origin is None
-            and if_none_match is None
-            and not since
-            and declared is None
             and len(headers) <= self.max_headers
             and size <= self.max_header_bytes
         ):
@@ -242,7 +246,9 @@ class Edge:
             # pass: the steps of _handle that such a request takes, and no others. The clock
             # read at its start is the replay's and the budget's "now".
             key = self._replay_key(scope, host)
-            stored = self._replayed(key, started)
+            stored = self._answers.get(key)
+            if stored is not None and started >= stored.checked_until:
+                stored = self._replayed(key, started)  # the core asked whether it still lives
             if stored is None:
                 missed = key
             elif stored.budget in self._fast_budgets:
@@ -262,7 +268,11 @@ class Edge:
                     seconds = ended - started
                     tally = stored.tally
                     if tally is not None:  # the answer's figures: metrics.count, in line
-                        tally[bisect_left(self._buckets, seconds)] += 1
+                        tally[
+                            0
+                            if seconds <= self._first_bucket
+                            else bisect_left(self._buckets, seconds)
+                        ] += 1
                         tally[self._sum_at] += seconds
                     elif self.metrics is not None:  # figures not kept in this process
                         self.metrics.request(*stored.labels, "GET", 200, seconds)

@@ -77,7 +77,9 @@ class Stored:
 class ReplayTable:
     def __init__(self, max_entries: int):
         self.max_entries = max_entries
-        self._stored: dict[Hashable, Stored] = {}
+        #: Every answer kept, by key: the edge's one pass reads an answer here and asks
+        #: :meth:`get` only once its :attr:`Stored.checked_until` has passed.
+        self.answers: dict[Hashable, Stored] = {}
         self._keys_of: dict[str | None, set[Hashable]] = {}
 
     @staticmethod
@@ -89,11 +91,11 @@ class ReplayTable:
         return (scope["method"], scope["scheme"], host, scope["path"], scope["query_string"], body)
 
     def __len__(self) -> int:
-        return len(self._stored)
+        return len(self.answers)
 
     def get(self, key: Hashable, now: float) -> Stored | None:
         """The answer kept under ``key``, if it still stands at ``now`` (``time.monotonic``)."""
-        stored = self._stored.get(key)
+        stored = self.answers.get(key)
         if stored is None:
             return None
         if now < stored.checked_until:
@@ -107,18 +109,18 @@ class ReplayTable:
     def put(self, key: Hashable, stored: Stored) -> None:
         if self.max_entries <= 0:
             return
-        if key not in self._stored and len(self._stored) >= self.max_entries:
-            self._drop(next(iter(self._stored)))  # the oldest
-        self._stored[key] = stored
+        if key not in self.answers and len(self.answers) >= self.max_entries:
+            self._drop(next(iter(self.answers)))  # the oldest
+        self.answers[key] = stored
         self._keys_of.setdefault(stored.entry.source, set()).add(key)
 
     def invalidate(self, source: str) -> None:
         """Forget every answer about ``source``, and those about every source (the manifest)."""
         for about in (source, None):
             for key in self._keys_of.pop(about, set()):
-                self._stored.pop(key, None)
+                self.answers.pop(key, None)
 
     def _drop(self, key: Hashable) -> None:
-        stored = self._stored.pop(key, None)
+        stored = self.answers.pop(key, None)
         if stored is not None:
             self._keys_of.get(stored.entry.source, set()).discard(key)
