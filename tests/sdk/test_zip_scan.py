@@ -29,6 +29,10 @@ def by_zipfile(path: Path, limit: int = LIMIT) -> tuple[Listing, str]:
 def same_as_zipfile(path: Path, limit: int = LIMIT) -> Listing:
     listing, digest = scan_zip(path, comicinfo_limit=limit)
     assert (listing, digest) == by_zipfile(path, limit)
+    # Given the size a scan's walk saw, right or out of date, it reads the same.
+    size = path.stat().st_size
+    for seen in (size, size - 1, size + 1):
+        assert scan_zip(path, comicinfo_limit=limit, size=seen) == (listing, digest)
     return listing
 
 
@@ -195,6 +199,8 @@ def test_what_it_does_not_read_like_zipfile_is_left_to_zipfile(
     spoil(path)
     with pytest.raises(UnusualZip):
         scan_zip(path, comicinfo_limit=LIMIT)
+    with pytest.raises(UnusualZip):
+        scan_zip(path, comicinfo_limit=LIMIT, size=path.stat().st_size)
 
 
 def test_zip64_and_a_damaged_comicinfo_are_left_to_zipfile(tmp_path: Path) -> None:

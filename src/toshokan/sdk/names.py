@@ -214,6 +214,7 @@ def _number(text: str) -> float | None:
 #: Where a name splits into series, number and title: a spaced dash (also en and em
 #: dashes, a tilde) or a colon.
 _SEGMENT_BREAK = re.compile(r"\s+[-\u2013\u2014~]\s+|\s*:\s+")
+_BREAK_CHARACTER = re.compile(r"[-\u2013\u2014~:]")
 
 
 def _clean(text: str) -> str:
@@ -330,7 +331,8 @@ def parse_chapter_name(filename: str) -> NameInfo:
     group = mihon_group or (tags.groups[0] if tags.groups else "")
     bare = _TAGS.sub(" ", stem)
 
-    segments = _SEGMENT_BREAK.split(bare)
+    # Every break holds one of these characters; a name without any needs no split.
+    segments = _SEGMENT_BREAK.split(bare) if _BREAK_CHARACTER.search(bare) else [bare]
     volume: float | None = tags.volume
     number: float | None = None
     series_parts: list[str] = []
@@ -390,7 +392,11 @@ def parse_chapter_name(filename: str) -> NameInfo:
             title = ""
         if found_at is None:
             title = ""
-    return NameInfo(
+    # NameInfo(...) as its __init__ would make it, but for the instance dict filled at once:
+    # a frozen dataclass's __init__ sets each field through object.__setattr__, a tenth of
+    # parsing a name. The same object for ==, hash, repr and pickling.
+    info = object.__new__(NameInfo)
+    info.__dict__.update(
         series=series,
         number=number,
         volume=volume,
@@ -400,6 +406,7 @@ def parse_chapter_name(filename: str) -> NameInfo:
         oneshot=oneshot,
         language=tags.language,
     )
+    return info
 
 
 def _has_later_number(segments: list[str]) -> bool:

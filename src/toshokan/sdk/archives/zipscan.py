@@ -85,7 +85,9 @@ class DirectoryEntry(NamedTuple):
 class ZipScan(ChapterReader):
     """A zip archive's directory, page heads and small entries, for one scan's listing."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, size: int | None = None):
+        """``size``: the file's size as last seen (a scan's walk stat-ed it), if known; a
+        file of that size still, small enough, is read whole without asking its size."""
         super().__init__(path)
         try:
             fd = os.open(path, os.O_RDONLY)
@@ -93,7 +95,7 @@ class ZipScan(ChapterReader):
             raise UnusualZip() from None
         self._fd = fd
         try:
-            self._read_directory()
+            self._read_directory(size)
         except BaseException:
             os.close(fd)
             raise
@@ -103,14 +105,22 @@ class ZipScan(ChapterReader):
             os.close(self._fd)
             self._fd = -1
 
-    def _read_directory(self) -> None:
-        size = os.fstat(self._fd).st_size
-        start = 0 if size <= WHOLE_FILE_BYTES else size - TAIL_BYTES
+    def _read_directory(self, seen: int | None) -> None:
+        # A small file read with one byte more than the size seen: as many bytes back, and
+        # no more, are the whole file as it is now (one call fewer than asking its size).
+        size = seen if seen is not None and seen <= WHOLE_FILE_BYTES else -1
+        data = os.pread(self._fd, size + 1, 0) if size >= 0 else b""
+        start = 0
+        if len(data) != size:
+            size = os.fstat(self._fd).st_size
+            start = 0 if size <= WHOLE_FILE_BYTES else size - TAIL_BYTES
+            data = os.pread(self._fd, size - start, start)
+            if len(data) != size - start:
+                raise UnusualZip()
         self._file_size = size
         self._start = start
-        self._data = os.pread(self._fd, size - start, start)
-        data = self._data
-        if len(data) != size - start or size < _END.size:
+        self._data = data
+        if size < _END.size:
             raise UnusualZip()
         end = len(data) - _END.size
         signature, disk, disk_dir, _, _, directory_size, directory_at, comment = _END.unpack_from(
@@ -368,9 +378,12 @@ def _check_extra(extra: bytes) -> None:
         at += 4 + length
 
 
-def scan_zip(path: Path | str, *, comicinfo_limit: int) -> tuple[Listing, str | None]:
+def scan_zip(
+    path: Path | str, *, comicinfo_limit: int, size: int | None = None
+) -> tuple[Listing, str | None]:
     """The listing of a plain zip chapter and KOReader's id of its file (None without
-    pages); raises :class:`UnusualZip` when ``ZipReader`` must read it instead."""
-    with ZipScan(path) as reader:
+    pages); raises :class:`UnusualZip` when ``ZipReader`` must read it instead. ``size``:
+    see :class:`ZipScan`."""
+    with ZipScan(path, size) as reader:
         listing = reader.listing(comicinfo_limit=comicinfo_limit)
         return listing, reader.partial_md5() if listing.pages else None

@@ -109,7 +109,7 @@ def read_chapter(
         return ChapterReading(None, "points outside the library root", [])
     kind = chapter.kind
     try:
-        listing, digest = _listing(real, kind, root, comicinfo_limit)
+        listing, digest = _listing(real, kind, root, comicinfo_limit, chapter.sig)
     except ArchiveError as error:
         # A zip named .cbr (or a RAR named .cbz) is common: the bytes say what it is.
         actual = archive_kind_of_content(real) if kind in ARCHIVE_KINDS else None
@@ -137,11 +137,18 @@ def read_chapter(
     return ChapterReading(record, None, warnings)
 
 
-def _listing(real: str, kind: str, root: Path, comicinfo_limit: int) -> tuple[Listing, str | None]:
-    """The chapter's listing and KOReader's id of its file, named while it is open."""
+def _listing(
+    real: str, kind: str, root: Path, comicinfo_limit: int, sig: str = ""
+) -> tuple[Listing, str | None]:
+    """The chapter's listing and KOReader's id of its file, named while it is open
+    (``sig``: the walk's :func:`~toshokan.sources.local.discovery.signature` of it)."""
     if kind == "zip":
         try:
-            return scan_zip(real, comicinfo_limit=comicinfo_limit)
+            seen = int(sig.partition(":")[0])  # the size the walk saw, which spares a stat
+        except ValueError:
+            seen = None
+        try:
+            return scan_zip(real, comicinfo_limit=comicinfo_limit, size=seen)
         except (UnusualZip, OSError):
             pass  # read by zipfile, whose checks and messages then apply
     try:
