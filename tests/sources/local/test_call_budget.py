@@ -42,7 +42,8 @@ RESCAN_BUDGET = 337
 #: regression.
 PAGE_BUDGET = 175
 #: Calls of reading one zip chapter of the demo library, as a first scan's reading processes do
-#: (225 when this was written: 2 more than the changes before for 3% fewer instructions, the
+#: (225.6 with a name's NameInfo made by object.__new__ and one dict.update, counted, in place
+#: of its __init__'s setattr for each field, never counted; 225 when this was written: 2 more than the changes before for 3% fewer instructions, the
 #: page names' JSON remembered, and KOReader's samples found by bisection; 223 with 5 more than
 #: the change before for 5% fewer instructions: a name's white space is made single by str
 #: methods and its Mihon and oneshot patterns are tried only on names that can match, a regex
