@@ -227,6 +227,8 @@ def uvicorn_options(settings: HostSettings, log_level: str) -> dict[str, Any]:
         "proxy_headers": False,  # the edge believes X-Forwarded-* from trusted_proxies only
         "log_level": log_level,
         "lifespan": "on",
+        # Not guessed: uvicorn takes a bound method (served_app) for an ASGI 2 application.
+        "interface": "asgi3",
         "http": BoundedHttpTools,
         "timeout_keep_alive": server.keep_alive_timeout,
         "workers": server.workers,
@@ -309,8 +311,16 @@ def one_startup_at_a_time(app: Any, lock_path: Path) -> Any:
 
 
 def served_app(settings: HostSettings) -> Any:
-    """The application a server runs for ``settings``: its edge, Starlette behind it."""
+    """The application a server runs for ``settings``: its edge, Starlette behind it.
+
+    The edge's bound ``__call__``, not the edge object: a server calls either as it calls a
+    function, and an object's call goes through its type's call slot, which packs the
+    arguments into a tuple and looks ``__call__`` up for every request (~700 instructions of
+    a replayed answer's ~35,000). A server cannot tell a bound method's interface by itself:
+    :func:`uvicorn_options` names it.
+    """
     from toshokan.application import create_app
 
     BoundedHttpTools.configure(settings)
-    return create_app(settings).edge()
+    edge: Any = create_app(settings).edge()
+    return edge.__call__
