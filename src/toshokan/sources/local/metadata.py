@@ -12,6 +12,7 @@ Precedence, from strongest to weakest:
 Each function here is pure, so the rules are easy to test and to read.
 """
 
+import functools
 from collections import Counter
 from collections.abc import Iterable
 
@@ -111,13 +112,24 @@ def unique(values: Iterable[str | None], *, key: str = "lower") -> list[str]:
     for value in values:
         if not value:
             continue
-        marker = slugify(value, fallback="") if key == "slug" else value.lower()
+        marker = _slug_marker(value) if key == "slug" else value.lower()
         if marker and marker not in seen:
             seen.add(marker)
             out.append(value)
     return out
 
 
+#: Distinct tag names remembered with their slugs: a library's series share a few hundred
+#: names, each slugged several times a series when a scan rebuilds it.
+_SLUGGED_NAMES = 4096
+
+
+@functools.lru_cache(maxsize=_SLUGGED_NAMES)
+def _slug_marker(value: str) -> str:
+    return slugify(value, fallback="")
+
+
+@functools.lru_cache(maxsize=_SLUGGED_NAMES)
 def tag_slug(name: str) -> str:
     return slugify(name, fallback="tag", max_length=50)
 

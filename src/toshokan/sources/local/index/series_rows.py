@@ -10,8 +10,10 @@ library-wide tag list in step with the result.
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from toshokan.sdk import Classification, Publication
@@ -63,16 +65,22 @@ def aggregate_series(
     read_series_json: SeriesJsonReader,
     claims: LibraryClaims,
     *,
-    slugs_in_place: bool = False,
+    written: list[dict[str, Any]] | None = None,
 ) -> bool:
     """Recompute a series row from its chapters; False when it has none left (deleted).
 
-    ``slugs_in_place`` says every chapter row was written with its claimed slug (a first
-    scan's): assigning them again from the claims just made would give each the same.
+    ``written``, when given, is every chapter row of the series as this scan wrote them,
+    with their claimed slugs (a first scan's): taken as they are, not read back, and their
+    slugs not assigned again (from the claims just made, each would get the same).
     """
-    rows = db.execute(
-        "SELECT * FROM chapters WHERE series_id = ? ORDER BY number, relpath", (sid,)
-    ).fetchall()
+    rows: Sequence[Mapping[str, Any]]
+    if written is None:
+        stored = db.execute(
+            "SELECT * FROM chapters WHERE series_id = ? ORDER BY number, relpath", (sid,)
+        ).fetchall()
+        rows = stored
+    else:
+        rows = sorted(written, key=_chapter_order)
     if not rows:
         delete_series(db, sid)
         return False
@@ -81,9 +89,14 @@ def aggregate_series(
     _update_series_row(db, sid, series, rows, facts, series_json)
     _replace_search_terms(db, sid, facts)
     _replace_search_text(db, sid, facts)
-    if not slugs_in_place:
-        assign_chapter_slugs(db, claims, series.relpath, rows)
+    if written is None:
+        assign_chapter_slugs(db, claims, series.relpath, stored)
     return True
+
+
+#: The order of a series' chapter rows: the query's ``ORDER BY number, relpath`` (numbers
+#: are never NULL, and paths compare alike as SQLite's bytes and as Python's code points).
+_chapter_order = itemgetter("number", "relpath")
 
 
 def _current_series_json(
@@ -139,18 +152,20 @@ class SeriesFacts:
 
 
 def _decide_facts(
-    series: FoundSeries, rows: list[sqlite3.Row], series_json: SeriesJson | None
+    series: FoundSeries, rows: Sequence[Mapping[str, Any]], series_json: SeriesJson | None
 ) -> SeriesFacts:
     # Each field of an empty SeriesJson is None: "series.json says nothing".
     given = series_json or SeriesJson()
     # A series' chapters mostly carry the same hints, in the same text (the reading encodes
-    # a run of them once): each text is decoded once, and only read here.
-    decoded = {text: json.loads(text) for text in {row["info"] for row in rows}}
-    infos: list[dict[str, Any]] = [decoded[row["info"]] for row in rows]
+    # a run of them once): each text is decoded and looked through once, in the order the
+    # chapters first carry it, and counts for as many chapters as carry it.
+    carried = Counter([row["info"] for row in rows])
+    infos: list[dict[str, Any]] = [json.loads(text) for text in carried]
+    chapters = list(carried.values())
     folder_title, folder_year = fallback_title(series)
     if series.is_file:
         folder_title = infos[0].get("name_series") or folder_title
-    comicinfo_title = md.most_common(i.get("series") for i in infos)
+    comicinfo_title = _most_common([i.get("series") for i in infos], chapters)
     title = given.name or comicinfo_title or folder_title
     alternatives = md.unique(
         [i.get("alt") for i in infos] + [comicinfo_title, folder_title, given.name]
@@ -166,7 +181,7 @@ def _decide_facts(
         synopsis=given.description or next((i["summary"] for i in infos if i.get("summary")), None),
         writers=md.unique(w for i in infos for w in i.get("writers") or []),
         artists=md.unique(a for i in infos for a in i.get("artists") or []),
-        publisher=given.publisher or md.most_common(i.get("publisher") for i in infos),
+        publisher=given.publisher or _most_common([i.get("publisher") for i in infos], chapters),
         year=given.year or (min(years) if years else None) or folder_year,
         status=md.publication(given.status),
         classification=classification,
@@ -176,8 +191,23 @@ def _decide_facts(
         # and slugging each of them again was a tenth of a first scan.
         genres=md.unique(_distinct(g for i in infos for g in i.get("genres") or []), key="slug"),
         tags=md.unique(_distinct(t for i in infos for t in i.get("tags") or []), key="slug"),
-        reading_direction=md.reading_direction(md.most_common(i.get("manga") for i in infos)),
+        reading_direction=md.reading_direction(
+            _most_common([i.get("manga") for i in infos], chapters)
+        ),
     )
+
+
+def _most_common(values: list[str | None], chapters: list[int]) -> str | None:
+    """:func:`metadata.most_common` of values each said by that many chapters: the value
+    most chapters say, ties going to the one said first."""
+    counts: dict[str, int] = {}
+    for value, n in zip(values, chapters, strict=True):
+        if value:
+            counts[value] = counts.get(value, 0) + n
+    if not counts:
+        return None
+    best = max(counts.values())
+    return next(value for value, n in counts.items() if n == best)
 
 
 def _distinct(values: Iterable[str]) -> list[str]:
@@ -190,7 +220,7 @@ def _original_language(languages: list[str], per_chapter: list[str]) -> str:
     return max(languages, key=lambda lang: (per_chapter.count(lang), -languages.index(lang)))
 
 
-def _cover(series: FoundSeries, rows: list[sqlite3.Row]) -> Cover:
+def _cover(series: FoundSeries, rows: Sequence[Mapping[str, Any]]) -> Cover:
     """The folder's cover image if it has one, else the first page of the first chapter."""
     if series.cover is not None:
         relpath, sig = series.cover
@@ -204,7 +234,7 @@ def _update_series_row(
     db: sqlite3.Connection,
     sid: int,
     series: FoundSeries,
-    rows: list[sqlite3.Row],
+    rows: Sequence[Mapping[str, Any]],
     facts: SeriesFacts,
     series_json: SeriesJson | None,
 ) -> None:
