@@ -130,6 +130,8 @@ class IndexUpdate:
         self.series_set_changed = False
         #: Chapter rows of the series being applied, written when it is done.
         self.unwritten: list[dict[str, Any]] = []
+        #: A first scan's chapter rows as written, by series id, until the series is rebuilt.
+        self.written: dict[int, list[dict[str, Any]]] = {}
         #: Paths among them that the index did not hold: their first-seen time is claimed.
         self.new: set[str] = set()
         #: Chapters to read in this scan, read so far, and read since the last commit.
@@ -392,6 +394,8 @@ class IndexUpdate:
         if self.unwritten:
             columns = tuple(self.unwritten[0])
             self.db.executemany(_upsert_sql(columns), map(itemgetter(*columns), self.unwritten))
+            if self.first_fill:  # every row of the series: rebuilt from these, not read back
+                self.written[self.unwritten[0]["series_id"]] = self.unwritten
             self.unwritten = []
 
     def _publish_finished_series(self) -> None:
@@ -509,7 +513,7 @@ class IndexUpdate:
                 series,
                 self.read_series_json,
                 self.claims,
-                slugs_in_place=self.first_fill,  # written with the rows (_write_chapters)
+                written=self.written.pop(sid, None) if self.first_fill else None,
             ):
                 self.series_set_changed = True
 
