@@ -28,7 +28,7 @@ from toshokan.sources.local.discovery import FoundChapter, FoundSeries, walk
 from toshokan.sources.local.index import Index
 from toshokan.sources.local.index.slug_rows import SharedClaims, align_claims
 from toshokan.sources.local.index.update import IndexUpdate, Progress
-from toshokan.sources.local.reading import ChapterReading
+from toshokan.sources.local.reading import ChapterReading, PlainReading
 from toshokan.sources.local.scan_report import ScanReport
 from toshokan.sources.local.seriesjson import SeriesJson
 
@@ -165,8 +165,8 @@ class Scanner:
         (``on_series`` is called with each series as the walk finds it)."""
         return walk(self.root, self.own_files, only, on_series)
 
-    def read_chapters(self, chapters: list[FoundChapter]) -> Generator[ChapterReading, None, None]:
-        """Read these chapters, yielding each one's reading in the same order.
+    def read_chapters(self, chapters: list[FoundChapter]) -> Generator[PlainReading, None, None]:
+        """Read these chapters, yielding each one's reading (its fields) in the same order.
 
         Opening chapters is nearly all of a first scan's time and each is
         independent, so a large scan reads them in worker processes (the GIL
@@ -274,10 +274,10 @@ class _Worker:
         except OSError:  # it died: receiving says so
             self.alive = False
 
-    def receive(self) -> dict[int, list[ChapterReading] | None]:
+    def receive(self) -> dict[int, list[PlainReading] | None]:
         """The next answer, by its batch's number (every batch left, when it died)."""
         try:
-            readings: list[ChapterReading] | None = self.connection.recv()
+            readings: list[PlainReading] | None = self.connection.recv()
         except (EOFError, OSError):
             readings = None
         if readings is not None:
@@ -317,7 +317,7 @@ class _Reading:
         self.batches: list[list[FoundChapter]] = []
         #: Batches sent so far (the first ones); the rest wait for a worker to answer.
         self.sent = 0
-        self.answers: dict[int, list[ChapterReading] | None] = {}
+        self.answers: dict[int, list[PlainReading] | None] = {}
 
     def send_ahead(self) -> None:
         """Give each worker batches, in turn, until it has :data:`AHEAD` in hand."""
@@ -338,7 +338,7 @@ class _Reading:
                 self._send(worker)
         return True
 
-    def take(self, number: int) -> list[ChapterReading] | None:
+    def take(self, number: int) -> list[PlainReading] | None:
         """Batch ``number``'s readings, once answered; None if its worker failed or died
         (or every worker did)."""
         while number not in self.answers and self.collect(None):

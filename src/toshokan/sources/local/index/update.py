@@ -43,7 +43,7 @@ from toshokan.sources.local.index.slug_rows import (
     assign_series_slugs,
     new_chapter_slugs,
 )
-from toshokan.sources.local.reading import ChapterReading
+from toshokan.sources.local.reading import PlainReading
 from toshokan.sources.local.scan_report import ScanReport
 
 #: Commit after this many chapters (and at least FLUSH_SECONDS apart), between two
@@ -73,8 +73,8 @@ LIBRARY = ""
 
 #: Called with (chapters read so far, chapters to read in this scan).
 Progress = Callable[[int, int], None]
-#: Reads the chapters given, yielding their readings in the same order.
-ChaptersReader = Callable[[list[FoundChapter]], Generator[ChapterReading, None, None]]
+#: Reads the chapters given, yielding their readings (their fields) in the same order.
+ChaptersReader = Callable[[list[FoundChapter]], Generator[PlainReading, None, None]]
 
 
 class StoredChapter(NamedTuple):
@@ -117,7 +117,7 @@ class IndexUpdate:
         #: Called now and then during a long stretch of writing: the reading goes on meanwhile.
         self.keep_reading = keep_reading
         #: The readings of the chapters to read, in the order the series are applied.
-        self.readings: Iterator[ChapterReading] = iter(())
+        self.readings: Iterator[PlainReading] = iter(())
         self.read_series_json = read_series_json
         self.progress = progress
         self.cancelled = cancelled
