@@ -32,7 +32,8 @@ class LibraryClaims(Protocol):
     def held(self, scope: str) -> dict[str, str]: ...
 
     def claim(self, scope: str, wanted: Mapping[str, str]) -> dict[str, str]:
-        """Claim the free slugs of ``wanted``; every claim of the scope afterwards."""
+        """Claim the free slugs of ``wanted``; the claims of the scope afterwards: every
+        one, or those of ``wanted``'s slugs when each was free (the others are as held)."""
         ...
 
     def first_seen(self, series_relpath: str, seen: Mapping[str, float]) -> dict[str, float]:
@@ -56,10 +57,13 @@ class IndexClaims:
         }
 
     def claim(self, scope: str, wanted: Mapping[str, str]) -> dict[str, str]:
+        before = self.db.total_changes
         self.db.executemany(
             "INSERT OR IGNORE INTO slug_claims(scope, slug, relpath) VALUES(?, ?, ?)",
             [(scope, slug, relpath) for slug, relpath in wanted.items()],
         )
+        if self.db.total_changes - before == len(wanted):
+            return dict(wanted)  # each was free: the scope's claims need no reading back
         return self.held(scope)
 
     def first_seen(self, series_relpath: str, seen: Mapping[str, float]) -> dict[str, float]:
@@ -186,7 +190,7 @@ def claimed_slugs(
         new = {slug: relpath for relpath, slug in wanted.items() if slug not in held}
         if not new:
             return wanted
-        held = claims.claim(scope, new)
+        held = {**held, **claims.claim(scope, new)}  # a claim, once made, stays
         if all(held.get(slug) == relpath for slug, relpath in new.items()):
             return wanted
 

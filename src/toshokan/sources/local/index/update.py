@@ -381,10 +381,11 @@ class IndexUpdate:
         new = {r["relpath"]: r["first_seen"] for r in self.unwritten if r["relpath"] in self.new}
         if new:
             first = self.claims.first_seen(series_relpath, new)
-            for record in self.unwritten:
-                if record["relpath"] in first:
-                    record["first_seen"] = first[record["relpath"]]
-                    record["date"] = _date_of(record)
+            if first != new:  # another replica saw some first (never, without one)
+                for record in self.unwritten:
+                    if record["relpath"] in first:
+                        record["first_seen"] = first[record["relpath"]]
+                        record["date"] = _date_of(record)
             self.new.clear()
         if self.unwritten and self.first_fill:
             # Every row of the series is here: its slugs go in with the rows.
