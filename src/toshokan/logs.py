@@ -46,6 +46,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from itertools import repeat
+from math import floor
 from operator import add, mul, sub
 from typing import Any, cast
 
@@ -109,38 +110,50 @@ class Deferred:
         self.text = text
         self.width = width
         # The parts of every record kept, flat: appended to at the end (one call holding the
-        # interpreter's lock) while the writer takes from the start.
-        self._kept: list[Any] = []
-        self._most = MAX_KEPT * width
-        self._armed = False
+        # interpreter's lock) while the writer takes from the start. Always this one list
+        # (cleared and cut in place), so a caller may hold it.
+        self.kept: list[Any] = []
+        #: The parts kept at most (:data:`MAX_KEPT` records).
+        self.most = MAX_KEPT * width
+        #: Whether a write is due (a timer started).
+        self.armed = False
         _DEFERRED.append(self)
         # A forked child writes its own lines, not a copy of its parent's kept ones.
         os.register_at_fork(after_in_child=self._forget)
 
     def _forget(self) -> None:
-        self._kept.clear()
-        self._armed = False
+        self.kept.clear()
+        self.armed = False
 
     def keep(self, parts: tuple[Any, ...]) -> None:
-        self._kept.extend(parts)
-        if not self._armed:
-            self._armed = True
+        """Keep one record's parts. A caller on a hot path does the same in line:
+        ``kept.extend(parts)``, then :meth:`kept_more` when ``not armed or len(kept) > most``
+        (one Python call fewer a record)."""
+        self.kept.extend(parts)
+        if not self.armed or len(self.kept) > self.most:
+            self.kept_more()
+
+    def kept_more(self) -> None:
+        """After parts were kept: arm the write :data:`FLUSH_SECONDS` later when none is
+        armed, or write now past :data:`MAX_KEPT` records."""
+        if not self.armed:
+            self.armed = True
             timer = threading.Timer(FLUSH_SECONDS, self._due)
             timer.daemon = True
             timer.name = "toshokan-log-writer"
             timer.start()
-        elif len(self._kept) > self._most:
+        elif len(self.kept) > self.most:
             self.write()
 
     def _due(self) -> None:
         # Disarmed before the parts are taken: one kept after this arms the next write.
-        self._armed = False
+        self.armed = False
         self.write()
 
     def write(self) -> None:
         """Make and handle every record kept, then flush the handlers they reached."""
         with _WRITING:
-            kept = self._kept
+            kept = self.kept
             if not kept:
                 return
             _batch.writing = True
@@ -152,7 +165,7 @@ class Deferred:
     def _take(self, count: int) -> list[list[Any]]:
         """The parts of the ``count`` oldest records kept, a list each part, taken out at
         once (the list's start moved once a batch)."""
-        kept, width = self._kept, self.width
+        kept, width = self.kept, self.width
         taken = kept[: count * width]
         del kept[: count * width]  # what was kept meanwhile went to the end
         return [taken[part::width] for part in range(width)]
@@ -332,7 +345,7 @@ class LineFormatter(logging.Formatter):
         super().__init__(LOG_FORMAT)
         self._second = -1
         self._text = ""
-        self._texts: dict[int, str] = {}
+        self._texts = _Seconds(self.second_text)
 
     def format(self, record: logging.LogRecord) -> str:
         if record.exc_info or record.exc_text or record.stack_info:
@@ -345,26 +358,41 @@ class LineFormatter(logging.Formatter):
         """The text of the time and the milliseconds :meth:`format` writes for records made at
         each of ``times`` (``asctime``, and ``msecs`` to be written as ``%03d`` writes it, which
         drops the fraction as ``int`` does), without the records, a batch of lines at once."""
-        seconds = list(map(int, times))
-        texts = self._texts
-        missing = set(seconds).difference(texts)
-        if len(texts) + len(missing) > KEPT_TIMES:
-            texts.clear()
-            missing = set(seconds)
-        for second in missing:
-            texts[second] = time.strftime(self.default_time_format, self.converter(second))
+        # floor is int for a time after 1970, at less cost than int's constructor.
+        seconds = list(map(floor, times))
         # A record's msecs, as logging makes it from its time: (created - second) * 1000.
-        return map(texts.__getitem__, seconds), map(mul, map(sub, times, seconds), repeat(1000))
+        return map(self._texts.__getitem__, seconds), map(
+            mul, map(sub, times, seconds), repeat(1000)
+        )
+
+    def second_text(self, second: int) -> str:
+        """A second's text, as :meth:`formatTime` writes it before the milliseconds."""
+        return time.strftime(self.default_time_format, self.converter(second))
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         if datefmt is not None:
             return super().formatTime(record, datefmt)
         second = int(record.created)
         if second != self._second:
-            self._text = time.strftime(self.default_time_format, self.converter(second))
+            self._text = self.second_text(second)
             self._second = second
         # As logging.Formatter's default_msec_format, "%s,%03d".
         return f"{self._text},{int(record.msecs):03d}"
+
+
+class _Seconds(dict[int, str]):
+    """Texts of seconds, each made on its first lookup (the few seconds of a batch, looked up
+    once a line in C), :data:`KEPT_TIMES` at most kept."""
+
+    def __init__(self, text: Callable[[int], str]):
+        super().__init__()
+        self._text = text
+
+    def __missing__(self, second: int) -> str:
+        if len(self) >= KEPT_TIMES:
+            self.clear()
+        text = self[second] = self._text(second)
+        return text
 
 
 class RequestIds(logging.Filter):

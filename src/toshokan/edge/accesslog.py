@@ -120,15 +120,17 @@ class AccessLog:
     ) -> None:
         """:meth:`line`, with what it says of the request's method, path and status as
         :func:`said` made it (once, for an answer replayed many times)."""
-        if not _enabled(logging.INFO):
+        if not _enabled(INFO):
             return
         thread = get_ident()
         if thread not in _templates:
             _templates[thread] = _template()
         task = _task_name() if NAMES_TASKS else None
-        # Strings, bytes and numbers only: the garbage collector stops tracking such a tuple
-        # at once, so lines waiting to be written never make it walk the whole heap.
-        _keep((ended, thread, task, client, said, seconds, request_id))
+        # _KEPT.keep, in line: strings, bytes and numbers only, kept flat (the tuple is freed
+        # at once), so lines waiting to be written never make the garbage collector walk them.
+        _kept.extend((ended, thread, task, client, said, seconds, request_id))
+        if not _KEPT.armed or len(_kept) > _MOST:
+            _KEPT.kept_more()
 
 
 def _text(columns: list[list[Any]], stamps: Stamps, head: str) -> str:
@@ -142,7 +144,9 @@ def _text(columns: list[list[Any]], stamps: Stamps, head: str) -> str:
     """
     times, _, _, clients, saids, seconds, ids = columns
     texts = list(map(_SAID_TEXT, saids))
-    if None in texts:  # requests not replayed: their text made here, once each
+    # A set of the few texts a batch has (each hashed once, when made), so not every line is
+    # compared with None: requests not replayed have theirs made here, once each.
+    if None in set(texts):
         texts = [_said_text(s) if t is None else t for t, s in zip(texts, saids, strict=True)]
     stamped, msecs = stamps(times)
     line = "%s,%03d" + head.replace("%", "%%") + SAID_FORMAT
@@ -203,8 +207,10 @@ def _record(parts: tuple[Any, ...]) -> logging.LogRecord:
 
 #: The process's access lines, kept until the log's writer thread writes them.
 _KEPT = Deferred(logger, _record, _text, width=7)
-_keep = _KEPT.keep
+_kept = _KEPT.kept
+_MOST = _KEPT.most
 _enabled = logger.isEnabledFor
+INFO = logging.INFO
 
 
 def _task_name() -> str | None:
