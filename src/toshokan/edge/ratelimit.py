@@ -48,10 +48,12 @@ class LocalBudget:
 
     def take(self, key: str, now: float, cost: int = FULL) -> float | None:
         full_at = self._full_at.get(key)
-        if full_at is None or full_at < now:
+        if full_at is None:  # a client not remembered: room made for it first
             full_at = now
-            if key not in self._full_at and len(self._full_at) >= self.max_clients:
+            if len(self._full_at) >= self.max_clients:
                 self._forget(now)
+        elif full_at < now:
+            full_at = now
         # Allowed while the budget, spent by this request too, is at most one minute deep.
         spent = full_at + self._steps[cost]
         wait = spent - now - WINDOW
