@@ -93,6 +93,11 @@ SCHEMA = (
 ADDED = (("progress", "progression", "DOUBLE PRECISION"),)
 
 
+#: The longest :meth:`SqliteDatabase.close` waits for transactions in flight: longer than a
+#: statement waits for a lock (``busy_timeout``).
+CLOSE_WAIT = 35.0
+
+
 def default_database_path(data_dir: Path) -> Path:
     return data_dir / "readers.sqlite3"
 
@@ -106,6 +111,10 @@ class SqliteDatabase:
         self._local = threading.local()
         self._opened: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        #: Connections inside a transaction now, and how many deep: :meth:`close` leaves them
+        #: be until they are done (closing one under a thread using it crashes the process).
+        self._in_use: dict[sqlite3.Connection, int] = {}
+        self._idle = threading.Condition(self._lock)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with self.transaction() as cursor:
@@ -123,37 +132,57 @@ class SqliteDatabase:
                 f"database, {ELSEWHERE}"
             ) from None
 
-    def _connection(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=FULL")
-            connection.execute("PRAGMA busy_timeout=30000")
-            self._local.connection = connection
-            with self._lock:
+    def _take(self) -> sqlite3.Connection:
+        """This thread's connection (opened on its first use), marked in use."""
+        with self._lock:
+            connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+            if connection is None:
+                connection = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=FULL")
+                connection.execute("PRAGMA busy_timeout=30000")
+                self._local.connection = connection
                 self._opened.append(connection)
-        return connection
+            self._in_use[connection] = self._in_use.get(connection, 0) + 1
+            return connection
+
+    def _put(self, connection: sqlite3.Connection) -> None:
+        with self._lock:
+            if self._in_use[connection] > 1:
+                self._in_use[connection] -= 1
+                return
+            del self._in_use[connection]
+            if not self._in_use:
+                self._idle.notify_all()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Cursor]:
         """A cursor inside one transaction: committed (on disk) on exit, rolled back on error."""
-        connection = self._connection()
-        cursor = connection.cursor()
+        connection = self._take()
         try:
-            yield cursor
-            connection.commit()
-        except BaseException:
-            connection.rollback()
-            raise
+            cursor = connection.cursor()
+            try:
+                yield cursor
+                connection.commit()
+            except BaseException:
+                connection.rollback()
+                raise
+            finally:
+                cursor.close()
         finally:
-            cursor.close()
+            self._put(connection)
 
     def close(self) -> None:
-        """Close every connection; called once no thread uses the database any more."""
+        """Close every connection, once the transactions in flight are done: a host stopping
+        can still have one running in a worker thread for a request it gave up on. One still
+        running after :data:`CLOSE_WAIT` seconds keeps its connection, left to the process's
+        end. A transaction begun afterwards opens a connection of its own."""
         with self._lock:
-            opened, self._opened = self._opened, []
+            self._idle.wait_for(lambda: not self._in_use, timeout=CLOSE_WAIT)
+            opened, busy = self._opened, set(self._in_use)
+            self._opened = [connection for connection in opened if connection in busy]
+            self._local = threading.local()
         for connection in opened:
-            with suppress(sqlite3.Error):
-                connection.close()
-        self._local = threading.local()
+            if connection not in busy:
+                with suppress(sqlite3.Error):
+                    connection.close()
