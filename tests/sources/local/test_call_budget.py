@@ -158,4 +158,4 @@ def test_reading_chapters_stays_within_its_calls(tmp_path: Path) -> None:
         readings = list(scanner.read_chapters(zips))
     scanner.index.close()
     within_budget(calls, READ_BUDGET * len(zips), f"reading {len(zips)} zip chapters")
-    assert zips and all(reading.record is not None for reading in readings)
+    assert zips and all(record is not None for record, _, _ in readings)
