@@ -13,7 +13,6 @@ Each function here is pure, so the rules are easy to test and to read.
 """
 
 import functools
-from collections import Counter
 from collections.abc import Iterable
 
 from toshokan.sdk import Classification, Publication, ReadingDirection, slugify
@@ -95,14 +94,17 @@ def strictest(ratings: Iterable[str | None]) -> Classification:
     return max(found, key=_SEVERITY.index, default=Classification.UNKNOWN)
 
 
-def most_common(values: Iterable[str | None]) -> str | None:
-    """The most frequent non-empty value; ties go to the one seen first (chapter order)."""
-    present = [v for v in values if v]
-    if not present:
+def most_common(values: list[str | None], chapters: list[int]) -> str | None:
+    """The value most chapters say, each value said by that many chapters (a series' distinct
+    hints texts, counted once each); ties go to the one said first (chapter order)."""
+    counts: dict[str, int] = {}
+    for value, n in zip(values, chapters, strict=True):
+        if value:
+            counts[value] = counts.get(value, 0) + n
+    if not counts:
         return None
-    counts = Counter(present)
     best = max(counts.values())
-    return next(v for v in present if counts[v] == best)
+    return next(value for value, n in counts.items() if n == best)
 
 
 def unique(values: Iterable[str | None], *, key: str = "lower") -> list[str]:

@@ -165,7 +165,7 @@ def _decide_facts(
     folder_title, folder_year = fallback_title(series)
     if series.is_file:
         folder_title = infos[0].get("name_series") or folder_title
-    comicinfo_title = _most_common([i.get("series") for i in infos], chapters)
+    comicinfo_title = md.most_common([i.get("series") for i in infos], chapters)
     title = given.name or comicinfo_title or folder_title
     alternatives = md.unique(
         [i.get("alt") for i in infos] + [comicinfo_title, folder_title, given.name]
@@ -181,7 +181,7 @@ def _decide_facts(
         synopsis=given.description or next((i["summary"] for i in infos if i.get("summary")), None),
         writers=md.unique(w for i in infos for w in i.get("writers") or []),
         artists=md.unique(a for i in infos for a in i.get("artists") or []),
-        publisher=given.publisher or _most_common([i.get("publisher") for i in infos], chapters),
+        publisher=given.publisher or md.most_common([i.get("publisher") for i in infos], chapters),
         year=given.year or (min(years) if years else None) or folder_year,
         status=md.publication(given.status),
         classification=classification,
@@ -192,22 +192,9 @@ def _decide_facts(
         genres=md.unique(_distinct(g for i in infos for g in i.get("genres") or []), key="slug"),
         tags=md.unique(_distinct(t for i in infos for t in i.get("tags") or []), key="slug"),
         reading_direction=md.reading_direction(
-            _most_common([i.get("manga") for i in infos], chapters)
+            md.most_common([i.get("manga") for i in infos], chapters)
         ),
     )
-
-
-def _most_common(values: list[str | None], chapters: list[int]) -> str | None:
-    """:func:`metadata.most_common` of values each said by that many chapters: the value
-    most chapters say, ties going to the one said first."""
-    counts: dict[str, int] = {}
-    for value, n in zip(values, chapters, strict=True):
-        if value:
-            counts[value] = counts.get(value, 0) + n
-    if not counts:
-        return None
-    best = max(counts.values())
-    return next(value for value, n in counts.items() if n == best)
 
 
 def _distinct(values: Iterable[str]) -> list[str]:
