@@ -81,8 +81,9 @@ class Deferred:
     """Records of one logger kept as their parts on the request path, then made and handled
     by a writer thread, a batch at a time.
 
-    ``keep`` costs an extend: a record's ``width`` parts are kept one after
-    the other in one list, so a line leaves the writer nothing to read or free
+    Keeping a record costs an extend (:meth:`kept_more` says how): a record's
+    ``width`` parts are kept one after the other in one list, so a line leaves
+    the writer nothing to read or free
     but its parts (the tuple they come in is freed at once, by the thread that
     made it, and the writer takes each part of a batch's lines as one slice).
     The record is made from the parts (``make``),
@@ -125,17 +126,11 @@ class Deferred:
         self.kept.clear()
         self.armed = False
 
-    def keep(self, parts: tuple[Any, ...]) -> None:
-        """Keep one record's parts. A caller on a hot path does the same in line:
-        ``kept.extend(parts)``, then :meth:`kept_more` when ``not armed or len(kept) > most``
-        (one Python call fewer a record)."""
-        self.kept.extend(parts)
-        if not self.armed or len(self.kept) > self.most:
-            self.kept_more()
-
     def kept_more(self) -> None:
         """After parts were kept: arm the write :data:`FLUSH_SECONDS` later when none is
-        armed, or write now past :data:`MAX_KEPT` records."""
+        armed, or write now past :data:`MAX_KEPT` records. A record is kept in line, with
+        no call of its own: ``kept.extend(parts)``, then this when ``not armed or
+        len(kept) > most``."""
         if not self.armed:
             self.armed = True
             timer = threading.Timer(FLUSH_SECONDS, self._due)
