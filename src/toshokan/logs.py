@@ -43,6 +43,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from itertools import repeat
@@ -116,15 +117,20 @@ class Deferred:
         self.kept: list[Any] = []
         #: The parts kept at most (:data:`MAX_KEPT` records).
         self.most = MAX_KEPT * width
-        #: Whether a write is due (a timer started).
+        #: Whether a write is due (the writer thread woken).
         self.armed = False
+        self._forget()
         _DEFERRED.append(self)
-        # A forked child writes its own lines, not a copy of its parent's kept ones.
+        # A forked child writes its own lines, not a copy of its parent's kept ones, with a
+        # writer thread of its own (the parent's is not in the child, and may have held
+        # the wake-up's lock at the fork).
         os.register_at_fork(after_in_child=self._forget)
 
     def _forget(self) -> None:
         self.kept.clear()
         self.armed = False
+        self._wake = threading.Event()
+        self._writer: threading.Thread | None = None
 
     def kept_more(self) -> None:
         """After parts were kept: arm the write :data:`FLUSH_SECONDS` later when none is
@@ -133,17 +139,29 @@ class Deferred:
         len(kept) > most``."""
         if not self.armed:
             self.armed = True
-            timer = threading.Timer(FLUSH_SECONDS, self._due)
-            timer.daemon = True
-            timer.name = "toshokan-log-writer"
-            timer.start()
+            if self._writer is None:
+                # One thread for the process's life: a thread started for every batch cost
+                # the request arming it the thread's start, a switch to it and back.
+                self._writer = threading.Thread(
+                    target=self._writing, name="toshokan-log-writer", daemon=True
+                )
+                self._writer.start()
+            self._wake.set()
         elif len(self.kept) > self.most:
             self.write()
 
-    def _due(self) -> None:
-        # Disarmed before the parts are taken: one kept after this arms the next write.
-        self.armed = False
-        self.write()
+    def _writing(self) -> None:
+        wake = self._wake
+        while True:
+            wake.wait()
+            wake.clear()  # before the write is due: a record kept after it wakes the next
+            time.sleep(FLUSH_SECONDS)
+            # Disarmed before the parts are taken: one kept after this arms the next write.
+            self.armed = False
+            try:
+                self.write()
+            except Exception:  # as a thread's end would report it, without ending the writing
+                traceback.print_exc()
 
     def write(self) -> None:
         """Make and handle every record kept, then flush the handlers they reached."""
