@@ -32,7 +32,7 @@ of its lines adds only its time, client, duration and id to it.
 import asyncio
 import logging
 import os
-from itertools import chain, repeat
+from itertools import repeat
 from operator import itemgetter, mul
 from threading import get_ident
 from typing import Any
@@ -45,8 +45,6 @@ MAX_PATH = 1000
 SAID = '"%s %s" %d'
 #: A record's message: client, method, path, status, milliseconds, request id.
 FORMAT = f"%s {SAID} %.1fms %s"
-#: The same line with the method, path and status as one text.
-SAID_FORMAT = "%s %s %.1fms %s"
 #: What a line says of its request: method, path, status, and their text in the line (the
 #: writer thread makes it when it is ``None``).
 Said = tuple[str, str, int, str | None]
@@ -139,8 +137,11 @@ def _text(columns: list[list[Any]], stamps: Stamps, head: str) -> str:
     nothing else of them (:meth:`toshokan.logs.BatchedLines.plain`): ``stamps`` gives each
     line's time as that handler writes it, ``head`` what comes between it and the message.
 
-    Made a batch at a time, each step over every line at once in C (one format for all),
-    which costs a fraction of making each line on its own.
+    Made a batch at a time, each step over every line at once in C: the batch's text is
+    one join of every line's parts, each part set for every line at once (a slice of one
+    list). That costs a fraction of making each line on its own, and less than one format
+    for all the lines, which reads the format again for each line (about 1,200 of a
+    line's 9,400 instructions more).
     """
     times, _, _, clients, saids, seconds, ids = columns
     texts = list(map(_SAID_TEXT, saids))
@@ -149,20 +150,32 @@ def _text(columns: list[list[Any]], stamps: Stamps, head: str) -> str:
     if None in set(texts):
         texts = [_said_text(s) if t is None else t for t, s in zip(texts, saids, strict=True)]
     stamped, msecs = stamps(times)
-    line = "%s,%03d" + head.replace("%", "%%") + SAID_FORMAT
-    # "%.1f" rounds as round(ms, 1) does: the record's ms, to the same digit.
-    fields = zip(
-        stamped,
-        msecs,
-        clients,
-        texts,
-        map(mul, seconds, repeat(1000)),
-        map(bytes.decode, ids),
-        strict=False,  # the maps are as long as the columns
-    )
-    return "\n".join([line] * len(times)) % tuple(chain.from_iterable(fields))
+    count = len(times)
+    # A line: time, ",", milliseconds, head, client, " ", said, " ", duration, "ms ", id,
+    # and a line break but for the last line. The spaces are there from the start.
+    parts = [" "] * (_PARTS * count)
+    parts[0::_PARTS] = stamped
+    parts[1::_PARTS] = [","] * count
+    parts[2::_PARTS] = map(_MSECS.__getitem__, map(int, msecs))
+    parts[3::_PARTS] = [head] * count
+    parts[4::_PARTS] = clients
+    parts[6::_PARTS] = texts
+    parts[8::_PARTS] = map(_TENTHS, map(mul, seconds, repeat(1000)))
+    parts[9::_PARTS] = ["ms "] * count
+    # Decoded at once: an id is ASCII with no line break (made here, or a sane inbound one).
+    parts[10::_PARTS] = b"\n".join(ids).decode().split("\n")
+    parts[11::_PARTS] = ["\n"] * count
+    parts.pop()
+    return "".join(parts)
 
 
+#: The parts of a line of :func:`_text`.
+_PARTS = 12
+#: A line's milliseconds as "%03d" writes them (a time's fraction may round up to 1000).
+_MSECS = [f"{ms:03d}" for ms in range(1001)]
+#: A line's duration as the record's "%.1fms" writes it: "%.1f" rounds as round(ms, 1)
+#: does, the record's ms to the same digit.
+_TENTHS = "%.1f".__mod__
 _SAID_TEXT = itemgetter(3)
 
 
