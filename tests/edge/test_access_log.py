@@ -85,6 +85,42 @@ async def test_nothing_written_when_the_log_is_off(make_host, caplog, access_lin
     assert lines == []
 
 
+async def test_the_log_follows_its_level_and_switches_as_they_change(
+    make_host, caplog, access_lines
+):
+    """The request path reads the access logger's cached answer to isEnabledFor: a level
+    changed, the logger disabled, or logging disabled while the host runs, each holds at once."""
+    logger = logging.getLogger("toshokan.access")
+    caplog.set_level(logging.INFO, logger="toshokan.access")
+    lines, handler = access_lines
+    async with make_host() as host:
+
+        async def written(path: str) -> bool:
+            await host.client.get(path)  # replayed from the second on: the edge's one pass
+            handler.flush()
+            said = any(f'"GET {path}"' in line for line in lines)
+            lines.clear()
+            return said
+
+        assert await written("/catalog") and await written("/catalog")
+        logger.setLevel(logging.WARNING)
+        assert not await written("/catalog")
+        logger.setLevel(logging.INFO)
+        assert await written("/catalog")
+        logger.disabled = True
+        try:
+            assert not await written("/catalog")
+        finally:
+            logger.disabled = False
+        assert await written("/catalog")
+        logging.disable(logging.INFO)
+        try:
+            assert not await written("/catalog")
+        finally:
+            logging.disable(logging.NOTSET)
+        assert await written("/catalog")
+
+
 def test_escaping_covers_every_unprintable_character():
     assert escaped("/plain/path") == "/plain/path"
     assert escaped("a\r\nb\x1b[31m\u2028\x7f") == "a\\x0d\\x0ab\\x1b[31m\\u2028\\x7f"

@@ -30,10 +30,11 @@ pytestmark = pytest.mark.anyio
 #: one pass, which reads the head once, id included, and calls no helper for the steps it
 #: skips; the server calls the edge with no layer of Starlette's in front; the figures are
 #: two additions to the answer's own series, in line; 2 of them are the test's own
-#: ``send``; one is the replay key's making, which has one home, ``ReplayTable.key``, 26
-#: before it had; 27 when the one pass read the clock a third time for the replay's "now"
+#: ``send``; 27 when the one pass read the clock a third time for the replay's "now"
 #: rather than taking its start's reading, 26 when the access line read the wall clock, not
-#: taking the pass's end reading (the writer makes it the wall time)): reading the head
+#: taking the pass's end reading (the writer makes it the wall time); 21 too when the replay key
+#: was made in line and the access logger's level read from its cache, each a C call now
+#: in place of a Python one): reading the head
 #: (bounds, the id), the replay table, the client's budget, the answer with its id, the
 #: figures and keeping the access line's parts. A few to spare for a Python release moving a
 #: call; 20 more is a regression.

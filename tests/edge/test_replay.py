@@ -140,6 +140,23 @@ async def test_replay_keys_on_host_and_query(make_host):
     assert len(reached) == 3
 
 
+async def test_the_one_pass_and_the_full_path_find_each_others_answers(make_host):
+    """A plain GET is looked up by the edge's one pass, which makes its key in line; one with
+    If-None-Match or Origin by the full path, through ReplayTable.key: the two keys are one."""
+    async with make_host() as host:
+        reached = count_requests(host.app.middleware_stack)
+        etag = (await host.client.get("/catalog/title-010?page=2")).headers["etag"]
+        conditional = await host.client.get(
+            "/catalog/title-010?page=2", headers={"If-None-Match": etag}
+        )
+        elsewhere = {"Origin": "https://elsewhere.example"}
+        first = await host.client.get("/catalog/title-011", headers=elsewhere)
+        plain = await host.client.get("/catalog/title-011")
+    assert conditional.status_code == 304
+    assert plain.status_code == 200 and plain.content == first.content
+    assert reached == ["/catalog/title-010", "/catalog/title-011"]
+
+
 async def test_head_is_answered_by_the_application(make_host):
     async with make_host() as host:
         get = await host.client.get("/catalog/title-009")

@@ -118,7 +118,9 @@ class AccessLog:
     ) -> None:
         """:meth:`line`, with what it says of the request's method, path and status as
         :func:`said` made it (once, for an answer replayed many times)."""
-        if not _enabled(INFO):
+        # logger.isEnabledFor(INFO), without its call while the answer is in the logger's cache
+        # (which logging empties in place whenever a level changes).
+        if logger.disabled or not (_enabled_at.get(INFO) or _enabled(INFO)):
             return
         thread = get_ident()
         if thread not in _templates:
@@ -223,6 +225,8 @@ _KEPT = Deferred(logger, _record, _text, width=7)
 _kept = _KEPT.kept
 _MOST = _KEPT.most
 _enabled = logger.isEnabledFor
+#: The logger's own cache of isEnabledFor's answers, by level (emptied in place, never replaced).
+_enabled_at: dict[int, bool] = vars(logger)["_cache"]
 INFO = logging.INFO
 
 

@@ -26,8 +26,9 @@ import re
 import time
 from bisect import bisect_left
 from collections.abc import Hashable, Iterable, Sequence
+from enum import Enum
 from time import monotonic
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -82,6 +83,15 @@ SANE_REQUEST_ID = re.compile(rb"[A-Za-z0-9._:/+=-]{1,128}")
 RESOLVED = "toshokan.resolved"
 #: Scope key of the budget a conditional GET still owes, should its answer be a full one.
 UNPAID = "toshokan.unpaid"
+
+
+class _Shared(Enum):
+    """A budget the one pass cannot count: the shared store's, which needs awaiting."""
+
+    SHARED = "shared"
+
+
+SHARED: Final = _Shared.SHARED
 
 
 def error_answer(
@@ -163,7 +173,6 @@ class Edge:
         self.replay = ReplayTable(settings.cache.max_entries if cache is not None else 0)
         # Looked up once here rather than on every request of the one pass.
         self._replays = self.replay.max_entries > 0
-        self._replay_key = self.replay.key
         self._replayed = self.replay.get
         self._answers = self.replay.answers
         self._line_said = self.log.line_said
@@ -234,26 +243,30 @@ class Edge:
         )
         echo = (b"x-request-id", request_id)
         client = scope.get("client")
+        method: str = scope["method"]
         missed: Hashable = None  # the replay key the one pass looked up and did not find
         if (
             plain
+            and method == "GET"
             and self._replays
-            and scope["method"] == "GET"
-            and len(headers) <= self.max_headers
             and size <= self.max_header_bytes
+            and len(headers) <= self.max_headers
         ):
             # What most requests to a host are, a plain GET of a cached public answer, in one
             # pass: the steps of _handle that such a request takes, and no others. The clock
-            # read at its start is the replay's and the budget's "now".
-            key = self._replay_key(scope, host)
+            # read at its start is the replay's and the budget's "now". Its key is made here,
+            # as ReplayTable.key makes a bodiless request's (the same tuple, without a call).
+            key = (method, scope["scheme"], host, scope["path"], scope["query_string"], b"")
             stored = self._answers.get(key)
             if stored is not None and started >= stored.checked_until:
                 stored = self._replayed(key, started)  # the core asked whether it still lives
             if stored is None:
                 missed = key
-            elif stored.budget in self._fast_budgets:
-                limiter = self._fast_budgets[stored.budget]
-                who = client[0] if client else "unknown"
+            elif (limiter := self._fast_budgets.get(stored.budget, SHARED)) is not SHARED:
+                if client:
+                    who = peer = client[0]
+                else:
+                    who, peer = "unknown", "-"
                 wait = None if limiter is None else limiter.take(who, started, FULL)
                 if wait is None:
                     await send(
@@ -276,7 +289,6 @@ class Edge:
                         tally[self._sum_at] += seconds
                     elif self.metrics is not None:  # figures not kept in this process
                         self.metrics.request(*stored.labels, "GET", 200, seconds)
-                    peer = client[0] if client else "-"
                     self._line_said(peer, stored.said, seconds, request_id, ended)
                     return
                 status = await _answer(send, self._refused(wait, False), [echo])
