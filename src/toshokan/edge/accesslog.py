@@ -226,7 +226,9 @@ _kept = _KEPT.kept
 _MOST = _KEPT.most
 _enabled = logger.isEnabledFor
 #: The logger's own cache of isEnabledFor's answers, by level (emptied in place, never replaced).
-_enabled_at: dict[int, bool] = vars(logger)["_cache"]
+#: Read as an attribute: vars() would give the logger a dict of its own, which makes every
+#: read of its attributes (``disabled``) slower.
+_enabled_at: dict[int, bool] = logger._cache  # type: ignore[attr-defined]
 INFO = logging.INFO
 
 
