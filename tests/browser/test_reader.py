@@ -56,7 +56,7 @@ def test_home_search_series_read_next_chapter(desktop: Watched) -> None:
     shot(page, "home")
 
     sources.get_by_role("link", name=re.compile("Local Library")).click()
-    expect(page.get_by_role("heading", name="Local Library")).to_be_visible()
+    expect(page.get_by_role("heading", name="Local Library", exact=True)).to_be_visible()
     results = page.get_by_role("list", name="Results").locator("a.cover")
     expect(results).to_have_count(6)
     page.get_by_label("Search", exact=True).fill("hoshi")
